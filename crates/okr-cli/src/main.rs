@@ -1,0 +1,2 @@
+//! The okr command-line tool (being built).
+fn main() {}

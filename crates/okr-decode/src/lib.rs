@@ -1,0 +1,1 @@
+//! okr-decode (under construction in this commit series).

@@ -1,0 +1,1 @@
+//! okr-estimators (under construction in this commit series).

@@ -1,0 +1,1 @@
+//! okr-eval (under construction in this commit series).

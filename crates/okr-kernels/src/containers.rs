@@ -1,0 +1,361 @@
+//! Input and output containers: dense rows, CSR sparse rows, binary label sets.
+
+use std::ops::Range;
+
+use faer::Mat;
+use faer::sparse::{SparseRowMatRef, SymbolicSparseRowMatRef};
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result, Rows};
+
+/// Dense samples: an `(n_samples, n_features)` matrix, one sample per row.
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, Rows};
+/// let x = DenseRows::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0]])?;
+/// assert_eq!((x.n_rows(), x.n_features()), (2, 2));
+/// assert_eq!(x.select(&[1]).as_mat()[(0, 0)], 3.0);
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DenseRows {
+    #[serde(with = "okr_linalg::serde_mat")]
+    x: Mat<f64>,
+}
+
+impl DenseRows {
+    /// Wraps a matrix after checking that every entry is finite.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] naming the first offending row.
+    pub fn new(x: Mat<f64>) -> Result<Self> {
+        for j in 0..x.ncols() {
+            for i in 0..x.nrows() {
+                if !x[(i, j)].is_finite() {
+                    return Err(Error::NonFinite { what: "dense features", row: i });
+                }
+            }
+        }
+        Ok(Self { x })
+    }
+
+    /// Builds from a slice of equally long rows.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] for ragged rows, [`Error::NonFinite`] for NaN/inf.
+    pub fn from_rows(rows: &[Vec<f64>]) -> Result<Self> {
+        let d = rows.first().map_or(0, Vec::len);
+        if let Some(r) = rows.iter().find(|r| r.len() != d) {
+            return Err(Error::ShapeMismatch { what: "dense row length", expected: d, got: r.len() });
+        }
+        Self::new(Mat::from_fn(rows.len(), d, |i, j| rows[i][j]))
+    }
+
+    /// The underlying `(n_samples, n_features)` matrix.
+    pub fn as_mat(&self) -> faer::MatRef<'_, f64> {
+        self.x.as_ref()
+    }
+
+    /// Consumes the container, returning the matrix.
+    pub fn into_mat(self) -> Mat<f64> {
+        self.x
+    }
+
+    /// Number of features (columns).
+    pub fn n_features(&self) -> usize {
+        self.x.ncols()
+    }
+}
+
+impl Rows for DenseRows {
+    fn n_rows(&self) -> usize {
+        self.x.nrows()
+    }
+    fn select(&self, indices: &[usize]) -> Self {
+        Self { x: Mat::from_fn(indices.len(), self.x.ncols(), |i, j| self.x[(indices[i], j)]) }
+    }
+    fn slice(&self, range: Range<usize>) -> Self {
+        Self { x: self.x.subrows(range.start, range.len()).to_owned() }
+    }
+}
+
+/// Sparse samples in compressed sparse row (CSR) form: row `i` holds the
+/// features `indices[indptr[i]..indptr[i+1]]` (strictly increasing) with the
+/// matching `values`.
+///
+/// # Example
+/// ```
+/// use okr_kernels::{CsrRows, Rows};
+/// let x = CsrRows::from_rows(4, vec![vec![(0, 1.0), (3, 2.0)], vec![], vec![(2, -1.0)]])?;
+/// assert_eq!((x.n_rows(), x.n_features(), x.nnz()), (3, 4, 3));
+/// assert_eq!(x.row(0), (&[0usize, 3][..], &[1.0, 2.0][..]));
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CsrRows {
+    n_features: usize,
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl CsrRows {
+    /// Builds from raw CSR arrays, checking the structure, index ranges and
+    /// finiteness. Indices within a row must be strictly increasing.
+    ///
+    /// # Errors
+    /// [`Error::InvalidStructure`], [`Error::IndexOutOfRange`], [`Error::NonFinite`].
+    pub fn new(n_features: usize, indptr: Vec<usize>, indices: Vec<usize>, values: Vec<f64>) -> Result<Self> {
+        if indptr.first() != Some(&0) {
+            return Err(Error::InvalidStructure("indptr must start with 0".into()));
+        }
+        if *indptr.last().unwrap() != indices.len() || indices.len() != values.len() {
+            return Err(Error::InvalidStructure(format!(
+                "indptr ends at {}, with {} indices and {} values",
+                indptr.last().unwrap(),
+                indices.len(),
+                values.len()
+            )));
+        }
+        for (row, w) in indptr.windows(2).enumerate() {
+            if w[0] > w[1] {
+                return Err(Error::InvalidStructure(format!("indptr decreases at row {row}")));
+            }
+            let idx = &indices[w[0]..w[1]];
+            if let Some(&bad) = idx.iter().find(|&&c| c >= n_features) {
+                return Err(Error::IndexOutOfRange { what: "feature", index: bad, bound: n_features });
+            }
+            if idx.windows(2).any(|p| p[0] >= p[1]) {
+                return Err(Error::InvalidStructure(format!(
+                    "feature indices of row {row} are not strictly increasing"
+                )));
+            }
+            if values[w[0]..w[1]].iter().any(|v| !v.is_finite()) {
+                return Err(Error::NonFinite { what: "sparse features", row });
+            }
+        }
+        Ok(Self { n_features, indptr, indices, values })
+    }
+
+    /// Builds from per-row `(feature, value)` lists; entries are sorted and
+    /// duplicates summed. Explicit zeros are kept.
+    ///
+    /// # Errors
+    /// As [`CsrRows::new`].
+    pub fn from_rows(n_features: usize, rows: Vec<Vec<(usize, f64)>>) -> Result<Self> {
+        let mut indptr = Vec::with_capacity(rows.len() + 1);
+        indptr.push(0);
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        for mut r in rows {
+            r.sort_by_key(|e| e.0);
+            let start = indices.len();
+            for (c, v) in r {
+                if indices.len() > start && *indices.last().unwrap() == c {
+                    *values.last_mut().unwrap() += v;
+                } else {
+                    indices.push(c);
+                    values.push(v);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        Self::new(n_features, indptr, indices, values)
+    }
+
+    /// Number of features (columns).
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// Feature indices and values of row `i`.
+    ///
+    /// # Panics
+    /// If `i >= n_rows()`.
+    pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
+        let r = self.indptr[i]..self.indptr[i + 1];
+        (&self.indices[r.clone()], &self.values[r])
+    }
+
+    /// Row pointer array (`n_rows + 1` entries).
+    pub fn indptr(&self) -> &[usize] {
+        &self.indptr
+    }
+
+    /// Column indices of all stored entries.
+    pub fn indices(&self) -> &[usize] {
+        &self.indices
+    }
+
+    /// Values of all stored entries.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// A zero-copy faer view of the matrix.
+    pub fn as_faer(&self) -> SparseRowMatRef<'_, usize, f64> {
+        let sym =
+            SymbolicSparseRowMatRef::new_checked(self.n_rows(), self.n_features, &self.indptr, None, &self.indices);
+        SparseRowMatRef::new(sym, &self.values)
+    }
+
+    /// The dense `(n_samples, n_features)` matrix.
+    pub fn to_dense(&self) -> Mat<f64> {
+        let mut m = Mat::zeros(self.n_rows(), self.n_features);
+        for i in 0..self.n_rows() {
+            let (idx, val) = self.row(i);
+            for (&c, &v) in idx.iter().zip(val) {
+                m[(i, c)] = v;
+            }
+        }
+        m
+    }
+}
+
+impl Rows for CsrRows {
+    fn n_rows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+    fn select(&self, rows: &[usize]) -> Self {
+        let mut indptr = Vec::with_capacity(rows.len() + 1);
+        indptr.push(0);
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        for &i in rows {
+            let (idx, val) = self.row(i);
+            indices.extend_from_slice(idx);
+            values.extend_from_slice(val);
+            indptr.push(indices.len());
+        }
+        Self { n_features: self.n_features, indptr, indices, values }
+    }
+}
+
+/// Binary label sets over `n_labels` labels, one set per sample, each stored
+/// as strictly increasing label indices. Kernels see a set as its 0/1 vector.
+///
+/// # Example
+/// ```
+/// use okr_kernels::{LabelSets, Rows};
+/// let y = LabelSets::new(5, vec![vec![3, 0], vec![], vec![0, 3], vec![4]])?;
+/// assert_eq!(y.set(0), &[0, 3]);
+/// let (uniq, first) = y.unique();
+/// assert_eq!(uniq.n_rows(), 3);
+/// assert_eq!(first, vec![0, 1, 3]);
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LabelSets {
+    n_labels: usize,
+    indptr: Vec<usize>,
+    labels: Vec<usize>,
+}
+
+impl LabelSets {
+    /// Builds from per-sample label lists (sorted and deduplicated here).
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] if a label is `>= n_labels`.
+    pub fn new(n_labels: usize, sets: Vec<Vec<usize>>) -> Result<Self> {
+        let mut indptr = Vec::with_capacity(sets.len() + 1);
+        indptr.push(0);
+        let mut labels = Vec::new();
+        for mut s in sets {
+            s.sort_unstable();
+            s.dedup();
+            if let Some(&bad) = s.iter().find(|&&l| l >= n_labels) {
+                return Err(Error::IndexOutOfRange { what: "label", index: bad, bound: n_labels });
+            }
+            labels.extend_from_slice(&s);
+            indptr.push(labels.len());
+        }
+        Ok(Self { n_labels, indptr, labels })
+    }
+
+    /// Builds from a dense 0/1 indicator matrix `(n_samples, n_labels)`;
+    /// entries `> 0.5` count as present.
+    pub fn from_indicator(y: faer::MatRef<'_, f64>) -> Self {
+        let sets = (0..y.nrows()).map(|i| (0..y.ncols()).filter(|&j| y[(i, j)] > 0.5).collect()).collect();
+        Self::new(y.ncols(), sets).expect("indices are in range by construction")
+    }
+
+    /// Number of labels `L`.
+    pub fn n_labels(&self) -> usize {
+        self.n_labels
+    }
+
+    /// The labels of sample `i`, strictly increasing.
+    ///
+    /// # Panics
+    /// If `i >= n_rows()`.
+    pub fn set(&self, i: usize) -> &[usize] {
+        &self.labels[self.indptr[i]..self.indptr[i + 1]]
+    }
+
+    /// Iterator over the sets.
+    pub fn iter(&self) -> impl Iterator<Item = &[usize]> + '_ {
+        (0..self.n_rows()).map(|i| self.set(i))
+    }
+
+    /// Mean number of labels per sample (`0` when empty).
+    pub fn mean_cardinality(&self) -> f64 {
+        if self.n_rows() == 0 { 0.0 } else { self.labels.len() as f64 / self.n_rows() as f64 }
+    }
+
+    /// The dense `(n_samples, n_labels)` 0/1 indicator matrix.
+    pub fn to_indicator(&self) -> Mat<f64> {
+        let mut m = Mat::zeros(self.n_rows(), self.n_labels);
+        for (i, s) in self.iter().enumerate() {
+            for &l in s {
+                m[(i, l)] = 1.0;
+            }
+        }
+        m
+    }
+
+    /// The sets as CSR rows with value 1 (for sparse-product kernels).
+    pub fn to_csr(&self) -> CsrRows {
+        CsrRows {
+            n_features: self.n_labels,
+            indptr: self.indptr.clone(),
+            indices: self.labels.clone(),
+            values: vec![1.0; self.labels.len()],
+        }
+    }
+
+    /// The distinct sets in first-occurrence order, and for each distinct set
+    /// the index of its first occurrence.
+    pub fn unique(&self) -> (LabelSets, Vec<usize>) {
+        let mut seen = std::collections::HashMap::new();
+        let mut first = Vec::new();
+        for (i, s) in self.iter().enumerate() {
+            seen.entry(s).or_insert_with(|| {
+                first.push(i);
+                first.len() - 1
+            });
+        }
+        (self.select(&first), first)
+    }
+}
+
+impl Rows for LabelSets {
+    fn n_rows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+    fn select(&self, rows: &[usize]) -> Self {
+        let mut indptr = Vec::with_capacity(rows.len() + 1);
+        indptr.push(0);
+        let mut labels = Vec::new();
+        for &i in rows {
+            labels.extend_from_slice(self.set(i));
+            indptr.push(labels.len());
+        }
+        Self { n_labels: self.n_labels, indptr, labels }
+    }
+}

@@ -1,0 +1,49 @@
+/// Errors of okr-kernels (invalid containers or kernel parameters).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Two shapes that must agree do not.
+    #[error("shape mismatch in {what}: expected {expected}, got {got}")]
+    ShapeMismatch {
+        /// What was being checked.
+        what: &'static str,
+        /// Expected size.
+        expected: usize,
+        /// Actual size.
+        got: usize,
+    },
+    /// An index is out of range (a feature or label index in a sparse row).
+    #[error("{what} index {index} out of range (must be < {bound})")]
+    IndexOutOfRange {
+        /// What kind of index.
+        what: &'static str,
+        /// The offending index.
+        index: usize,
+        /// The exclusive upper bound.
+        bound: usize,
+    },
+    /// A value is NaN or infinite.
+    #[error("{what} contains a non-finite value (NaN or infinity) at row {row}")]
+    NonFinite {
+        /// Which data.
+        what: &'static str,
+        /// Row of the first offending value.
+        row: usize,
+    },
+    /// A kernel parameter is outside its valid range.
+    #[error("invalid kernel parameter {name} = {value}: {expected}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: &'static str,
+        /// Offending value.
+        value: f64,
+        /// What is expected.
+        expected: &'static str,
+    },
+    /// Invalid CSR structure.
+    #[error("invalid sparse structure: {0}")]
+    InvalidStructure(String),
+}
+
+/// Result type of okr-kernels.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,207 @@
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::llt::factor::{LltRegularization, cholesky_in_place, cholesky_in_place_scratch};
+use faer::{Mat, MatMut, MatRef, Par};
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// How [`Cholesky::factor`] retries a matrix that does not factor.
+///
+/// | Name | Default | Purpose |
+/// |---|---|---|
+/// | `lambda` | `NaN` | the caller's ridge, only used in the error message |
+/// | `initial_jitter` | `1e-12` | first jitter, relative to the mean diagonal |
+/// | `max_attempts` | `6` | retries after the first attempt (jitter x10 each) |
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct JitterPolicy {
+    /// Ridge parameter the matrix was built with (reported in errors).
+    pub lambda: f64,
+    /// First jitter, as a fraction of the mean diagonal entry.
+    pub initial_jitter: f64,
+    /// Number of jittered retries after the plain attempt.
+    pub max_attempts: usize,
+}
+
+impl Default for JitterPolicy {
+    fn default() -> Self {
+        Self { lambda: f64::NAN, initial_jitter: 1e-12, max_attempts: 6 }
+    }
+}
+
+impl JitterPolicy {
+    /// The default policy, reporting `lambda` in errors.
+    pub fn with_lambda(lambda: f64) -> Self {
+        Self { lambda, ..Self::default() }
+    }
+}
+
+/// What happened during a factorization that succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct SolveInfo {
+    /// Absolute jitter added to the diagonal (0 when the plain matrix factored).
+    pub jitter: f64,
+    /// Number of factorization attempts (1 when no retry was needed).
+    pub attempts: usize,
+}
+
+/// Lower Cholesky factor $L$ of $A + \epsilon I = L L^\top$.
+///
+/// # Example
+/// ```
+/// use faer::{Mat, Par};
+/// use okr_linalg::{Cholesky, JitterPolicy};
+/// let a = Mat::from_fn(3, 3, |i, j| if i == j { 4.0 } else { 1.0 });
+/// let (chol, info) = Cholesky::factor(a.as_ref(), JitterPolicy::default())?;
+/// assert_eq!(info.attempts, 1);
+/// let b = Mat::from_fn(3, 1, |i, _| i as f64);
+/// let x = chol.solve(b.as_ref(), Par::Seq);
+/// let r = &a * &x - &b;
+/// assert!(r.norm_max() < 1e-12);
+/// Ok::<(), okr_linalg::Error>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Cholesky {
+    #[serde(with = "crate::serde_mat")]
+    l: Mat<f64>,
+    jitter: f64,
+}
+
+impl Cholesky {
+    /// Factors a copy of the symmetric matrix `a` (only its lower triangle is read).
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] for NaN/inf entries, [`Error::NotPsd`] when no
+    /// attempt of `policy` factors.
+    ///
+    /// # Panics
+    /// If `a` is not square.
+    #[track_caller]
+    pub fn factor(a: MatRef<'_, f64>, policy: JitterPolicy) -> Result<(Self, SolveInfo)> {
+        assert_eq!(a.nrows(), a.ncols(), "Cholesky::factor needs a square matrix");
+        Self::factor_in_place(a.to_owned(), policy, Par::rayon(0))
+    }
+
+    /// Factors `a`, reusing its storage for the factor. Only the lower
+    /// triangle of `a` is read. A copy of the lower triangle is kept while
+    /// factoring so that a jittered retry can start from the original matrix
+    /// (faer's in-place routine uses the whole matrix as workspace).
+    ///
+    /// # Errors
+    /// As [`Cholesky::factor`].
+    ///
+    /// # Panics
+    /// If `a` is not square.
+    #[track_caller]
+    pub fn factor_in_place(mut a: Mat<f64>, policy: JitterPolicy, par: Par) -> Result<(Self, SolveInfo)> {
+        assert_eq!(a.nrows(), a.ncols(), "Cholesky::factor_in_place needs a square matrix");
+        let n = a.nrows();
+        for j in 0..n {
+            for i in j..n {
+                if !a[(i, j)].is_finite() {
+                    return Err(Error::NonFinite { what: "matrix to factor" });
+                }
+            }
+        }
+        let backup = a.clone();
+        let mean_diag = if n == 0 { 0.0 } else { (0..n).map(|i| a[(i, i)].abs()).sum::<f64>() / n as f64 };
+        let scale = if mean_diag > 0.0 { mean_diag } else { 1.0 };
+
+        let mut buf = MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
+        let mut jitter = 0.0;
+        let mut last_pivot = 0;
+        for attempt in 0..=policy.max_attempts {
+            if attempt > 0 {
+                jitter = scale * policy.initial_jitter * 10f64.powi(attempt as i32 - 1);
+                restore_lower(a.as_mut(), backup.as_ref(), jitter);
+            }
+            let res = cholesky_in_place(
+                a.as_mut(),
+                LltRegularization::default(),
+                par,
+                MemStack::new(&mut buf),
+                Default::default(),
+            );
+            match res {
+                Ok(_) => {
+                    zero_upper(a.as_mut());
+                    return Ok((Self { l: a, jitter }, SolveInfo { jitter, attempts: attempt + 1 }));
+                }
+                Err(faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index }) => {
+                    last_pivot = index;
+                }
+            }
+        }
+        Err(Error::NotPsd { lambda: policy.lambda, jitter, pivot: last_pivot })
+    }
+
+    /// Dimension `n` of the factored `n x n` matrix.
+    pub fn dim(&self) -> usize {
+        self.l.nrows()
+    }
+
+    /// The lower-triangular factor $L$ (upper triangle zero).
+    pub fn l(&self) -> MatRef<'_, f64> {
+        self.l.as_ref()
+    }
+
+    /// Jitter that was added to the diagonal before the factorization succeeded.
+    pub fn jitter(&self) -> f64 {
+        self.jitter
+    }
+}
+
+fn restore_lower(mut a: MatMut<'_, f64>, backup: MatRef<'_, f64>, jitter: f64) {
+    let n = a.nrows();
+    for j in 0..n {
+        a[(j, j)] = backup[(j, j)] + jitter;
+        for i in j + 1..n {
+            a[(i, j)] = backup[(i, j)];
+        }
+    }
+}
+
+fn zero_upper(mut a: MatMut<'_, f64>) {
+    let n = a.nrows();
+    for j in 1..n {
+        for i in 0..j {
+            a[(i, j)] = 0.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_deficient_matrix_factors_with_jitter() {
+        // Two identical rows: singular, factors only with jitter.
+        let x = Mat::from_fn(4, 2, |i, j| ((i % 2) + j) as f64);
+        let a = &x * x.transpose();
+        let (chol, info) = Cholesky::factor(a.as_ref(), JitterPolicy::default()).unwrap();
+        assert!(info.attempts > 1);
+        assert!(info.jitter > 0.0);
+        let rec = chol.l() * chol.l().transpose();
+        let mut shifted = a.clone();
+        for i in 0..4 {
+            shifted[(i, i)] += info.jitter;
+        }
+        let err = (&rec - &shifted).norm_max();
+        assert!(err < 1e-10, "{err} {info:?} {rec:?} {shifted:?}");
+    }
+
+    #[test]
+    fn indefinite_matrix_names_lambda() {
+        let a = Mat::from_fn(2, 2, |i, j| if i == j { -1.0 } else { 0.0 });
+        let err = Cholesky::factor(a.as_ref(), JitterPolicy::with_lambda(1e-3)).unwrap_err();
+        assert!(matches!(err, Error::NotPsd { lambda, .. } if lambda == 1e-3));
+        assert!(err.to_string().contains("lambda = 1e-3"));
+    }
+
+    #[test]
+    fn nan_is_rejected() {
+        let mut a = Mat::<f64>::identity(3, 3);
+        a[(2, 1)] = f64::NAN;
+        assert!(matches!(Cholesky::factor(a.as_ref(), JitterPolicy::default()), Err(Error::NonFinite { .. })));
+    }
+}

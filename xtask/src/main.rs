@@ -1,0 +1,2 @@
+//! cargo xtask: paper reproduction and benchmarks (being built).
+fn main() {}
