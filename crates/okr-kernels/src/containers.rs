@@ -72,6 +72,9 @@ impl Rows for DenseRows {
     fn n_rows(&self) -> usize {
         self.x.nrows()
     }
+    fn feature_dim(&self) -> Option<usize> {
+        Some(self.x.ncols())
+    }
     fn select(&self, indices: &[usize]) -> Self {
         Self { x: Mat::from_fn(indices.len(), self.x.ncols(), |i, j| self.x[(indices[i], j)]) }
     }
@@ -222,6 +225,9 @@ impl Rows for CsrRows {
     fn n_rows(&self) -> usize {
         self.indptr.len() - 1
     }
+    fn feature_dim(&self) -> Option<usize> {
+        Some(self.n_features)
+    }
     fn select(&self, rows: &[usize]) -> Self {
         let mut indptr = Vec::with_capacity(rows.len() + 1);
         indptr.push(0);
@@ -347,6 +353,9 @@ impl LabelSets {
 impl Rows for LabelSets {
     fn n_rows(&self) -> usize {
         self.indptr.len() - 1
+    }
+    fn feature_dim(&self) -> Option<usize> {
+        Some(self.n_labels)
     }
     fn select(&self, rows: &[usize]) -> Self {
         let mut indptr = Vec::with_capacity(rows.len() + 1);

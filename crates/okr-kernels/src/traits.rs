@@ -7,6 +7,13 @@ pub trait Rows: Clone + Send + Sync {
     /// Number of rows, `n_samples`.
     fn n_rows(&self) -> usize;
 
+    /// Dimension of the ambient vector space (`n_features`, or `n_labels` for
+    /// label sets), or `None` for containers that are not vectors. Estimators
+    /// use it to reject test data of another width than the training data.
+    fn feature_dim(&self) -> Option<usize> {
+        None
+    }
+
     /// The rows at `indices` (in that order, repeats allowed), as a new container.
     ///
     /// # Panics
