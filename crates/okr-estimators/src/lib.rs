@@ -1,1 +1,22 @@
-//! okr-estimators (under construction in this commit series).
+//! Output kernel regression estimators.
+//!
+//! Every kernel-output estimator learns $h: \mathcal X \to \mathcal H_Y$, the
+//! RKHS of an output kernel, and exposes its prediction through
+//! [`SurrogateModel`]: for a batch of inputs, a coefficient matrix `C`
+//! `(n_test, n_atoms)` over an output basis whose atoms are known
+//! combinations of training outputs. Decoders (okr-decode) only need that.
+//!
+//! Estimators follow the params -> checked params -> fitted model pattern:
+//! `Iokr::params(kx, ky).lambda(1e-3).fit(&x, &y)?` checks the parameters
+//! ([`ParamGuard`]) and returns the fitted [`Iokr`].
+#![warn(missing_docs)]
+
+mod error;
+pub mod iokr;
+mod param_guard;
+mod surrogate;
+
+pub use error::{Error, Result};
+pub use iokr::{Iokr, IokrParams, IokrValidParams};
+pub use param_guard::ParamGuard;
+pub use surrogate::SurrogateModel;

@@ -1,0 +1,55 @@
+use faer::Par;
+use okr_kernels::{Kernel, Rows};
+use okr_linalg::{Cholesky, JitterPolicy};
+
+use super::{Iokr, IokrParams, IokrValidParams};
+use crate::{Error, ParamGuard, Result};
+
+impl<KX: Clone, KY: Clone> IokrValidParams<KX, KY> {
+    /// Fits IOKR: computes $K_x$ on `x`, adds $n\lambda$ to its diagonal and
+    /// factors it by Cholesky (with a jitter retry). Costs one Gram matrix and
+    /// $n^3/3$ flops; the fitted model keeps `x`, `y` and the factor.
+    ///
+    /// # Errors
+    /// [`Error::Empty`] for no samples, [`Error::ShapeMismatch`] when `x` and
+    /// `y` have different numbers of rows, [`Error::Linalg`] when the kernel
+    /// matrix does not factor (it names `lambda`).
+    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Iokr<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        let n = x.n_rows();
+        if n == 0 {
+            return Err(Error::Empty { what: "training set" });
+        }
+        if y.n_rows() != n {
+            return Err(Error::ShapeMismatch { what: "number of training outputs", expected: n, got: y.n_rows() });
+        }
+        let mut k = self.input_kernel.gram(x);
+        let ridge = n as f64 * self.lambda;
+        for i in 0..n {
+            k[(i, i)] += ridge;
+        }
+        let (chol, info) = Cholesky::factor_in_place(k, JitterPolicy::with_lambda(self.lambda), Par::rayon(0))?;
+        Ok(Iokr { params: self.clone(), x_train: x.clone(), y_train: y.clone(), chol, info })
+    }
+}
+
+impl<KX: Clone, KY: Clone> IokrParams<KX, KY> {
+    /// Checks the parameters, then fits (see [`IokrValidParams::fit`]).
+    ///
+    /// # Errors
+    /// An invalid parameter, or any error of [`IokrValidParams::fit`].
+    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Iokr<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        self.check_ref()?.fit(x, y)
+    }
+}

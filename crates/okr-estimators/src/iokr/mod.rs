@@ -1,0 +1,138 @@
+//! IOKR: kernel ridge regression with an input and an output kernel
+//! (Brouard et al.; Brogat-Motte et al. 2022, Eq. 5).
+//!
+//! $$\hat h = \arg\min_h \frac1n \sum_{i=1}^n \|h(x_i) - \psi(y_i)\|^2_{\mathcal H_y} + \lambda \|h\|^2,
+//! \qquad \hat h(x) = \sum_i \alpha_i(x)\, \psi(y_i),\quad \alpha(x) = (K_x + n\lambda I)^{-1} k_x(x).$$
+//!
+//! No intercept and no centring. The output basis of the [`SurrogateModel`]
+//! is the training outputs themselves ($B = I$).
+
+mod fit;
+mod params;
+
+use faer::{Mat, MatMut, Par};
+use okr_kernels::{Kernel, Rows};
+use okr_linalg::{Cholesky, SolveInfo};
+use serde::{Deserialize, Serialize};
+
+pub use params::{IokrParams, IokrValidParams};
+
+use crate::{Error, Result, SurrogateModel};
+
+/// A fitted IOKR model.
+///
+/// Keeps the training inputs and outputs and the Cholesky factor of
+/// $K_x + n\lambda I$; predictions solve with it.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::{Iokr, SurrogateModel};
+/// use okr_kernels::{DenseRows, Kernel, Rows};
+/// #[derive(Clone, Debug)]
+/// struct Lin;
+/// impl Kernel<DenseRows> for Lin {
+///     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
+///         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
+///     }
+/// }
+/// let x = DenseRows::new(Mat::from_fn(6, 2, |i, j| (i * 3 + j) as f64 / 7.0))?;
+/// let y = DenseRows::new(Mat::from_fn(6, 1, |i, _| i as f64))?;
+/// let model = Iokr::params(Lin, Lin).lambda(1e-3).fit(&x, &y)?;
+/// let c = model.coefficients(&x.select(&[0, 5]))?;
+/// assert_eq!((c.nrows(), c.ncols()), (2, 6));
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Iokr<X, Y, KX, KY> {
+    params: IokrValidParams<KX, KY>,
+    x_train: X,
+    y_train: Y,
+    chol: Cholesky,
+    info: SolveInfo,
+}
+
+impl<KX, KY> Iokr<(), (), KX, KY> {
+    /// Default parameters (`lambda = 1e-3`) with the given kernels.
+    pub fn params(input_kernel: KX, output_kernel: KY) -> IokrParams<KX, KY> {
+        IokrParams::new(input_kernel, output_kernel)
+    }
+}
+
+impl<X: Rows, Y: Rows, KX, KY> Iokr<X, Y, KX, KY> {
+    /// The parameters the model was fitted with.
+    pub fn params_used(&self) -> &IokrValidParams<KX, KY> {
+        &self.params
+    }
+    /// Training inputs.
+    pub fn x_train(&self) -> &X {
+        &self.x_train
+    }
+    /// Training outputs (the atoms of the output basis).
+    pub fn y_train(&self) -> &Y {
+        &self.y_train
+    }
+    /// Number of training samples `n`.
+    pub fn n_samples(&self) -> usize {
+        self.x_train.n_rows()
+    }
+    /// Jitter and attempts of the Cholesky factorization.
+    pub fn solve_info(&self) -> SolveInfo {
+        self.info
+    }
+}
+
+impl<X, Y, KX, KY> SurrogateModel<X, Y> for Iokr<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    fn n_atoms(&self) -> usize {
+        self.n_samples()
+    }
+
+    fn check_inputs(&self, x: &X) -> Result<()> {
+        check_width("input features", &self.x_train, x)
+    }
+
+    fn check_outputs(&self, y: &Y) -> Result<()> {
+        check_width("output dimension", &self.y_train, y)
+    }
+
+    /// $C = K_x(x, X_{train}) (K_x + n\lambda I)^{-1}$, via
+    /// $C^\top = (K + n\lambda I)^{-1} K_x(X_{train}, x)$: one Gram block and
+    /// a Cholesky solve with `x.n_rows()` right-hand sides.
+    fn coefficients_into(&self, x: &X, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_inputs(x)?;
+        let n = self.n_samples();
+        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), n), "coefficient block shape");
+        let mut kt = Mat::zeros(n, x.n_rows());
+        self.params.input_kernel.gram_block_into(&self.x_train, x, kt.as_mut(), par);
+        self.chol.solve_in_place(kt.as_mut(), par);
+        dst.copy_from(kt.transpose());
+        Ok(())
+    }
+
+    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_outputs(candidates)?;
+        self.params.output_kernel.gram_block_into(&self.y_train, candidates, dst, par);
+        Ok(())
+    }
+
+    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
+        self.params.output_kernel.diag(y)
+    }
+
+    fn atom_gram(&self) -> Mat<f64> {
+        self.params.output_kernel.gram(&self.y_train)
+    }
+}
+
+fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {
+    match (train.feature_dim(), other.feature_dim()) {
+        (Some(a), Some(b)) if a != b => Err(Error::ShapeMismatch { what, expected: a, got: b }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,94 @@
+use faer::{Mat, MatMut, Par};
+use okr_kernels::Rows;
+
+use crate::Result;
+
+/// A fitted kernel-output estimator, as decoders see it.
+///
+/// The prediction $h(x)$ for an input is a combination of `n_atoms` atoms,
+/// $h(x_t) = \sum_j C_{tj}\, a_j$, each atom a known combination of training
+/// outputs, $a_j = \sum_i B_{ji} \psi(y_i)$ (IOKR: $B = I$). A decoder scores a
+/// candidate $c$ by
+/// $$\|h(x_t) - \psi(c)\|^2 - \|h(x_t)\|^2 = k(c, c) - 2 \sum_j C_{tj} G_{jc},$$
+/// with $G_{jc} = \langle a_j, \psi(c) \rangle$, so it only needs
+/// [`coefficients_into`](SurrogateModel::coefficients_into),
+/// [`atom_products_into`](SurrogateModel::atom_products_into) and
+/// [`output_sq_norms`](SurrogateModel::output_sq_norms).
+pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
+    /// Number of atoms `r` of the output basis.
+    fn n_atoms(&self) -> usize;
+
+    /// Checks that inputs `x` can be fed to the model (feature width).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) for another width.
+    fn check_inputs(&self, x: &X) -> Result<()>;
+
+    /// Checks that outputs `y` live in the model's output space.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) for another width.
+    fn check_outputs(&self, y: &Y) -> Result<()>;
+
+    /// Writes the coefficients `C` `(x.n_rows(), n_atoms)` of $h(x)$ into `dst`.
+    ///
+    /// # Errors
+    /// Shape errors as [`check_inputs`](SurrogateModel::check_inputs).
+    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()>;
+
+    /// Writes $G_{jc} = \langle a_j, \psi(c_c)\rangle$, shape `(n_atoms, candidates.n_rows())`.
+    ///
+    /// # Errors
+    /// Shape errors as [`check_outputs`](SurrogateModel::check_outputs).
+    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()>;
+
+    /// $k(y, y)$ for each row of `y`.
+    fn output_sq_norms(&self, y: &Y) -> Vec<f64>;
+
+    /// The Gram matrix of the atoms, $\langle a_i, a_j \rangle$ `(n_atoms, n_atoms)`,
+    /// needed for $\|h(x)\|^2$ and squared errors in the output RKHS.
+    fn atom_gram(&self) -> Mat<f64>;
+
+    /// The coefficients `C` `(x.n_rows(), n_atoms)` of $h(x)$.
+    ///
+    /// # Errors
+    /// As [`coefficients_into`](SurrogateModel::coefficients_into).
+    fn coefficients(&self, x: &X) -> Result<Mat<f64>> {
+        let mut c = Mat::zeros(x.n_rows(), self.n_atoms());
+        self.coefficients_into(x, c.as_mut(), Par::rayon(0))?;
+        Ok(c)
+    }
+
+    /// Squared distances in the output RKHS, $\|h(x_t) - \psi(y_t)\|^2$, for
+    /// paired inputs and outputs (the `mse_h` metric is their mean).
+    ///
+    /// # Errors
+    /// Shape errors, or [`Error::ShapeMismatch`](crate::Error::ShapeMismatch)
+    /// when `x` and `y` have different numbers of rows.
+    fn rkhs_sq_errors(&self, x: &X, y: &Y) -> Result<Vec<f64>> {
+        if x.n_rows() != y.n_rows() {
+            return Err(crate::Error::ShapeMismatch {
+                what: "rows of inputs vs outputs",
+                expected: x.n_rows(),
+                got: y.n_rows(),
+            });
+        }
+        self.check_outputs(y)?;
+        let c = self.coefficients(x)?;
+        let mut g = Mat::zeros(self.n_atoms(), y.n_rows());
+        self.atom_products_into(y, g.as_mut(), Par::rayon(0))?;
+        let cg = &c * self.atom_gram();
+        let norms = self.output_sq_norms(y);
+        Ok((0..x.n_rows())
+            .map(|t| {
+                let mut hh = 0.0;
+                let mut hy = 0.0;
+                for j in 0..self.n_atoms() {
+                    hh += cg[(t, j)] * c[(t, j)];
+                    hy += c[(t, j)] * g[(j, t)];
+                }
+                (hh - 2.0 * hy + norms[t]).max(0.0)
+            })
+            .collect())
+    }
+}
