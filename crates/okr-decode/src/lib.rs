@@ -1,1 +1,16 @@
-//! okr-decode (under construction in this commit series).
+//! Decoders: from a [`SurrogateModel`](okr_estimators::SurrogateModel)
+//! prediction to structured outputs.
+//!
+//! [`CandidateDecoder`] solves
+//! $$\hat y(x) = \arg\min_{c \in \mathcal C} \|h(x) - \psi(c)\|^2
+//! = \arg\min_c\; k(c, c) - 2 \langle h(x), \psi(c) \rangle$$
+//! over a candidate set, in tiles of test rows and candidates whose memory
+//! stays under a budget, so any number of candidates works. Ties go to the
+//! lowest candidate index.
+#![warn(missing_docs)]
+
+mod candidates;
+mod error;
+
+pub use candidates::{CandidateDecoder, Decoded};
+pub use error::{Error, Result};

@@ -1,0 +1,262 @@
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, Par};
+use okr_estimators::SurrogateModel;
+use okr_kernels::Rows;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// Candidate-set decoder with a memory budget.
+///
+/// | Name | Default | Purpose | Range |
+/// |---|---|---|---|
+/// | `memory_budget` | 1 GiB | peak bytes for coefficient, atom-product and score tiles (tiles never go below one row) | `> 0` |
+/// | `top_k` | 1 | number of best candidates kept per test point | `>= 1` |
+///
+/// For `n_atoms = r`, the decoder caches the whole atom-product matrix
+/// `G` `(r, n_candidates)` when it fits in half the budget (computed once);
+/// otherwise it recomputes `G` in candidate tiles for each tile of test rows.
+/// Scores of a tile are one GEMM, `S = G^T C^T`, scanned in parallel.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_decode::CandidateDecoder;
+/// use okr_estimators::Iokr;
+/// use okr_kernels::{DenseRows, Kernel, Rows};
+/// #[derive(Clone)]
+/// struct Lin;
+/// impl Kernel<DenseRows> for Lin {
+///     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
+///         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
+///     }
+/// }
+/// // Outputs are one-hot vectors; candidates are the three classes.
+/// let x = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.1 }))?;
+/// let y = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.0 }))?;
+/// let model = Iokr::params(Lin, Lin).lambda(1e-6).fit(&x, &y)?;
+/// let candidates = y.select(&[0, 1, 2]);
+/// let decoded = CandidateDecoder::new().decode(&model, &x, &candidates)?;
+/// assert_eq!(decoded.best(), vec![0, 1, 2, 0, 1, 2]);
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CandidateDecoder {
+    memory_budget: usize,
+    top_k: usize,
+}
+
+impl Default for CandidateDecoder {
+    fn default() -> Self {
+        Self { memory_budget: 1 << 30, top_k: 1 }
+    }
+}
+
+/// Result of candidate decoding: for each test point, the `top_k` best
+/// candidate indices (best first) and their scores
+/// $k(c, c) - 2\langle h(x), \psi(c)\rangle$ (that is
+/// $\|h(x) - \psi(c)\|^2 - \|h(x)\|^2$).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decoded {
+    k: usize,
+    indices: Vec<usize>,
+    scores: Vec<f64>,
+}
+
+impl Decoded {
+    /// Number of test points.
+    pub fn n_rows(&self) -> usize {
+        self.indices.len().checked_div(self.k).unwrap_or(0)
+    }
+    /// Number of candidates kept per test point (`min(top_k, n_candidates)`).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    /// The best candidate of every test point.
+    pub fn best(&self) -> Vec<usize> {
+        self.indices.chunks(self.k).map(|c| c[0]).collect()
+    }
+    /// The ranked candidates of test point `t`, best first.
+    ///
+    /// # Panics
+    /// If `t >= n_rows()`.
+    pub fn top(&self, t: usize) -> &[usize] {
+        &self.indices[t * self.k..(t + 1) * self.k]
+    }
+    /// Scores of the ranked candidates of test point `t`.
+    ///
+    /// # Panics
+    /// If `t >= n_rows()`.
+    pub fn top_scores(&self, t: usize) -> &[f64] {
+        &self.scores[t * self.k..(t + 1) * self.k]
+    }
+}
+
+impl CandidateDecoder {
+    /// The default decoder: 1 GiB budget, `top_k = 1`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the memory budget in bytes for the decoding tiles.
+    pub fn memory_budget(mut self, bytes: usize) -> Self {
+        self.memory_budget = bytes;
+        self
+    }
+
+    /// Sets how many best candidates to keep per test point.
+    pub fn top_k(mut self, k: usize) -> Self {
+        self.top_k = k;
+        self
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.top_k == 0 {
+            return Err(Error::InvalidParameter { name: "top_k", value: "0".into(), expected: ">= 1" });
+        }
+        if self.memory_budget == 0 {
+            return Err(Error::InvalidParameter { name: "memory_budget", value: "0".into(), expected: "> 0 bytes" });
+        }
+        Ok(())
+    }
+
+    /// Decodes every row of `x` against `candidates`.
+    ///
+    /// # Errors
+    /// [`Error::NoCandidates`] for an empty candidate set, invalid decoder
+    /// parameters, or the model's shape errors for `x` / `candidates`.
+    pub fn decode<X, Y, M>(&self, model: &M, x: &X, candidates: &Y) -> Result<Decoded>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+    {
+        self.check()?;
+        let n_c = candidates.n_rows();
+        if n_c == 0 {
+            return Err(Error::NoCandidates);
+        }
+        model.check_inputs(x)?;
+        model.check_outputs(candidates)?;
+        let n_te = x.n_rows();
+        let r = model.n_atoms().max(1);
+        let k = self.top_k.min(n_c);
+        let plan = TilePlan::new(self.memory_budget / 8, r, n_c, n_te);
+        let par = Par::rayon(0);
+        let norms = model.output_sq_norms(candidates);
+
+        let cached_g = if plan.cand_tile == n_c {
+            let mut g = Mat::zeros(model.n_atoms(), n_c);
+            model.atom_products_into(candidates, g.as_mut(), par)?;
+            Some(g)
+        } else {
+            None
+        };
+
+        let mut indices = vec![usize::MAX; n_te * k];
+        let mut scores = vec![f64::INFINITY; n_te * k];
+        let mut coef = Mat::<f64>::zeros(0, 0);
+        let mut s = Mat::<f64>::zeros(0, 0);
+        let mut g_tile = Mat::<f64>::zeros(0, 0);
+        for t0 in (0..n_te).step_by(plan.test_tile) {
+            let tt = plan.test_tile.min(n_te - t0);
+            let xt = if t0 == 0 && tt == n_te { x.clone() } else { x.slice(t0..t0 + tt) };
+            coef.resize_with(tt, model.n_atoms(), |_, _| 0.0);
+            model.coefficients_into(&xt, coef.as_mut(), par)?;
+            for c0 in (0..n_c).step_by(plan.cand_tile) {
+                let ct = plan.cand_tile.min(n_c - c0);
+                let g = match &cached_g {
+                    Some(g) => g.as_ref(),
+                    None => {
+                        g_tile.resize_with(model.n_atoms(), ct, |_, _| 0.0);
+                        model.atom_products_into(&candidates.slice(c0..c0 + ct), g_tile.as_mut(), par)?;
+                        g_tile.as_ref()
+                    }
+                };
+                // S^T (ct x tt): column t holds the scores of test row t, contiguous.
+                s.resize_with(ct, tt, |_, _| 0.0);
+                matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
+                let norms = &norms[c0..c0 + ct];
+                indices[t0 * k..(t0 + tt) * k]
+                    .par_chunks_mut(k)
+                    .zip(scores[t0 * k..(t0 + tt) * k].par_chunks_mut(k))
+                    .enumerate()
+                    .for_each(|(t, (idx, sc))| {
+                        let col = s.col(t);
+                        for (c, (&v, &nc)) in col.iter().zip(norms).enumerate() {
+                            insert_top_k(idx, sc, c0 + c, v + nc);
+                        }
+                    });
+            }
+        }
+        Ok(Decoded { k, indices, scores })
+    }
+}
+
+/// Keeps `idx`/`sc` sorted by (score, index); a candidate enters only when
+/// strictly better than the current last, so ties keep the lowest index
+/// (candidates arrive in increasing index order). NaN scores never enter.
+#[inline]
+fn insert_top_k(idx: &mut [usize], sc: &mut [f64], c: usize, v: f64) {
+    let k = sc.len();
+    // `!(v < last)` also rejects NaN.
+    if !(v < sc[k - 1] || idx[k - 1] == usize::MAX && !v.is_nan()) {
+        return;
+    }
+    let mut pos = k - 1;
+    while pos > 0 && (v < sc[pos - 1] || idx[pos - 1] == usize::MAX) {
+        sc[pos] = sc[pos - 1];
+        idx[pos] = idx[pos - 1];
+        pos -= 1;
+    }
+    sc[pos] = v;
+    idx[pos] = c;
+}
+
+/// Tile sizes (in rows) under a budget counted in f64 entries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TilePlan {
+    test_tile: usize,
+    cand_tile: usize,
+}
+
+impl TilePlan {
+    fn new(budget: usize, r: usize, n_c: usize, n_te: usize) -> Self {
+        // Cache all of G when it takes at most half the budget; otherwise a
+        // candidate tile gets a quarter.
+        let cand_tile = if r.saturating_mul(n_c) <= budget / 2 { n_c } else { (budget / 4 / r).clamp(1, n_c) };
+        let used = r * cand_tile;
+        // The coefficient tile (tt x r), the model's Gram temporary (r x tt) and
+        // the score tile (cand_tile x tt) share what is left.
+        let per_test_row = 2 * r + cand_tile;
+        let test_tile = (budget.saturating_sub(used) / per_test_row).clamp(1, n_te.max(1));
+        Self { test_tile, cand_tile }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_k_insertion_keeps_order_and_ties_low() {
+        let mut idx = vec![usize::MAX; 3];
+        let mut sc = vec![f64::INFINITY; 3];
+        for (c, v) in [(0, 5.0), (1, 1.0), (2, 1.0), (3, f64::NAN), (4, 0.5), (5, 5.0)] {
+            insert_top_k(&mut idx, &mut sc, c, v);
+        }
+        assert_eq!(idx, vec![4, 1, 2]);
+        assert_eq!(sc, vec![0.5, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn tile_plan_respects_budget() {
+        let budget = (1 << 20) / 8;
+        let p = TilePlan::new(budget, 1000, 100_000, 5000);
+        assert!(p.cand_tile < 100_000);
+        assert!(p.cand_tile * 1000 + p.test_tile * (2 * 1000 + p.cand_tile) <= budget);
+        let p = TilePlan::new(1 << 27, 100, 50, 7);
+        assert_eq!((p.cand_tile, p.test_tile), (50, 7));
+    }
+}
