@@ -81,12 +81,13 @@ proptest! {
         let want = brute_force(&model, &xt, &y, &cands, top_k);
         prop_assert_eq!(got.n_rows(), nt);
         prop_assert_eq!(got.k(), top_k.min(nc));
-        for t in 0..nt {
-            for (r, &(c, v)) in want[t].iter().enumerate() {
+        for (t, want_t) in want.iter().enumerate() {
+            for (r, &(c, v)) in want_t.iter().enumerate() {
                 let gs = got.top_scores(t)[r];
                 prop_assert!((gs - v).abs() <= 1e-9 * (1.0 + v.abs()), "score {} vs {}", gs, v);
                 // Exact ties resolve to the lowest index; near-ties may differ by rounding.
-                if (want[t].get(r + 1).map_or(f64::INFINITY, |w| w.1) - v).abs() > 1e-9 && (r == 0 || (v - want[t][r - 1].1).abs() > 1e-9) {
+                let next = want_t.get(r + 1).map_or(f64::INFINITY, |w| w.1);
+                if (next - v).abs() > 1e-9 && (r == 0 || (v - want_t[r - 1].1).abs() > 1e-9) {
                     prop_assert_eq!(got.top(t)[r], c);
                 }
             }
