@@ -61,9 +61,46 @@ pub struct SolveInfo {
 /// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Cholesky {
-    #[serde(with = "crate::serde_mat")]
+    #[serde(with = "packed_lower")]
     l: Mat<f64>,
     jitter: f64,
+}
+
+/// Serializes the factor as its packed lower triangle (column by column),
+/// half the size of the full matrix.
+mod packed_lower {
+    use faer::Mat;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+
+    #[derive(Serialize, Deserialize)]
+    struct Packed {
+        n: usize,
+        lower: Vec<f64>,
+    }
+
+    pub fn serialize<S: Serializer>(l: &Mat<f64>, s: S) -> Result<S::Ok, S::Error> {
+        let n = l.nrows();
+        let mut lower = Vec::with_capacity(n * (n + 1) / 2);
+        for j in 0..n {
+            lower.extend(l.col(j).iter().skip(j).copied());
+        }
+        Packed { n, lower }.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Mat<f64>, D::Error> {
+        let p = Packed::deserialize(d)?;
+        if p.n.checked_mul(p.n + 1).map(|v| v / 2) != Some(p.lower.len()) {
+            return Err(D::Error::custom(format!("packed factor has {} entries, expected n = {}", p.lower.len(), p.n)));
+        }
+        let mut l = Mat::zeros(p.n, p.n);
+        let mut it = p.lower.into_iter();
+        for j in 0..p.n {
+            for i in j..p.n {
+                l[(i, j)] = it.next().unwrap_or(0.0);
+            }
+        }
+        Ok(l)
+    }
 }
 
 impl Cholesky {
@@ -196,6 +233,16 @@ mod tests {
         let err = Cholesky::factor(a.as_ref(), JitterPolicy::with_lambda(1e-3)).unwrap_err();
         assert!(matches!(err, Error::NotPsd { lambda, .. } if lambda == 1e-3));
         assert!(err.to_string().contains("lambda = 1e-3"));
+    }
+
+    #[test]
+    fn serde_round_trip_keeps_factor() {
+        let a = Mat::from_fn(5, 5, |i, j| if i == j { 6.0 } else { 1.0 / (1 + i + j) as f64 });
+        let (chol, _) = Cholesky::factor(a.as_ref(), JitterPolicy::default()).unwrap();
+        let json = serde_json::to_string(&chol).unwrap();
+        let back: Cholesky = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.l(), chol.l());
+        assert!(serde_json::from_str::<Cholesky>(r#"{"l":{"n":3,"lower":[1.0]},"jitter":0.0}"#).is_err());
     }
 
     #[test]
