@@ -1,5 +1,5 @@
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, Par};
+use faer::{Accum, Mat, MatRef, Par};
 use okr_estimators::SurrogateModel;
 use okr_kernels::Rows;
 use rayon::prelude::*;
@@ -174,24 +174,103 @@ impl CandidateDecoder {
                         g_tile.as_ref()
                     }
                 };
-                // S^T (ct x tt): column t holds the scores of test row t, contiguous.
-                s.resize_with(ct, tt, |_, _| 0.0);
-                matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
-                let norms = &norms[c0..c0 + ct];
-                indices[t0 * k..(t0 + tt) * k]
-                    .par_chunks_mut(k)
-                    .zip(scores[t0 * k..(t0 + tt) * k].par_chunks_mut(k))
-                    .enumerate()
-                    .for_each(|(t, (idx, sc))| {
-                        let col = s.col(t);
-                        for (c, (&v, &nc)) in col.iter().zip(norms).enumerate() {
-                            insert_top_k(idx, sc, c0 + c, v + nc);
-                        }
-                    });
+                let range = t0 * k..(t0 + tt) * k;
+                scan_tile(
+                    &mut s,
+                    coef.as_ref(),
+                    g,
+                    &norms[c0..c0 + ct],
+                    c0,
+                    &mut indices[range.clone()],
+                    &mut scores[range],
+                    par,
+                );
             }
         }
         Ok(Decoded { k, indices, scores })
     }
+
+    /// Decodes from precomputed matrices: coefficients `coef` `(n_test, r)`,
+    /// atom products `atom_products` `(r, n_candidates)` and candidate norms
+    /// $k(c, c)$. Used by regularization paths, where the coefficients of
+    /// many hyper-parameters share one set of atom products. Tiles over test
+    /// rows so the score block stays within the memory budget.
+    ///
+    /// # Errors
+    /// [`Error::NoCandidates`], invalid decoder parameters, or
+    /// [`Error::InvalidParameter`] when the shapes disagree.
+    pub fn decode_matrices(
+        &self,
+        coef: MatRef<'_, f64>,
+        atom_products: MatRef<'_, f64>,
+        norms: &[f64],
+    ) -> Result<Decoded> {
+        self.check()?;
+        let n_c = atom_products.ncols();
+        if n_c == 0 {
+            return Err(Error::NoCandidates);
+        }
+        if coef.ncols() != atom_products.nrows() || norms.len() != n_c {
+            return Err(Error::InvalidParameter {
+                name: "matrix shapes",
+                value: format!(
+                    "coef {}x{}, atom products {}x{}, {} norms",
+                    coef.nrows(),
+                    coef.ncols(),
+                    atom_products.nrows(),
+                    n_c,
+                    norms.len()
+                ),
+                expected: "coef.ncols() == atom_products.nrows() and one norm per candidate",
+            });
+        }
+        let n_te = coef.nrows();
+        let k = self.top_k.min(n_c);
+        let tile = (self.memory_budget / 8 / n_c).clamp(1, n_te.max(1));
+        let mut indices = vec![usize::MAX; n_te * k];
+        let mut scores = vec![f64::INFINITY; n_te * k];
+        let mut s = Mat::<f64>::zeros(0, 0);
+        for t0 in (0..n_te).step_by(tile) {
+            let tt = tile.min(n_te - t0);
+            let range = t0 * k..(t0 + tt) * k;
+            scan_tile(
+                &mut s,
+                coef.subrows(t0, tt),
+                atom_products,
+                norms,
+                0,
+                &mut indices[range.clone()],
+                &mut scores[range],
+                Par::rayon(0),
+            );
+        }
+        Ok(Decoded { k, indices, scores })
+    }
+}
+
+/// Scores one tile, `S^T = -2 G^T C^T + norms` (`ct x tt`, so the scores of a
+/// test row are one contiguous column), and merges them into the running top-k.
+#[allow(clippy::too_many_arguments)]
+fn scan_tile(
+    s: &mut Mat<f64>,
+    coef: MatRef<'_, f64>,
+    g: MatRef<'_, f64>,
+    norms: &[f64],
+    c0: usize,
+    indices: &mut [usize],
+    scores: &mut [f64],
+    par: Par,
+) {
+    let (tt, ct) = (coef.nrows(), g.ncols());
+    let k = indices.len() / tt.max(1);
+    s.resize_with(ct, tt, |_, _| 0.0);
+    matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
+    let s = &*s;
+    indices.par_chunks_mut(k).zip(scores.par_chunks_mut(k)).enumerate().for_each(|(t, (idx, sc))| {
+        for (c, (&v, &nc)) in s.col(t).iter().zip(norms).enumerate() {
+            insert_top_k(idx, sc, c0 + c, v + nc);
+        }
+    });
 }
 
 /// Keeps `idx`/`sc` sorted by (score, index); a candidate enters only when

@@ -124,3 +124,27 @@ fn empty_candidates_and_bad_params_are_errors() {
     let wrong = rows(3, 5, 3, 100);
     assert!(dec.decode(&model, &x, &wrong).unwrap_err().to_string().contains("expected 3, got 5"));
 }
+
+#[test]
+fn decode_matrices_equals_model_decoding() {
+    let x = rows(12, 3, 11, 1000);
+    let y = rows(12, 4, 12, 1000);
+    let xt = rows(9, 3, 13, 1000);
+    let cands = rows(17, 4, 14, 3);
+    let model = Iokr::params(PairGauss(0.5), PairLinear).lambda(1e-2).fit(&x, &y).unwrap();
+    let coef = model.coefficients(&xt).unwrap();
+    let g = PairLinear.gram_block(&y, &cands);
+    let norms = PairLinear.diag(&cands);
+    for budget in [8, 1 << 30] {
+        let dec = CandidateDecoder::new().top_k(3).memory_budget(budget);
+        let a = dec.decode(&model, &xt, &cands).unwrap();
+        let b = dec.decode_matrices(coef.as_ref(), g.as_ref(), &norms).unwrap();
+        assert_eq!(a.best(), b.best());
+        for t in 0..9 {
+            for (u, v) in a.top_scores(t).iter().zip(b.top_scores(t)) {
+                assert!((u - v).abs() < 1e-10 * (1.0 + u.abs()));
+            }
+        }
+    }
+    assert!(CandidateDecoder::new().decode_matrices(coef.as_ref(), g.transpose(), &norms).is_err());
+}

@@ -169,3 +169,19 @@ proptest! {
         assert_close(&h1, &h2, 1e-9);
     }
 }
+
+#[test]
+fn lambda_path_equals_direct_fit() {
+    let (n, d, m) = (25, 3, 6);
+    let x = random_rows(n, d, 7);
+    let y = random_rows(n, m, 8);
+    let xt = random_rows(5, d, 9);
+    let k = PairGauss(0.9).gram(&x);
+    let path = okr_estimators::iokr::IokrPath::new(k.as_ref()).unwrap();
+    let kv = path.project_inputs(PairGauss(0.9).gram_block(&xt, &x).as_ref());
+    for lambda in [1e-6, 1e-3, 0.1] {
+        let direct = Iokr::params(PairGauss(0.9), PairLinear).lambda(lambda).fit(&x, &y).unwrap();
+        let via_path = path.scaled_coefficients(kv.as_ref(), lambda) * path.eigenvectors().transpose();
+        assert_close(&via_path, &direct.coefficients(&xt).unwrap(), 1e-7);
+    }
+}

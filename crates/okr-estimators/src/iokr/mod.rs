@@ -9,6 +9,7 @@
 
 mod fit;
 mod params;
+mod path;
 
 use faer::{Mat, MatMut, Par};
 use okr_kernels::{Kernel, Rows};
@@ -16,6 +17,7 @@ use okr_linalg::{Cholesky, SolveInfo};
 use serde::{Deserialize, Serialize};
 
 pub use params::{IokrParams, IokrValidParams};
+pub use path::IokrPath;
 
 use crate::{Error, Result, SurrogateModel};
 
