@@ -1,4 +1,4 @@
-use faer::{Mat, MatMut, Par};
+use faer::{Mat, MatMut, MatRef, Par};
 use okr_kernels::Rows;
 
 use crate::Result;
@@ -66,26 +66,45 @@ pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
     /// Shape errors, or [`Error::ShapeMismatch`](crate::Error::ShapeMismatch)
     /// when `x` and `y` have different numbers of rows.
     fn rkhs_sq_errors(&self, x: &X, y: &Y) -> Result<Vec<f64>> {
-        if x.n_rows() != y.n_rows() {
+        let c = self.coefficients(x)?;
+        self.rkhs_sq_errors_from(c.as_ref(), y)
+    }
+
+    /// As [`rkhs_sq_errors`](SurrogateModel::rkhs_sq_errors), from
+    /// coefficients `coef` `(n_test, n_atoms)` already computed:
+    /// $\|h_t - \psi(y_t)\|^2 = c_t^	op A c_t - 2 c_t^	op G_{:,t} + k(y_t, y_t)$
+    /// with $A$ the atom Gram and $G$ the atom products of `y`.
+    ///
+    /// # Errors
+    /// Shape errors of `y`, or [`Error::ShapeMismatch`](crate::Error::ShapeMismatch)
+    /// when `coef` does not have one row per output and one column per atom.
+    fn rkhs_sq_errors_from(&self, coef: MatRef<'_, f64>, y: &Y) -> Result<Vec<f64>> {
+        if coef.nrows() != y.n_rows() {
             return Err(crate::Error::ShapeMismatch {
-                what: "rows of inputs vs outputs",
-                expected: x.n_rows(),
+                what: "rows of coefficients vs outputs",
+                expected: coef.nrows(),
                 got: y.n_rows(),
             });
         }
+        if coef.ncols() != self.n_atoms() {
+            return Err(crate::Error::ShapeMismatch {
+                what: "columns of coefficients vs atoms",
+                expected: self.n_atoms(),
+                got: coef.ncols(),
+            });
+        }
         self.check_outputs(y)?;
-        let c = self.coefficients(x)?;
         let mut g = Mat::zeros(self.n_atoms(), y.n_rows());
         self.atom_products_into(y, g.as_mut(), Par::rayon(0))?;
-        let cg = &c * self.atom_gram();
+        let cg = coef * self.atom_gram();
         let norms = self.output_sq_norms(y);
-        Ok((0..x.n_rows())
+        Ok((0..coef.nrows())
             .map(|t| {
                 let mut hh = 0.0;
                 let mut hy = 0.0;
                 for j in 0..self.n_atoms() {
-                    hh += cg[(t, j)] * c[(t, j)];
-                    hy += c[(t, j)] * g[(j, t)];
+                    hh += cg[(t, j)] * coef[(t, j)];
+                    hy += coef[(t, j)] * g[(j, t)];
                 }
                 (hh - 2.0 * hy + norms[t]).max(0.0)
             })

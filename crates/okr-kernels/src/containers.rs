@@ -172,6 +172,17 @@ impl CsrRows {
         self.n_features
     }
 
+    /// The nonzero entries of a dense `(n_samples, n_features)` matrix.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] for NaN/inf entries.
+    pub fn from_dense(x: faer::MatRef<'_, f64>) -> Result<Self> {
+        let rows = (0..x.nrows())
+            .map(|i| (0..x.ncols()).filter(|&j| x[(i, j)] != 0.0).map(|j| (j, x[(i, j)])).collect())
+            .collect();
+        Self::from_rows(x.ncols(), rows)
+    }
+
     /// Number of stored entries.
     pub fn nnz(&self) -> usize {
         self.indices.len()
