@@ -5,16 +5,22 @@
 //! - [`chol`]: Cholesky factorization $A = L L^\top$ with a jitter retry
 //!   ($A + \epsilon I$, $\epsilon$ growing tenfold) and a clear error naming the
 //!   ridge `lambda` when the matrix still does not factor;
+//! - [`eigh`](mod@eigh): self-adjoint eigendecomposition
+//!   $A = V \operatorname{diag}(w) V^\top$, eigenvalues **descending**, with
+//!   [`SelfAdjointEigen::numerical_rank`];
 //! - [`serde_mat`]: a serde representation of faer matrices (faer has none).
 //!
 //! Shapes are checked with `#[track_caller]` assertions (programmer contracts);
-//! numerical failures are returned as [`Error`].
+//! numerical failures are returned as [`Error`]. The decompositions run with
+//! faer's global parallelism ([`faer::set_global_parallelism`]).
 #![warn(missing_docs)]
 
 pub mod chol;
+pub mod eigh;
 mod error;
 pub mod serde_mat;
 
 pub use chol::{Cholesky, JitterPolicy, SolveInfo};
+pub use eigh::{SelfAdjointEigen, eigh};
 pub use error::{Error, Result};
 pub use faer::{Mat, MatMut, MatRef, Par};
