@@ -8,6 +8,10 @@
 //! - [`eigh`](mod@eigh): self-adjoint eigendecomposition
 //!   $A = V \operatorname{diag}(w) V^\top$, eigenvalues **descending**, with
 //!   [`SelfAdjointEigen::numerical_rank`];
+//! - [`svd`]: thin SVD $A = U \operatorname{diag}(s) V^\top$ of any shape,
+//!   singular values non-increasing;
+//! - [`pinv`](mod@pinv): pseudo-inverse $A^+$ dropping singular values
+//!   $s_j \le \mathrm{rtol} \cdot s_0$ (default `rtol = max(m, n) * eps`);
 //! - [`serde_mat`]: a serde representation of faer matrices (faer has none).
 //!
 //! Shapes are checked with `#[track_caller]` assertions (programmer contracts);
@@ -18,9 +22,13 @@
 pub mod chol;
 pub mod eigh;
 mod error;
+pub mod pinv;
 pub mod serde_mat;
+pub mod svd;
 
 pub use chol::{Cholesky, JitterPolicy, SolveInfo};
 pub use eigh::{SelfAdjointEigen, eigh};
 pub use error::{Error, Result};
 pub use faer::{Mat, MatMut, MatRef, Par};
+pub use pinv::pinv;
+pub use svd::{ThinSvd, thin_svd};
