@@ -12,6 +12,8 @@
 //!   singular values non-increasing;
 //! - [`pinv`](mod@pinv): pseudo-inverse $A^+$ dropping singular values
 //!   $s_j \le \mathrm{rtol} \cdot s_0$ (default `rtol = max(m, n) * eps`);
+//! - [`iterative`]: the matrix-free [`LinearOperator`] trait, conjugate gradient
+//!   for SPD systems (with an optional [`Jacobi`] preconditioner);
 //! - [`serde_mat`]: a serde representation of faer matrices (faer has none).
 //!
 //! Shapes are checked with `#[track_caller]` assertions (programmer contracts);
@@ -22,6 +24,7 @@
 pub mod chol;
 pub mod eigh;
 mod error;
+pub mod iterative;
 pub mod pinv;
 pub mod serde_mat;
 pub mod svd;
@@ -29,6 +32,10 @@ pub mod svd;
 pub use chol::{Cholesky, JitterPolicy, SolveInfo};
 pub use eigh::{SelfAdjointEigen, eigh};
 pub use error::{Error, Result};
-pub use faer::{Mat, MatMut, MatRef, Par};
+pub use faer::{Col, ColMut, ColRef, Mat, MatMut, MatRef, Par};
+pub use iterative::{
+    CgInfo, CgParams, Jacobi, LinearOperator, conjugate_gradient, conjugate_gradient_in_place,
+    preconditioned_conjugate_gradient,
+};
 pub use pinv::pinv;
 pub use svd::{ThinSvd, thin_svd};
