@@ -23,6 +23,17 @@ pub enum Error {
         /// Which matrix.
         what: &'static str,
     },
+    /// An operator that must be symmetric positive definite is not: conjugate
+    /// gradient met a direction of non-positive curvature $p^\top A p \le 0$,
+    /// or a preconditioner has a non-positive diagonal entry.
+    #[error("{what} is not positive definite (found {value:e}); it must be symmetric positive definite")]
+    NotPositiveDefinite {
+        /// Which operator.
+        what: &'static str,
+        /// The offending value: the Rayleigh quotient $p^\top A p / p^\top p$
+        /// of the failing direction, or the diagonal entry.
+        value: f64,
+    },
     /// An iterative method or decomposition did not converge.
     #[error("{what} did not converge after {iterations} iterations (residual {residual:e})")]
     NoConvergence {

@@ -5,16 +5,37 @@
 //! - [`chol`]: Cholesky factorization $A = L L^\top$ with a jitter retry
 //!   ($A + \epsilon I$, $\epsilon$ growing tenfold) and a clear error naming the
 //!   ridge `lambda` when the matrix still does not factor;
+//! - [`eigh`](mod@eigh): self-adjoint eigendecomposition
+//!   $A = V \operatorname{diag}(w) V^\top$, eigenvalues **descending**, with
+//!   [`SelfAdjointEigen::numerical_rank`];
+//! - [`svd`]: thin SVD $A = U \operatorname{diag}(s) V^\top$ of any shape,
+//!   singular values non-increasing;
+//! - [`pinv`](mod@pinv): pseudo-inverse $A^+$ dropping singular values
+//!   $s_j \le \mathrm{rtol} \cdot s_0$ (default `rtol = max(m, n) * eps`);
+//! - [`iterative`]: the matrix-free [`LinearOperator`] trait, conjugate gradient
+//!   for SPD systems (with an optional [`Jacobi`] preconditioner);
 //! - [`serde_mat`]: a serde representation of faer matrices (faer has none).
 //!
 //! Shapes are checked with `#[track_caller]` assertions (programmer contracts);
-//! numerical failures are returned as [`Error`].
+//! numerical failures are returned as [`Error`]. The decompositions run with
+//! faer's global parallelism ([`faer::set_global_parallelism`]).
 #![warn(missing_docs)]
 
 pub mod chol;
+pub mod eigh;
 mod error;
+pub mod iterative;
+pub mod pinv;
 pub mod serde_mat;
+pub mod svd;
 
 pub use chol::{Cholesky, JitterPolicy, SolveInfo};
+pub use eigh::{SelfAdjointEigen, eigh};
 pub use error::{Error, Result};
-pub use faer::{Mat, MatMut, MatRef, Par};
+pub use faer::{Col, ColMut, ColRef, Mat, MatMut, MatRef, Par};
+pub use iterative::{
+    CgInfo, CgParams, Jacobi, LinearOperator, conjugate_gradient, conjugate_gradient_in_place,
+    preconditioned_conjugate_gradient,
+};
+pub use pinv::pinv;
+pub use svd::{ThinSvd, thin_svd};
