@@ -9,7 +9,7 @@
 //! The two projected matrices are computed once per fold; each $\lambda$
 //! costs one diagonal scaling and one GEMM.
 
-use faer::{Mat, MatRef, Side};
+use faer::{Mat, MatRef};
 
 use crate::{Error, Result};
 
@@ -52,16 +52,9 @@ impl IokrPath {
         if k_train.ncols() != n {
             return Err(Error::ShapeMismatch { what: "Gram matrix columns", expected: n, got: k_train.ncols() });
         }
-        if !k_train.is_all_finite() {
-            return Err(okr_linalg::Error::NonFinite { what: "training Gram matrix" }.into());
-        }
-        let evd = k_train.self_adjoint_eigen(Side::Lower).map_err(|_| okr_linalg::Error::NoConvergence {
-            what: "self-adjoint eigendecomposition",
-            iterations: 0,
-            residual: f64::NAN,
-        })?;
-        let values = evd.S().column_vector().iter().map(|&v| v.max(0.0)).collect();
-        Ok(Self { values, vectors: evd.U().to_owned() })
+        let (values, vectors) = okr_linalg::eigh(k_train)?.into_parts();
+        let values = values.into_iter().map(|v| v.max(0.0)).collect();
+        Ok(Self { values, vectors })
     }
 
     /// Number of training samples `n`.
@@ -69,7 +62,7 @@ impl IokrPath {
         self.values.len()
     }
 
-    /// Eigenvalues $s$ of $K_x$ (order matches [`eigenvectors`](Self::eigenvectors)).
+    /// Eigenvalues $s$ of $K_x$, descending (order matches [`eigenvectors`](Self::eigenvectors)).
     pub fn eigenvalues(&self) -> &[f64] {
         &self.values
     }
