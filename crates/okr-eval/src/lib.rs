@@ -1,1 +1,53 @@
-//! okr-eval (under construction in this commit series).
+//! Data, metrics and splits for okr's experiments.
+//!
+//! - [`Dataset`]: features ([`Features`]: dense or CSR rows), label sets and names;
+//!   every reader returns one.
+//! - [`readers`]: Mulan ARFF ([`read_arff`]), svmlight / libsvm ([`read_svmlight`]),
+//!   Extreme Classification ([`read_xc`]) and CSV ([`read_csv`]) readers, with writers
+//!   that round-trip. Parse errors name the file, the line and what was expected.
+//! - [`Standardizer`]: per-feature mean / population std fitted on training data;
+//!   sparse data is scaled, never densified.
+//! - [`metrics`]: example-based, micro and macro F1, Hamming loss, precision@k,
+//!   per-instance AUC, top-k accuracy, RKHS and RBF losses, and the JSON
+//!   [`MetricRecord`]s of `docs/results/`.
+//! - [`split`]: seeded [`train_test_split`], [`KFold`], [`ShuffleSplit`].
+//! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
+//! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes.
+//!
+//! # Example
+//! ```
+//! use okr_eval::{f1_samples, KFold, StandinPreset, Standardizer};
+//! let (train, test) = StandinPreset::Emotions.spec().sizes(120, 40).generate()?;
+//! let scaler = Standardizer::fit(&train.x)?;
+//! let x = scaler.transform(train.x.as_dense().unwrap())?;
+//! assert_eq!(x.n_features(), 72);
+//! let folds = KFold::new(5).shuffle(0).split(train.n_samples())?;
+//! assert_eq!(folds.len(), 5);
+//! assert_eq!(f1_samples(&test.y, &test.y)?, 1.0);
+//! Ok::<(), okr_eval::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod data_dir;
+pub mod dataset;
+pub mod error;
+pub mod metrics;
+pub mod readers;
+pub mod split;
+pub mod standardize;
+pub mod standin;
+
+pub use data_dir::{MULAN_DATASETS, data_dir, find_mulan, find_mulan_in, read_mulan};
+pub use dataset::{Dataset, Features};
+pub use error::{Error, Result};
+pub use metrics::{
+    MetricRecord, f1_macro, f1_micro, f1_samples, gaussian_rbf_loss, hamming_loss, instance_auc, precision_at_k,
+    rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
+};
+pub use readers::{
+    CsvHeader, SvmlightOptions, read_arff, read_csv, read_svmlight, read_xc, write_arff, write_csv, write_svmlight,
+    write_xc,
+};
+pub use split::{KFold, ShuffleSplit, train_test_split};
+pub use standardize::Standardizer;
+pub use standin::{StandinPreset, StandinSpec};

@@ -1,0 +1,283 @@
+//! The multi-label data set every reader returns: features, label sets and names.
+
+use faer::Mat;
+use okr_kernels::{CsrRows, DenseRows, LabelSets, Rows};
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result, split};
+
+/// Input features: dense rows or compressed sparse rows, shape `(n_samples, n_features)`.
+///
+/// Readers of dense formats (dense ARFF, CSV) return [`Features::Dense`];
+/// readers of sparse formats (sparse ARFF, svmlight, XC) return [`Features::Sparse`].
+///
+/// # Example
+/// ```
+/// use okr_eval::Features;
+/// use okr_kernels::{CsrRows, Rows};
+/// let x = Features::Sparse(CsrRows::from_rows(3, vec![vec![(0, 1.0)], vec![(2, 2.0)]])?);
+/// assert_eq!((x.n_rows(), x.n_features(), x.is_sparse()), (2, 3, true));
+/// assert_eq!(x.to_dense()[(1, 2)], 2.0);
+/// assert_eq!(x.select(&[1]).nnz(), 1);
+/// Ok::<(), okr_eval::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Features {
+    /// Dense `(n_samples, n_features)` rows.
+    Dense(DenseRows),
+    /// Sparse rows in CSR form.
+    Sparse(CsrRows),
+}
+
+impl Features {
+    /// Number of features (columns).
+    pub fn n_features(&self) -> usize {
+        match self {
+            Features::Dense(x) => x.n_features(),
+            Features::Sparse(x) => x.n_features(),
+        }
+    }
+
+    /// Whether the features are stored sparse.
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Features::Sparse(_))
+    }
+
+    /// Number of stored entries: `n_rows * n_features` for dense rows.
+    pub fn nnz(&self) -> usize {
+        match self {
+            Features::Dense(x) => x.n_rows() * x.n_features(),
+            Features::Sparse(x) => x.nnz(),
+        }
+    }
+
+    /// The dense rows, if stored dense.
+    pub fn as_dense(&self) -> Option<&DenseRows> {
+        match self {
+            Features::Dense(x) => Some(x),
+            Features::Sparse(_) => None,
+        }
+    }
+
+    /// The sparse rows, if stored sparse.
+    pub fn as_sparse(&self) -> Option<&CsrRows> {
+        match self {
+            Features::Dense(_) => None,
+            Features::Sparse(x) => Some(x),
+        }
+    }
+
+    /// The dense `(n_samples, n_features)` matrix (a copy; densifies sparse rows).
+    pub fn to_dense(&self) -> Mat<f64> {
+        match self {
+            Features::Dense(x) => x.as_mat().to_owned(),
+            Features::Sparse(x) => x.to_dense(),
+        }
+    }
+}
+
+impl Rows for Features {
+    fn n_rows(&self) -> usize {
+        match self {
+            Features::Dense(x) => x.n_rows(),
+            Features::Sparse(x) => x.n_rows(),
+        }
+    }
+
+    fn select(&self, indices: &[usize]) -> Self {
+        match self {
+            Features::Dense(x) => Features::Dense(x.select(indices)),
+            Features::Sparse(x) => Features::Sparse(x.select(indices)),
+        }
+    }
+}
+
+impl From<DenseRows> for Features {
+    fn from(x: DenseRows) -> Self {
+        Features::Dense(x)
+    }
+}
+
+impl From<CsrRows> for Features {
+    fn from(x: CsrRows) -> Self {
+        Features::Sparse(x)
+    }
+}
+
+/// A multi-label data set: features `x` `(n_samples, n_features)`, label sets
+/// `y` over `n_labels` labels, and the feature and label names.
+///
+/// Every reader returns one; estimators take it by `&`. The fields are public;
+/// [`Dataset::new`] and [`Dataset::with_names`] check that they agree.
+///
+/// # Example
+/// ```
+/// use okr_eval::{Dataset, Features};
+/// use okr_kernels::{DenseRows, LabelSets};
+/// let x = DenseRows::from_rows(&[vec![0.0, 1.0], vec![2.0, 3.0], vec![4.0, 5.0]])?;
+/// let y = LabelSets::new(3, vec![vec![0], vec![1, 2], vec![]])?;
+/// let data = Dataset::new(x.into(), y)?;
+/// assert_eq!((data.n_samples(), data.n_features(), data.n_labels()), (3, 2, 3));
+/// assert_eq!(data.feature_names, ["f0", "f1"]);
+/// let sub = data.select(&[2, 0]);
+/// assert_eq!(sub.y.set(1), &[0]);
+/// let (train, test) = data.train_test_split(0.34, 7)?;
+/// assert_eq!((train.n_samples(), test.n_samples()), (1, 2));
+/// Ok::<(), okr_eval::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    /// Input features, `(n_samples, n_features)`.
+    pub x: Features,
+    /// Label sets, one per sample.
+    pub y: LabelSets,
+    /// One name per feature.
+    pub feature_names: Vec<String>,
+    /// One name per label.
+    pub label_names: Vec<String>,
+}
+
+impl Dataset {
+    /// Builds a data set with default names `f0, f1, ...` and `l0, l1, ...`.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] if `x` and `y` have different numbers of rows.
+    pub fn new(x: Features, y: LabelSets) -> Result<Self> {
+        let feature_names = default_names("f", x.n_features());
+        let label_names = default_names("l", y.n_labels());
+        Self::with_names(x, y, feature_names, label_names)
+    }
+
+    /// Builds a data set with the given names.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] if `x` and `y` have different numbers of rows,
+    /// or a name list has the wrong length.
+    pub fn with_names(x: Features, y: LabelSets, feature_names: Vec<String>, label_names: Vec<String>) -> Result<Self> {
+        let data = Self { x, y, feature_names, label_names };
+        data.check()?;
+        Ok(data)
+    }
+
+    /// Checks that rows and names agree (the fields are public, so they can drift).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] naming the disagreeing part.
+    pub fn check(&self) -> Result<()> {
+        if self.x.n_rows() != self.y.n_rows() {
+            return Err(Error::ShapeMismatch {
+                what: "label sets (one per sample)",
+                expected: self.x.n_rows(),
+                got: self.y.n_rows(),
+            });
+        }
+        if self.feature_names.len() != self.x.n_features() {
+            return Err(Error::ShapeMismatch {
+                what: "feature names",
+                expected: self.x.n_features(),
+                got: self.feature_names.len(),
+            });
+        }
+        if self.label_names.len() != self.y.n_labels() {
+            return Err(Error::ShapeMismatch {
+                what: "label names",
+                expected: self.y.n_labels(),
+                got: self.label_names.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Number of samples (rows).
+    pub fn n_samples(&self) -> usize {
+        self.x.n_rows()
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.x.n_features()
+    }
+
+    /// Number of labels `L`.
+    pub fn n_labels(&self) -> usize {
+        self.y.n_labels()
+    }
+
+    /// The samples at `indices`, in that order (repeats allowed); names are kept.
+    ///
+    /// # Panics
+    /// If an index is `>= n_samples()`.
+    #[track_caller]
+    pub fn select(&self, indices: &[usize]) -> Self {
+        Self {
+            x: self.x.select(indices),
+            y: self.y.select(indices),
+            feature_names: self.feature_names.clone(),
+            label_names: self.label_names.clone(),
+        }
+    }
+
+    /// A seeded random split into `(train, test)` with `ceil(test_fraction * n)`
+    /// test samples; see [`split::train_test_split`]. Both parts keep the file order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `test_fraction` is not in `(0, 1)` or a part would be empty.
+    pub fn train_test_split(&self, test_fraction: f64, seed: u64) -> Result<(Self, Self)> {
+        let (train, test) = split::train_test_split(self.n_samples(), test_fraction, seed)?;
+        Ok((self.select(&train), self.select(&test)))
+    }
+}
+
+/// `prefix0, prefix1, ...`.
+pub(crate) fn default_names(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|j| format!("{prefix}{j}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Dataset {
+        let x = CsrRows::from_rows(4, vec![vec![(0, 1.0)], vec![(1, 2.0), (3, 1.0)], vec![], vec![(2, 5.0)]]).unwrap();
+        let y = LabelSets::new(2, vec![vec![0], vec![1], vec![0, 1], vec![]]).unwrap();
+        Dataset::new(x.into(), y).unwrap()
+    }
+
+    #[test]
+    fn shapes_and_select() {
+        let d = small();
+        assert_eq!((d.n_samples(), d.n_features(), d.n_labels()), (4, 4, 2));
+        assert_eq!(d.x.nnz(), 4);
+        let s = d.select(&[3, 1, 1]);
+        assert_eq!(s.n_samples(), 3);
+        assert_eq!(s.y.set(0), &[] as &[usize]);
+        assert_eq!(s.x.as_sparse().unwrap().row(1).0, &[1, 3]);
+        assert_eq!(s.x.to_dense()[(0, 2)], 5.0);
+        let dense = Features::Dense(DenseRows::new(d.x.to_dense()).unwrap());
+        assert_eq!(dense.select(&[1]).to_dense(), s.x.select(&[1]).to_dense());
+        assert!(dense.as_sparse().is_none() && dense.as_dense().is_some());
+    }
+
+    #[test]
+    fn mismatches_are_errors() {
+        let d = small();
+        let y = LabelSets::new(2, vec![vec![0]]).unwrap();
+        assert!(matches!(Dataset::new(d.x.clone(), y), Err(Error::ShapeMismatch { .. })));
+        let e = Dataset::with_names(d.x.clone(), d.y.clone(), vec!["a".into()], d.label_names.clone()).unwrap_err();
+        assert!(e.to_string().contains("feature names"), "{e}");
+        let mut bad = d.clone();
+        bad.label_names.pop();
+        assert!(bad.check().is_err());
+    }
+
+    #[test]
+    fn split_is_seeded() {
+        let d = small();
+        let (a, b) = d.train_test_split(0.5, 3).unwrap();
+        let (a2, b2) = d.train_test_split(0.5, 3).unwrap();
+        assert_eq!((a.clone(), b.clone()), (a2, b2));
+        assert_eq!(a.n_samples() + b.n_samples(), 4);
+        let json = serde_json::to_string(&d).unwrap();
+        assert_eq!(serde_json::from_str::<Dataset>(&json).unwrap(), d);
+    }
+}

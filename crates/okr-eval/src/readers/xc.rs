@@ -1,0 +1,162 @@
+//! The Extreme Classification repository format: a header line
+//! `n_samples n_features n_labels`, then one svmlight-style line per sample,
+//! `l1,l2,... f:v f:v ...`, with **0-based** feature and label indices.
+//!
+//! A sample without labels starts with a space. Blank lines and `#` comments are
+//! skipped (as in [`read_svmlight`](super::read_svmlight)); the number of samples
+//! must match the header.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::svmlight::{MAX_DIMENSION, RowParser, check_writable, strip_comment, write_rows};
+use super::{excerpt, lines, read_text, write_atomic};
+use crate::{Dataset, Error, Result};
+
+/// Reads an Extreme Classification repository file into sparse features.
+///
+/// # Errors
+/// [`Error::Io`]; [`Error::Parse`] for a malformed header, a malformed row (see
+/// [`read_svmlight`](super::read_svmlight)), a feature or label index at or above
+/// the header's counts, or a number of rows different from the header's.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("tiny_xc.txt");
+/// std::fs::write(&path, "2 5 3\n0,2 0:1 4:0.5\n 3:2\n")?;
+/// let data = okr_eval::read_xc(&path)?;
+/// assert_eq!((data.n_samples(), data.n_features(), data.n_labels()), (2, 5, 3));
+/// assert_eq!(data.y.set(0), &[0, 2]);
+/// assert_eq!(data.x.to_dense()[(1, 3)], 2.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_xc(path: impl AsRef<Path>) -> Result<Dataset> {
+    let path = path.as_ref();
+    let text = read_text(path)?;
+    let mut it = lines(&text);
+    let mut header = None;
+    let mut last = 1;
+    for (no, raw) in it.by_ref() {
+        last = no;
+        let line = strip_comment(raw).trim();
+        if line.is_empty() {
+            continue;
+        }
+        let nums: Vec<Option<usize>> = line.split_ascii_whitespace().map(|t| t.parse().ok()).collect();
+        match nums[..] {
+            [Some(n), Some(d), Some(l)] if d <= MAX_DIMENSION && l <= MAX_DIMENSION => header = Some((no, n, d, l)),
+            [Some(_), Some(_), Some(_)] => {
+                return Err(Error::parse(
+                    path,
+                    no,
+                    format!(
+                        "expected at most {MAX_DIMENSION} features and labels in the header, got '{}'",
+                        excerpt(line)
+                    ),
+                ));
+            }
+            _ => {
+                return Err(Error::parse(
+                    path,
+                    no,
+                    format!("expected a header 'n_samples n_features n_labels', got '{}'", excerpt(line)),
+                ));
+            }
+        }
+        break;
+    }
+    let Some((header_line, n, d, l)) = header else {
+        return Err(Error::parse(path, last, "expected a header 'n_samples n_features n_labels', got an empty file"));
+    };
+    let mut rows = RowParser::new(path, true, Some(d), Some(l));
+    let mut last_row_line = header_line;
+    for (no, raw) in it {
+        let line = strip_comment(raw);
+        if line.trim().is_empty() {
+            continue;
+        }
+        if rows.n_rows() == n {
+            return Err(Error::parse(
+                path,
+                no,
+                format!("expected {n} samples as the header says (line {header_line}), got more"),
+            ));
+        }
+        rows.push(no, line)?;
+        last_row_line = no;
+    }
+    if rows.n_rows() != n {
+        return Err(Error::parse(
+            path,
+            last_row_line,
+            format!("expected {n} samples as the header says (line {header_line}), got {}", rows.n_rows()),
+        ));
+    }
+    rows.finish()
+}
+
+/// Writes `data` in the Extreme Classification repository format (header, then
+/// 0-based rows). Empty samples are written as in [`write_svmlight`](super::write_svmlight).
+///
+/// # Errors
+/// As [`write_svmlight`](super::write_svmlight).
+///
+/// # Example
+/// ```
+/// use okr_eval::{read_xc, write_xc, Dataset};
+/// use okr_kernels::{CsrRows, LabelSets};
+/// let x = CsrRows::from_rows(3, vec![vec![(2, 0.25)], vec![(0, 1.0)]])?;
+/// let data = Dataset::new(x.into(), LabelSets::new(4, vec![vec![3], vec![]])?)?;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("out_xc.txt");
+/// write_xc(&path, &data)?;
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "2 3 4\n3 2:0.25\n 0:1\n");
+/// assert_eq!(read_xc(&path)?, data);
+/// Ok::<(), okr_eval::Error>(())
+/// ```
+pub fn write_xc(path: impl AsRef<Path>, data: &Dataset) -> Result<()> {
+    data.check()?;
+    check_writable(data)?;
+    write_atomic(path.as_ref(), |w| {
+        writeln!(w, "{} {} {}", data.n_samples(), data.n_features(), data.n_labels())?;
+        write_rows(w, data, 0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_err(text: &str, line: usize, expect: &[&str]) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t_xc.txt");
+        std::fs::write(&path, text).unwrap();
+        let msg = read_xc(&path).unwrap_err().to_string();
+        assert!(msg.starts_with(&format!("{}:{line}: ", path.display())), "{msg}");
+        for piece in expect {
+            assert!(msg.contains(piece), "{msg:?} lacks {piece:?}");
+        }
+    }
+
+    #[test]
+    fn reads_with_comments_and_crlf() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "# c\r\n3 4 2\r\n1 0:1\r\n\r\n 3:1\r\n0,1 1:2 # x").unwrap();
+        let d = read_xc(&path).unwrap();
+        assert_eq!((d.n_samples(), d.n_features(), d.n_labels()), (3, 4, 2));
+        assert_eq!(d.y.set(2), &[0, 1]);
+    }
+
+    #[test]
+    fn errors_name_path_line_and_expectation() {
+        parse_err("", 1, &["expected a header 'n_samples n_features n_labels'", "empty file"]);
+        parse_err("3 4\n", 1, &["expected a header", "'3 4'"]);
+        parse_err("1 4 99999999999\n", 1, &["expected at most 16777216 features and labels"]);
+        parse_err("1 4 2\n0 0:1\n1 1:1\n", 3, &["expected 1 samples as the header says (line 1), got more"]);
+        parse_err("3 4 2\n0 0:1\n1 1:1\n", 3, &["expected 3 samples", "got 2"]);
+        parse_err("2 4 2\n0 4:1\n1 1:1\n", 2, &["expected feature indices < 4", "got 4"]);
+        parse_err("2 4 2\n2 0:1\n1 1:1\n", 2, &["expected label indices < n_labels = 2", "got 2"]);
+    }
+}
