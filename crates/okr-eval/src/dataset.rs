@@ -90,6 +90,10 @@ impl Rows for Features {
             Features::Sparse(x) => Features::Sparse(x.select(indices)),
         }
     }
+
+    fn feature_dim(&self) -> Option<usize> {
+        Some(self.n_features())
+    }
 }
 
 impl From<DenseRows> for Features {
