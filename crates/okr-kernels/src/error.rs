@@ -1,4 +1,12 @@
 /// Errors of okr-kernels (invalid containers or kernel parameters).
+///
+/// # Example
+/// ```
+/// use okr_kernels::{Error, Gaussian};
+/// let err = Gaussian::new(-1.0).unwrap_err();
+/// assert!(matches!(err, Error::InvalidParameter { name: "gamma", .. }));
+/// assert_eq!(err.to_string(), "invalid kernel parameter gamma = -1: finite and > 0");
+/// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
