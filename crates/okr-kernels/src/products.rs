@@ -464,12 +464,16 @@ impl SparseSplit {
             return;
         }
         let tile = self.tile(rows);
+        // Plain slices: the loop below then keeps every base pointer in a
+        // register instead of reloading it from `self`.
+        let (colptr, t_rows, t_vals) = (&tile.colptr[..], &tile.rows[..], &tile.vals[..]);
+        let (b_ptr, b_idx, b_val) = (&self.b_ptr[..], &self.b_idx[..], &self.b_val[..]);
         for (jj, j) in cols.enumerate() {
             let col = dst.as_mut().col_mut(jj).try_as_col_major_mut().expect("tiles have row stride 1").as_slice_mut();
-            for k in self.b_ptr[j]..self.b_ptr[j + 1] {
-                let (f, v) = (self.b_idx[k], self.b_val[k]);
-                let r = tile.colptr[f]..tile.colptr[f + 1];
-                for (&i, &u) in tile.rows[r.clone()].iter().zip(&tile.vals[r]) {
+            let entries = b_ptr[j]..b_ptr[j + 1];
+            for (&f, &v) in b_idx[entries.clone()].iter().zip(&b_val[entries]) {
+                let r = colptr[f]..colptr[f + 1];
+                for (&i, &u) in t_rows[r.clone()].iter().zip(&t_vals[r]) {
                     col[i as usize] += op(u, v);
                 }
             }

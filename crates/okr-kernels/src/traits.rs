@@ -54,6 +54,13 @@ pub trait Rows: Clone + Send + Sync {
 /// The allocating methods use [`faer::get_global_parallelism`], so
 /// `faer::set_global_parallelism(Par::Seq)` makes them sequential.
 ///
+/// # Panics
+/// Besides the shape checks of each method, the vector kernels of this crate
+/// panic (a programmer contract, checked once per call) when the two row
+/// sets have different numbers of features (labels for
+/// [`LabelSets`](crate::LabelSets)), or when a
+/// [`Gaussian`](crate::Gaussian)'s feature weights have another length.
+///
 /// # Example
 /// ```
 /// use faer::{Mat, Par};
