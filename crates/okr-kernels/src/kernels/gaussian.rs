@@ -58,11 +58,11 @@ pub struct Gaussian {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GaussianRepr {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     gamma: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     sigma2: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     feature_weights: Option<Vec<f64>>,
 }
 
@@ -223,7 +223,7 @@ mod tests {
     fn serde_accepts_sigma2_and_rejects_bad_input() {
         let k: Gaussian = serde_json::from_str(r#"{"sigma2": 0.5}"#).unwrap();
         assert_eq!(k, Gaussian::new(1.0).unwrap());
-        assert_eq!(serde_json::to_string(&k).unwrap(), r#"{"gamma":1.0}"#);
+        assert_eq!(serde_json::to_string(&k).unwrap(), r#"{"gamma":1.0,"sigma2":null,"feature_weights":null}"#);
         assert!(serde_json::from_str::<Gaussian>(r#"{"gamma": -1}"#).is_err());
         assert!(serde_json::from_str::<Gaussian>(r#"{"gamma": 1, "sigma2": 1}"#).is_err());
         assert!(serde_json::from_str::<Gaussian>(r#"{}"#).is_err());

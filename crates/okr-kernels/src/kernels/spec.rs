@@ -14,10 +14,11 @@ use super::tanimoto::{GaussianTanimoto, Tanimoto};
 /// Any vector kernel of this crate, as a tagged value: what fitted models
 /// store and what the CLI builds.
 ///
-/// Serialized with a `kind` tag in kebab case next to the kernel's own
-/// fields, e.g. `{"kind":"gaussian","gamma":0.5}`, `{"kind":"linear"}`,
-/// `{"kind":"polynomial","degree":3,"gamma":1.0,"coef0":1.0}`,
-/// `{"kind":"gaussian-tanimoto","gamma":0.5}`. Deserialization validates the
+/// Serialized as an externally tagged enum in kebab case, so that binary,
+/// non-self-describing formats (postcard model files) read it back:
+/// `{"gaussian":{"gamma":0.5,"sigma2":null,"feature_weights":null}}`,
+/// `{"linear":null}`, `{"polynomial":{"degree":3,"gamma":1.0,"coef0":1.0}}`.
+/// Absent fields may be omitted when writing JSON by hand. Deserialization validates the
 /// parameters like the constructors do (and accepts `sigma2` instead of
 /// `gamma` for the Gaussian kinds). [`Display`](fmt::Display) gives a
 /// one-line description such as `gaussian(gamma=0.5)`.
@@ -31,7 +32,10 @@ use super::tanimoto::{GaussianTanimoto, Tanimoto};
 /// use okr_kernels::{Gaussian, Kernel, KernelSpec, LabelSets};
 /// let spec = KernelSpec::from(Gaussian::from_sigma2(2.0)?);
 /// let json = serde_json::to_string(&spec).unwrap();
-/// assert_eq!(json, r#"{"kind":"gaussian","gamma":0.25}"#);
+/// assert_eq!(json, r#"{"gaussian":{"gamma":0.25,"sigma2":null,"feature_weights":null}}"#);
+/// // Either width may be given when writing a spec by hand.
+/// let by_hand: KernelSpec = serde_json::from_str(r#"{"gaussian":{"sigma2":2.0}}"#).unwrap();
+/// assert_eq!(by_hand, spec);
 /// let back: KernelSpec = serde_json::from_str(&json).unwrap();
 /// assert_eq!(back, spec);
 /// assert_eq!(spec.to_string(), "gaussian(gamma=0.25)");
@@ -42,7 +46,7 @@ use super::tanimoto::{GaussianTanimoto, Tanimoto};
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 pub enum KernelSpec {
     /// [`Linear`]: $\langle x, y \rangle$.
     Linear(Linear),
@@ -166,24 +170,30 @@ mod tests {
     fn serde_round_trip_and_tags() {
         for spec in all() {
             let json = serde_json::to_string(&spec).unwrap();
-            assert!(json.contains(&format!(r#""kind":"{}""#, spec.kind())), "{json}");
+            assert!(json.starts_with(&format!(r#"{{"{}""#, spec.kind())), "{json}");
             assert_eq!(serde_json::from_str::<KernelSpec>(&json).unwrap(), spec);
+            // Model files use postcard, which is not self-describing.
+            let bytes = postcard::to_stdvec(&spec).unwrap();
+            assert_eq!(postcard::from_bytes::<KernelSpec>(&bytes).unwrap(), spec);
         }
-        assert_eq!(serde_json::to_string(&KernelSpec::Linear(Linear)).unwrap(), r#"{"kind":"linear"}"#);
-        let t: KernelSpec = serde_json::from_str(r#"{"kind":"gaussian-tanimoto","sigma2":1}"#).unwrap();
+        let weighted: KernelSpec = Gaussian::new(0.3).unwrap().with_feature_weights(vec![1.0, 0.5]).unwrap().into();
+        let bytes = postcard::to_stdvec(&weighted).unwrap();
+        assert_eq!(postcard::from_bytes::<KernelSpec>(&bytes).unwrap(), weighted);
+        assert_eq!(serde_json::to_string(&KernelSpec::Linear(Linear)).unwrap(), r#"{"linear":null}"#);
+        let t: KernelSpec = serde_json::from_str(r#"{"gaussian-tanimoto":{"sigma2":1}}"#).unwrap();
         assert_eq!(t, GaussianTanimoto::new(0.5).unwrap().into());
     }
 
     #[test]
     fn serde_rejects_invalid() {
         for bad in [
-            r#"{"kind":"gaussian","gamma":0}"#,
-            r#"{"kind":"gaussian"}"#,
-            r#"{"kind":"laplacian","gamma":-1}"#,
-            r#"{"kind":"polynomial","degree":0,"gamma":1,"coef0":0}"#,
-            r#"{"kind":"polynomial","degree":2,"gamma":1}"#,
-            r#"{"kind":"gaussian-tanimoto","gamma":1,"sigma2":1}"#,
-            r#"{"kind":"rbf","gamma":1}"#,
+            r#"{"gaussian":{"gamma":0}}"#,
+            r#"{"gaussian":{}}"#,
+            r#"{"laplacian":{"gamma":-1}}"#,
+            r#"{"polynomial":{"degree":0,"gamma":1,"coef0":0}}"#,
+            r#"{"polynomial":{"degree":2,"gamma":1}}"#,
+            r#"{"gaussian-tanimoto":{"gamma":1,"sigma2":1}}"#,
+            r#"{"rbf":{"gamma":1}}"#,
             r#"{"gamma":1}"#,
         ] {
             assert!(serde_json::from_str::<KernelSpec>(bad).is_err(), "{bad}");

@@ -93,9 +93,9 @@ pub struct GaussianTanimoto {
 #[derive(Clone, Copy, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GaussianTanimotoRepr {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     gamma: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     sigma2: Option<f64>,
 }
 
