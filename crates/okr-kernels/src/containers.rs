@@ -265,6 +265,7 @@ impl Rows for CsrRows {
 /// let (uniq, first) = y.unique();
 /// assert_eq!(uniq.n_rows(), 3);
 /// assert_eq!(first, vec![0, 1, 3]);
+/// assert_eq!(y.group_duplicates().1, vec![0, 1, 0, 2]);
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -349,21 +350,33 @@ impl LabelSets {
     /// The distinct sets in first-occurrence order, and for each distinct set
     /// the index of its first occurrence.
     pub fn unique(&self) -> (LabelSets, Vec<usize>) {
-        let mut seen = std::collections::HashMap::new();
-        let mut first = Vec::new();
-        for (i, s) in self.iter().enumerate() {
-            seen.entry(s).or_insert_with(|| {
-                first.push(i);
-                first.len() - 1
-            });
+        let (uniq, groups) = self.group_duplicates();
+        let mut first = vec![usize::MAX; uniq.n_rows()];
+        for (i, &g) in groups.iter().enumerate().rev() {
+            first[g] = i;
         }
-        (self.select(&first), first)
+        (uniq, first)
     }
 }
 
 impl Rows for LabelSets {
     fn n_rows(&self) -> usize {
         self.indptr.len() - 1
+    }
+    fn group_duplicates(&self) -> (Self, Vec<usize>) {
+        let mut seen = std::collections::HashMap::new();
+        let mut first = Vec::new();
+        let groups = self
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                *seen.entry(s).or_insert_with(|| {
+                    first.push(i);
+                    first.len() - 1
+                })
+            })
+            .collect();
+        (self.select(&first), groups)
     }
     fn feature_dim(&self) -> Option<usize> {
         Some(self.n_labels)

@@ -49,6 +49,7 @@
 mod block;
 mod containers;
 mod error;
+mod heuristics;
 mod kernels;
 mod math;
 mod products;
@@ -56,6 +57,7 @@ mod traits;
 
 pub use containers::{CsrRows, DenseRows, LabelSets};
 pub use error::{Error, Result};
+pub use heuristics::median_sq_distance;
 pub use kernels::gaussian::Gaussian;
 pub use kernels::laplacian::Laplacian;
 pub use kernels::linear::Linear;

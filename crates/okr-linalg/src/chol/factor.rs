@@ -119,9 +119,10 @@ impl Cholesky {
     }
 
     /// Factors `a`, reusing its storage for the factor. Only the lower
-    /// triangle of `a` is read. A copy of the lower triangle is kept while
-    /// factoring so that a jittered retry can start from the original matrix
-    /// (faer's in-place routine uses the whole matrix as workspace).
+    /// triangle of `a` is read. A copy of `a` is kept while factoring so that
+    /// a jittered retry can start from the original matrix (faer's in-place
+    /// routine writes to the whole matrix); use [`Cholesky::factor_with`] to
+    /// rebuild the matrix on demand instead and save that copy.
     ///
     /// # Errors
     /// As [`Cholesky::factor`].
@@ -129,17 +130,45 @@ impl Cholesky {
     /// # Panics
     /// If `a` is not square.
     #[track_caller]
-    pub fn factor_in_place(mut a: Mat<f64>, policy: JitterPolicy, par: Par) -> Result<(Self, SolveInfo)> {
+    pub fn factor_in_place(a: Mat<f64>, policy: JitterPolicy, par: Par) -> Result<(Self, SolveInfo)> {
         assert_eq!(a.nrows(), a.ncols(), "Cholesky::factor_in_place needs a square matrix");
-        let n = a.nrows();
-        for j in 0..n {
-            for i in j..n {
-                if !a[(i, j)].is_finite() {
-                    return Err(Error::NonFinite { what: "matrix to factor" });
-                }
-            }
-        }
         let backup = a.clone();
+        let mut first = Some(a);
+        Self::factor_with(move || first.take().unwrap_or_else(|| backup.clone()), policy, par)
+    }
+
+    /// Factors the matrix returned by `build`, calling `build` again (and
+    /// adding jitter) only when an attempt fails. The success path makes no
+    /// copy of the `n x n` matrix. Only the lower triangle is read.
+    ///
+    /// # Errors
+    /// As [`Cholesky::factor`].
+    ///
+    /// # Panics
+    /// If `build` returns a non-square matrix.
+    ///
+    /// # Example
+    /// ```
+    /// use faer::{Mat, Par};
+    /// use okr_linalg::{Cholesky, JitterPolicy};
+    /// // A rank-one Gram needs jitter; it is rebuilt for each retry.
+    /// let build = || Mat::from_fn(3, 3, |_, _| 1.0);
+    /// let (chol, info) = Cholesky::factor_with(build, JitterPolicy::default(), Par::Seq)?;
+    /// assert!(info.attempts > 1 && chol.jitter() > 0.0);
+    /// Ok::<(), okr_linalg::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn factor_with(
+        mut build: impl FnMut() -> Mat<f64>,
+        policy: JitterPolicy,
+        par: Par,
+    ) -> Result<(Self, SolveInfo)> {
+        let mut a = build();
+        assert_eq!(a.nrows(), a.ncols(), "Cholesky::factor_with needs a square matrix");
+        let n = a.nrows();
+        if !a.is_all_finite() {
+            return Err(Error::NonFinite { what: "matrix to factor" });
+        }
         let mean_diag = if n == 0 { 0.0 } else { (0..n).map(|i| a[(i, i)].abs()).sum::<f64>() / n as f64 };
         let scale = if mean_diag > 0.0 { mean_diag } else { 1.0 };
 
@@ -149,7 +178,10 @@ impl Cholesky {
         for attempt in 0..=policy.max_attempts {
             if attempt > 0 {
                 jitter = scale * policy.initial_jitter * 10f64.powi(attempt as i32 - 1);
-                restore_lower(a.as_mut(), backup.as_ref(), jitter);
+                a = build();
+                for i in 0..n {
+                    a[(i, i)] += jitter;
+                }
             }
             let res = cholesky_in_place(
                 a.as_mut(),
@@ -187,22 +219,9 @@ impl Cholesky {
     }
 }
 
-fn restore_lower(mut a: MatMut<'_, f64>, backup: MatRef<'_, f64>, jitter: f64) {
-    let n = a.nrows();
-    for j in 0..n {
-        a[(j, j)] = backup[(j, j)] + jitter;
-        for i in j + 1..n {
-            a[(i, j)] = backup[(i, j)];
-        }
-    }
-}
-
 fn zero_upper(mut a: MatMut<'_, f64>) {
-    let n = a.nrows();
-    for j in 1..n {
-        for i in 0..j {
-            a[(i, j)] = 0.0;
-        }
+    for j in 1..a.ncols() {
+        a.as_mut().col_mut(j).subrows_mut(0, j).fill(0.0);
     }
 }
 

@@ -1,0 +1,53 @@
+//! Data-driven kernel widths.
+
+use crate::{Kernel, Linear, Rows};
+
+/// Median squared Euclidean distance $\|x_i - x_j\|^2$ over the pairs of at
+/// most `max_rows` evenly spaced rows of `x` (all rows when fewer), computed
+/// from one linear Gram block. Deterministic; `0` for fewer than two rows.
+///
+/// The Gaussian width `gamma = c / median` with `c = 1/2` is the median
+/// heuristic ($\sigma^2$ = median).
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, median_sq_distance};
+/// let x = DenseRows::from_rows(&[vec![0.0], vec![1.0], vec![3.0]])?;
+/// // Squared distances 1, 9, 4: the median is 4.
+/// assert_eq!(median_sq_distance(&x, 100), 4.0);
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn median_sq_distance<R: Rows>(x: &R, max_rows: usize) -> f64
+where
+    Linear: Kernel<R>,
+{
+    let n = x.n_rows();
+    let m = n.min(max_rows.max(2));
+    if m < 2 {
+        return 0.0;
+    }
+    let idx: Vec<usize> = (0..m).map(|i| i * n / m).collect();
+    let sample = x.select(&idx);
+    let g = Linear.gram(&sample);
+    let mut d: Vec<f64> = (0..m)
+        .flat_map(|j| (0..j).map(move |i| (i, j)))
+        .map(|(i, j)| (g[(i, i)] + g[(j, j)] - 2.0 * g[(i, j)]).max(0.0))
+        .collect();
+    let mid = d.len() / 2;
+    *d.select_nth_unstable_by(mid, f64::total_cmp).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CsrRows, DenseRows};
+
+    #[test]
+    fn sparse_equals_dense_and_small_inputs() {
+        let rows = vec![vec![(0, 1.0)], vec![(1, 2.0)], vec![(0, 1.0), (2, 1.0)], vec![]];
+        let s = CsrRows::from_rows(3, rows).unwrap();
+        let d = DenseRows::new(s.to_dense()).unwrap();
+        assert_eq!(median_sq_distance(&s, 10), median_sq_distance(&d, 10));
+        assert_eq!(median_sq_distance(&d.select(&[0]), 10), 0.0);
+    }
+}
