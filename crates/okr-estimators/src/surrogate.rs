@@ -72,7 +72,7 @@ pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
 
     /// As [`rkhs_sq_errors`](SurrogateModel::rkhs_sq_errors), from
     /// coefficients `coef` `(n_test, n_atoms)` already computed:
-    /// $\|h_t - \psi(y_t)\|^2 = c_t^	op A c_t - 2 c_t^	op G_{:,t} + k(y_t, y_t)$
+    /// $\|h_t - \psi(y_t)\|^2 = c_t^\top A c_t - 2 c_t^\top G_{:,t} + k(y_t, y_t)$
     /// with $A$ the atom Gram and $G$ the atom products of `y`.
     ///
     /// # Errors

@@ -185,3 +185,25 @@ fn lambda_path_equals_direct_fit() {
         assert_close(&via_path, &direct.coefficients(&xt).unwrap(), 1e-7);
     }
 }
+
+#[test]
+fn repeated_outputs_share_one_atom() {
+    use okr_kernels::{LabelSets, Linear};
+    let x = random_rows(8, 3, 21);
+    let y =
+        LabelSets::new(4, vec![vec![0, 2], vec![1], vec![0, 2], vec![], vec![1], vec![3], vec![0, 2], vec![]]).unwrap();
+    let model = Iokr::params(PairGauss(0.6), Linear).lambda(1e-2).fit(&x, &y).unwrap();
+    assert_eq!(model.atoms().n_rows(), 4);
+    assert_eq!(model.atom_of_sample(), &[0, 1, 0, 2, 1, 3, 0, 2]);
+    assert_eq!(model.y_train(), y);
+    // h(x) as label vectors: sum over atoms equals the per-sample direct solve.
+    let xt = random_rows(5, 3, 22);
+    let h_atoms = model.coefficients(&xt).unwrap() * model.atoms().to_indicator();
+    let mut k = PairGauss(0.6).gram(&x);
+    for i in 0..8 {
+        k[(i, i)] += 8.0 * 1e-2;
+    }
+    let alpha = k.partial_piv_lu().solve(PairGauss(0.6).gram_block(&x, &xt));
+    let h_direct = alpha.transpose() * y.to_indicator();
+    assert_close(&h_atoms, &h_direct.to_owned(), 1e-9);
+}

@@ -8,7 +8,8 @@ use crate::{Error, ParamGuard, Result};
 impl<KX: Clone, KY: Clone> IokrValidParams<KX, KY> {
     /// Fits IOKR: computes $K_x$ on `x`, adds $n\lambda$ to its diagonal and
     /// factors it by Cholesky (with a jitter retry). Costs one Gram matrix and
-    /// $n^3/3$ flops; the fitted model keeps `x`, `y` and the factor.
+    /// $n^3/3$ flops; the fitted model keeps `x`, the distinct outputs of `y`
+    /// (its atoms) and the factor.
     ///
     /// # Errors
     /// [`Error::Empty`] for no samples, [`Error::ShapeMismatch`] when `x` and
@@ -28,13 +29,18 @@ impl<KX: Clone, KY: Clone> IokrValidParams<KX, KY> {
         if y.n_rows() != n {
             return Err(Error::ShapeMismatch { what: "number of training outputs", expected: n, got: y.n_rows() });
         }
-        let mut k = self.input_kernel.gram(x);
         let ridge = n as f64 * self.lambda;
-        for i in 0..n {
-            k[(i, i)] += ridge;
-        }
-        let (chol, info) = Cholesky::factor_in_place(k, JitterPolicy::with_lambda(self.lambda), Par::rayon(0))?;
-        Ok(Iokr { params: self.clone(), x_train: x.clone(), y_train: y.clone(), chol, info })
+        // The Gram is rebuilt only if a jittered retry is needed.
+        let build = || {
+            let mut k = self.input_kernel.gram(x);
+            for i in 0..n {
+                k[(i, i)] += ridge;
+            }
+            k
+        };
+        let (chol, info) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), Par::rayon(0))?;
+        let (atoms, atom_of) = y.group_duplicates();
+        Ok(Iokr { params: self.clone(), x_train: x.clone(), atoms, atom_of, chol, info })
     }
 }
 

@@ -5,7 +5,11 @@
 //! \qquad \hat h(x) = \sum_i \alpha_i(x)\, \psi(y_i),\quad \alpha(x) = (K_x + n\lambda I)^{-1} k_x(x).$$
 //!
 //! No intercept and no centring. The output basis of the [`SurrogateModel`]
-//! is the training outputs themselves ($B = I$).
+//! is the distinct training outputs: with $P$ the `(n, n_atoms)` 0/1 matrix
+//! that maps each sample to its output's atom, $h(x) = \sum_u (\alpha(x)^\top P)_u\, \psi(u)$.
+//! Multi-label data repeat label sets (Bibtex: 2058 distinct sets among 4880
+//! samples), so scoring candidates against atoms instead of samples halves
+//! the decoding GEMM.
 
 mod fit;
 mod params;
@@ -23,8 +27,9 @@ use crate::{Error, Result, SurrogateModel};
 
 /// A fitted IOKR model.
 ///
-/// Keeps the training inputs and outputs and the Cholesky factor of
-/// $K_x + n\lambda I$; predictions solve with it.
+/// Keeps the training inputs, the distinct training outputs (atoms) with the
+/// sample-to-atom map, and the Cholesky factor of $K_x + n\lambda I$;
+/// predictions solve with it.
 ///
 /// # Example
 /// ```
@@ -42,14 +47,15 @@ use crate::{Error, Result, SurrogateModel};
 /// let y = DenseRows::new(Mat::from_fn(6, 1, |i, _| i as f64))?;
 /// let model = Iokr::params(Lin, Lin).lambda(1e-3).fit(&x, &y)?;
 /// let c = model.coefficients(&x.select(&[0, 5]))?;
-/// assert_eq!((c.nrows(), c.ncols()), (2, 6));
+/// assert_eq!((c.nrows(), c.ncols()), (2, model.atoms().n_rows()));
 /// Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Iokr<X, Y, KX, KY> {
     params: IokrValidParams<KX, KY>,
     x_train: X,
-    y_train: Y,
+    atoms: Y,
+    atom_of: Vec<usize>,
     chol: Cholesky,
     info: SolveInfo,
 }
@@ -70,9 +76,18 @@ impl<X: Rows, Y: Rows, KX, KY> Iokr<X, Y, KX, KY> {
     pub fn x_train(&self) -> &X {
         &self.x_train
     }
-    /// Training outputs (the atoms of the output basis).
-    pub fn y_train(&self) -> &Y {
-        &self.y_train
+    /// The distinct training outputs in first-occurrence order: the atoms
+    /// of the output basis.
+    pub fn atoms(&self) -> &Y {
+        &self.atoms
+    }
+    /// For every training sample, the index of its output in [`atoms`](Self::atoms).
+    pub fn atom_of_sample(&self) -> &[usize] {
+        &self.atom_of
+    }
+    /// The training outputs, rebuilt from the atoms.
+    pub fn y_train(&self) -> Y {
+        self.atoms.select(&self.atom_of)
     }
     /// Number of training samples `n`.
     pub fn n_samples(&self) -> usize {
@@ -92,7 +107,7 @@ where
     KY: Kernel<Y>,
 {
     fn n_atoms(&self) -> usize {
-        self.n_samples()
+        self.atoms.n_rows()
     }
 
     fn check_inputs(&self, x: &X) -> Result<()> {
@@ -100,26 +115,40 @@ where
     }
 
     fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.y_train, y)
+        check_width("output dimension", &self.atoms, y)
     }
 
-    /// $C = K_x(x, X_{train}) (K_x + n\lambda I)^{-1}$, via
-    /// $C^\top = (K + n\lambda I)^{-1} K_x(X_{train}, x)$: one Gram block and
-    /// a Cholesky solve with `x.n_rows()` right-hand sides.
+    /// $C = K_x(x, X_{train}) (K_x + n\lambda I)^{-1} P$, via
+    /// $\alpha = (K + n\lambda I)^{-1} K_x(X_{train}, x)$: one Gram block, a
+    /// Cholesky solve with `x.n_rows()` right-hand sides, then the weights of
+    /// samples sharing an output are summed into their atom.
     fn coefficients_into(&self, x: &X, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
         self.check_inputs(x)?;
         let n = self.n_samples();
-        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), n), "coefficient block shape");
-        let mut kt = Mat::zeros(n, x.n_rows());
-        self.params.input_kernel.gram_block_into(&self.x_train, x, kt.as_mut(), par);
-        self.chol.solve_in_place(kt.as_mut(), par);
-        dst.copy_from(kt.transpose());
+        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), self.n_atoms()), "coefficient block shape");
+        let mut alpha = Mat::zeros(n, x.n_rows());
+        self.params.input_kernel.gram_block_into(&self.x_train, x, alpha.as_mut(), par);
+        self.chol.solve_in_place(alpha.as_mut(), par);
+        if self.n_atoms() == n {
+            // Every output distinct: atoms are the samples, in order.
+            dst.copy_from(alpha.transpose());
+            return Ok(());
+        }
+        // Sum into an (n_atoms, n_test) buffer so each test point's column is contiguous.
+        let mut agg = Mat::<f64>::zeros(self.n_atoms(), x.n_rows());
+        for t in 0..x.n_rows() {
+            let mut col = agg.col_mut(t);
+            for (i, &a) in alpha.col(t).iter().enumerate() {
+                col[self.atom_of[i]] += a;
+            }
+        }
+        dst.copy_from(agg.transpose());
         Ok(())
     }
 
     fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
         self.check_outputs(candidates)?;
-        self.params.output_kernel.gram_block_into(&self.y_train, candidates, dst, par);
+        self.params.output_kernel.gram_block_into(&self.atoms, candidates, dst, par);
         Ok(())
     }
 
@@ -128,7 +157,7 @@ where
     }
 
     fn atom_gram(&self) -> Mat<f64> {
-        self.params.output_kernel.gram(&self.y_train)
+        self.params.output_kernel.gram(&self.atoms)
     }
 }
 
