@@ -18,7 +18,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             // A closed pipe (`okr predict ... | head`) is not an error.
-            if err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == ErrorKind::BrokenPipe)) {
+            if err
+                .chain()
+                .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == ErrorKind::BrokenPipe))
+            {
                 return ExitCode::SUCCESS;
             }
             eprintln!("okr: {err:#}");

@@ -1,0 +1,371 @@
+//! Command-line definitions (clap derive). Values are only parsed here;
+//! `config.rs` turns them into readers, kernels and estimator parameters.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// okr: output kernel regression for structured prediction.
+///
+/// Learn h: X -> H_Y (the RKHS of an output kernel) by kernel ridge
+/// regression (IOKR), then decode each prediction to the closest candidate
+/// output: y(x) = argmin_c k(c,c) - 2 <h(x), psi(c)>. Typical use on a
+/// multi-label data set:
+///
+///   okr fit  --train bibtex-train.arff --label-count 159 --model bibtex.okr
+///
+///   okr eval --model bibtex.okr --test bibtex-test.arff --label-count 159
+///
+/// Errors are printed on one line and exit with status 2.
+#[derive(Debug, Parser)]
+#[command(name = "okr", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The okr subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fit a model on a training file and save it.
+    ///
+    /// The model file stores the parameters, the training data it needs for
+    /// prediction and the factorized kernel system; it is written atomically.
+    Fit(FitArgs),
+    /// Predict label sets for an input file with a saved model.
+    ///
+    /// Writes one line per input: the predicted labels, comma separated
+    /// (0-based), or the top-k candidates with --top-k.
+    Predict(PredictArgs),
+    /// Evaluate a saved model on a labelled test file; prints one JSON object.
+    ///
+    /// Metrics: f1_samples (fraction), f1_micro, f1_macro, hamming, p_at_1,
+    /// p_at_3, p_at_5 (percent, from candidate scores), mse_h, fit_seconds,
+    /// decode_seconds.
+    Eval(EvalArgs),
+    /// Generate a seeded stand-in multi-label data set in a reader format.
+    ///
+    /// Presets have the shape of the benchmark data sets (bibtex, corel5k,
+    /// ...); results on them are stand-ins, not the real benchmarks.
+    Gen(GenArgs),
+}
+
+/// File formats okr reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Guess from the extension: .arff, .svm/.svmlight/.libsvm, .xc, .csv.
+    Auto,
+    /// Mulan ARFF (dense or sparse rows); labels are the last --label-count attributes.
+    Arff,
+    /// svmlight / libsvm multi-label: `l1,l2 f:v ...` (1-based features unless --zero-based).
+    Svmlight,
+    /// Extreme Classification format: header `n d L`, then svmlight rows (0-based features).
+    Xc,
+    /// CSV: features then --label-count 0/1 label columns, optional header.
+    Csv,
+}
+
+/// How to read a data file.
+#[derive(Debug, Clone, Args)]
+pub struct DataArgs {
+    /// File format.
+    #[arg(long, value_enum, default_value_t = Format::Auto, value_name = "FORMAT")]
+    pub format: Format,
+    /// Number of labels (the last attributes of an ARFF file, the last columns of a CSV file).
+    #[arg(long, value_name = "L")]
+    pub label_count: Option<usize>,
+    /// svmlight feature indices start at 0 instead of 1.
+    #[arg(long)]
+    pub zero_based: bool,
+}
+
+/// Kernels on vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KernelKind {
+    /// exp(-gamma ||x - y||^2).
+    Gaussian,
+    /// <x, y>.
+    Linear,
+    /// exp(-gamma ||x - y||_1).
+    Laplacian,
+    /// (gamma <x, y> + coef0)^degree.
+    Polynomial,
+    /// <x, y> / (|x|^2 + |y|^2 - <x, y>).
+    Tanimoto,
+    /// Gaussian on the Tanimoto distance.
+    GaussianTanimoto,
+}
+
+/// The estimators of `okr fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EstimatorKind {
+    /// Kernel ridge with input and output kernels, (K + n lambda I) solved by Cholesky.
+    Iokr,
+}
+
+/// Arguments of `okr fit`.
+#[derive(Debug, Clone, Args)]
+pub struct FitArgs {
+    /// Training file.
+    #[arg(long, value_name = "PATH")]
+    pub train: PathBuf,
+    /// How to read the training file.
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Where to write the model (written atomically).
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub model: PathBuf,
+    /// Estimator.
+    #[arg(long, value_enum, default_value_t = EstimatorKind::Iokr, value_name = "NAME")]
+    pub estimator: EstimatorKind,
+    /// Ridge parameter lambda > 0; the system is (K + n*lambda*I) (scikit-learn alpha = n*lambda).
+    #[arg(long, default_value_t = 1e-3, value_name = "LAMBDA", allow_hyphen_values = true)]
+    pub lambda: f64,
+    /// Input kernel.
+    #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
+    pub input_kernel: KernelKind,
+    /// Input kernel gamma (Gaussian, Laplacian, polynomial, Gaussian-Tanimoto).
+    ///
+    /// Default for Gaussian kernels: 1 / (2 * mean squared distance between training
+    /// points), computed on the (standardized) training inputs.
+    #[arg(long, value_name = "GAMMA", allow_hyphen_values = true, conflicts_with = "sigma2")]
+    pub gamma: Option<f64>,
+    /// Input Gaussian width sigma^2 (gamma = 1 / (2 sigma^2)).
+    #[arg(long, value_name = "SIGMA2", allow_hyphen_values = true)]
+    pub sigma2: Option<f64>,
+    /// Polynomial kernel degree.
+    #[arg(long, default_value_t = 2, value_name = "DEGREE")]
+    pub degree: u32,
+    /// Polynomial kernel offset.
+    #[arg(long, default_value_t = 1.0, value_name = "COEF0", allow_hyphen_values = true)]
+    pub coef0: f64,
+    /// Output kernel on label vectors.
+    #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
+    pub output_kernel: KernelKind,
+    /// Output kernel gamma.
+    #[arg(long, value_name = "GAMMA", allow_hyphen_values = true, conflicts_with = "output_sigma2")]
+    pub output_gamma: Option<f64>,
+    /// Output Gaussian width sigma^2; default: mean number of labels per training point.
+    #[arg(long, value_name = "SIGMA2", allow_hyphen_values = true)]
+    pub output_sigma2: Option<f64>,
+    /// Standardize features with the training mean and standard deviation
+    /// (sparse data stays sparse: the Gaussian kernel gets per-feature weights).
+    #[arg(long)]
+    pub standardize: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Seed for anything random (recorded in the model).
+    #[arg(long, default_value_t = 0, value_name = "SEED")]
+    pub seed: u64,
+}
+
+/// Candidate options shared by `predict` and `eval`.
+#[derive(Debug, Clone, Args)]
+pub struct DecodeArgs {
+    /// Candidate label sets, one per line as comma-separated 0-based labels (an empty line is
+    /// the empty set). Default: the distinct training label sets in first-occurrence order.
+    #[arg(long, value_name = "PATH")]
+    pub candidates: Option<PathBuf>,
+    /// Memory budget for the decoding tiles, in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    pub memory_budget: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// Arguments of `okr predict`.
+#[derive(Debug, Clone, Args)]
+pub struct PredictArgs {
+    /// Model file written by `okr fit`.
+    #[arg(long, short = 'm', value_name = "PATH")]
+    pub model: PathBuf,
+    /// Input file (its labels, if any, are ignored).
+    #[arg(long, value_name = "PATH")]
+    pub input: PathBuf,
+    /// How to read the input file.
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Candidates and resources.
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// Print the k best candidates per input (`;`-separated, best first).
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub top_k: usize,
+    /// Output file (default: standard output).
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `okr eval`.
+#[derive(Debug, Clone, Args)]
+pub struct EvalArgs {
+    /// Model file written by `okr fit`.
+    #[arg(long, short = 'm', value_name = "PATH")]
+    pub model: PathBuf,
+    /// Labelled test file.
+    #[arg(long, value_name = "PATH")]
+    pub test: PathBuf,
+    /// How to read the test file.
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Candidates and resources.
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+}
+
+/// Output formats of `okr gen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GenFormat {
+    /// Mulan ARFF (sparse rows for sparse presets).
+    Arff,
+    /// svmlight multi-label (1-based features).
+    Svmlight,
+    /// CSV with a header.
+    Csv,
+}
+
+/// Arguments of `okr gen`.
+#[derive(Debug, Clone, Args)]
+pub struct GenArgs {
+    /// Shape preset.
+    #[arg(long, default_value = "bibtex", value_name = "NAME")]
+    pub preset: String,
+    /// Scale the numbers of training and test points by this factor.
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", allow_hyphen_values = true)]
+    pub scale: f64,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 0, value_name = "SEED")]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GenFormat::Arff, value_name = "FORMAT")]
+    pub format: GenFormat,
+    /// Output directory (created); files are <preset>-standin-{train,test}.<ext>.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out_dir: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("okr").chain(args.iter().copied())).unwrap()
+    }
+
+    fn fit(extra: &[&str]) -> FitArgs {
+        let mut a = vec!["fit", "--train", "t.arff", "--model", "m.okr"];
+        a.extend_from_slice(extra);
+        match parse(&a).command {
+            Command::Fit(f) => f,
+            c => panic!("{c:?}"),
+        }
+    }
+
+    #[test]
+    fn fit_defaults() {
+        let f = fit(&[]);
+        assert_eq!(f.lambda, 1e-3);
+        assert_eq!(f.input_kernel, KernelKind::Gaussian);
+        assert_eq!(f.output_kernel, KernelKind::Gaussian);
+        assert_eq!(f.estimator, EstimatorKind::Iokr);
+        assert_eq!(f.data.format, Format::Auto);
+        assert!(!f.standardize && f.gamma.is_none() && f.threads.is_none());
+    }
+
+    #[test]
+    fn fit_flags() {
+        let f = fit(&["--lambda", "1e-5", "--gamma", "0.25", "--input-kernel", "polynomial", "--degree", "3"]);
+        assert_eq!((f.lambda, f.gamma, f.degree), (1e-5, Some(0.25), 3));
+        assert_eq!(f.input_kernel, KernelKind::Polynomial);
+        let f = fit(&["--sigma2", "4", "--coef0", "0.5", "--output-kernel", "linear", "--output-gamma", "2"]);
+        assert_eq!((f.sigma2, f.coef0, f.output_gamma), (Some(4.0), 0.5, Some(2.0)));
+        let f = fit(&["--output-sigma2", "2.4", "--standardize", "--threads", "2", "--seed", "7"]);
+        assert_eq!((f.output_sigma2, f.standardize, f.threads, f.seed), (Some(2.4), true, Some(2), 7));
+        let f = fit(&["--format", "arff", "--label-count", "159", "--zero-based"]);
+        assert_eq!((f.data.format, f.data.label_count, f.data.zero_based), (Format::Arff, Some(159), true));
+        let f = fit(&["--input-kernel", "gaussian-tanimoto", "--estimator", "iokr"]);
+        assert_eq!(f.input_kernel, KernelKind::GaussianTanimoto);
+    }
+
+    #[test]
+    fn negative_numbers_reach_validation() {
+        // Parsed as values, so `okr fit` can explain the valid range.
+        assert_eq!(fit(&["--lambda", "-1e-3"]).lambda, -1e-3);
+        assert_eq!(fit(&["--gamma", "-2"]).gamma, Some(-2.0));
+    }
+
+    #[test]
+    fn conflicting_widths_are_rejected() {
+        let r = Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--gamma", "1", "--sigma2", "2"]);
+        assert!(r.is_err());
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a"]).is_err(), "--model is required");
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--lambda", "x"]).is_err());
+    }
+
+    #[test]
+    fn predict_and_eval_flags() {
+        let c = parse(&[
+            "predict",
+            "-m",
+            "m.okr",
+            "--input",
+            "x.svm",
+            "--top-k",
+            "3",
+            "--candidates",
+            "c.txt",
+            "-o",
+            "p.txt",
+        ]);
+        match c.command {
+            Command::Predict(p) => {
+                assert_eq!((p.top_k, p.decode.memory_budget), (3, 1024));
+                assert_eq!(p.decode.candidates.as_deref(), Some(std::path::Path::new("c.txt")));
+                assert_eq!(p.output.as_deref(), Some(std::path::Path::new("p.txt")));
+            }
+            c => panic!("{c:?}"),
+        }
+        let c = parse(&[
+            "eval",
+            "-m",
+            "m.okr",
+            "--test",
+            "t.arff",
+            "--label-count",
+            "6",
+            "--memory-budget",
+            "64",
+            "--threads",
+            "1",
+        ]);
+        match c.command {
+            Command::Eval(e) => {
+                assert_eq!((e.data.label_count, e.decode.memory_budget, e.decode.threads), (Some(6), 64, Some(1)));
+            }
+            c => panic!("{c:?}"),
+        }
+    }
+
+    #[test]
+    fn gen_flags() {
+        match parse(&["gen", "--preset", "yeast", "--seed", "3", "--scale", "0.5", "--format", "svmlight", "-o", "d"])
+            .command
+        {
+            Command::Gen(g) => {
+                assert_eq!((g.preset.as_str(), g.seed, g.scale, g.format), ("yeast", 3, 0.5, GenFormat::Svmlight));
+            }
+            c => panic!("{c:?}"),
+        }
+    }
+
+    #[test]
+    fn help_renders() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains("output kernel regression"));
+    }
+}

@@ -1,0 +1,54 @@
+//! `okr eval`.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use okr_decode::CandidateDecoder;
+use okr_eval::{f1_macro, f1_micro, f1_samples, hamming_loss, precision_at_k};
+use okr_kernels::Rows;
+use serde_json::json;
+
+use crate::cli::EvalArgs;
+use crate::cmd::predict_dataset;
+use crate::config::{read_candidates, read_data, set_threads};
+use crate::model::ModelFile;
+
+pub fn run(a: &EvalArgs) -> Result<()> {
+    set_threads(a.decode.threads)?;
+    let mf = ModelFile::load(&a.model)?;
+    let data = read_data(&a.test, &a.data, Some(mf.shape()))?;
+    let candidates = match &a.decode.candidates {
+        Some(p) => read_candidates(p, mf.n_labels)?,
+        None => mf.default_candidates(),
+    };
+    let decoder = CandidateDecoder::new().memory_budget(a.decode.memory_budget.saturating_mul(1 << 20));
+    let t = Instant::now();
+    let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
+    let decode_seconds = t.elapsed().as_secs_f64();
+    let predicted = candidates.select(&pred.decoded.best());
+
+    // Label scores: h(x) with a linear output kernel, sum_i alpha_i(x) y_i
+    // (the coefficients alpha do not depend on the output kernel).
+    let scores = match (&pred.coefficients, &pred.train_indicator) {
+        (Some(c), Some(y)) => c * y,
+        _ => unreachable!("eval asks for coefficients"),
+    };
+    let errors = pred.rkhs_sq_errors.as_deref().unwrap_or(&[]);
+    let mse_h = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+    let report = json!({
+        "n_test": data.n_samples(),
+        "n_candidates": candidates.n_rows(),
+        "f1_samples": f1_samples(&data.y, &predicted)?,
+        "f1_micro": f1_micro(&data.y, &predicted)?,
+        "f1_macro": f1_macro(&data.y, &predicted)?,
+        "hamming": hamming_loss(&data.y, &predicted)?,
+        "p_at_1": 100.0 * precision_at_k(scores.as_ref(), &data.y, 1)?,
+        "p_at_3": 100.0 * precision_at_k(scores.as_ref(), &data.y, 3)?,
+        "p_at_5": 100.0 * precision_at_k(scores.as_ref(), &data.y, 5)?,
+        "mse_h": mse_h,
+        "fit_seconds": mf.fit_seconds,
+        "decode_seconds": decode_seconds,
+    });
+    println!("{report}");
+    Ok(())
+}

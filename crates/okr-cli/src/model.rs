@@ -1,0 +1,82 @@
+//! The model file: a magic header, a format version, then a postcard body.
+//! Written to a temporary file in the target directory and renamed, so a
+//! failed or interrupted `okr fit` never leaves a partial model.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use okr_estimators::Iokr;
+use okr_eval::Standardizer;
+use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
+use serde::{Deserialize, Serialize};
+
+/// First bytes of every okr model file.
+const MAGIC: &[u8; 8] = b"OKRMODEL";
+/// Version of the body layout; bumped on any incompatible change.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// IOKR on dense or sparse inputs with label-set outputs.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum FittedModel {
+    /// Dense input rows.
+    IokrDense(Iokr<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Sparse (CSR) input rows.
+    IokrSparse(Iokr<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+}
+
+/// Everything `okr predict` / `okr eval` need besides the test file.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ModelFile {
+    /// okr version that wrote the file.
+    pub okr_version: String,
+    /// Estimator name (kebab-case, as in result records).
+    pub estimator: String,
+    /// Number of input features.
+    pub n_features: usize,
+    /// Number of labels.
+    pub n_labels: usize,
+    /// Seed given to `okr fit`.
+    pub seed: u64,
+    /// Wall-clock seconds of the fit (Gram + factorization).
+    pub fit_seconds: f64,
+    /// Standardization of dense inputs (sparse inputs carry it in the kernel weights).
+    pub standardizer: Option<Standardizer>,
+    /// The fitted estimator.
+    pub model: FittedModel,
+}
+
+impl ModelFile {
+    /// Writes the model atomically (temporary file + rename).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let body = postcard::to_stdvec(self).context("cannot encode the model")?;
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        let write = |f: &mut std::fs::File| -> std::io::Result<()> {
+            f.write_all(MAGIC)?;
+            f.write_all(&FORMAT_VERSION.to_le_bytes())?;
+            f.write_all(&body)?;
+            f.sync_all()
+        };
+        write(tmp.as_file_mut()).with_context(|| format!("cannot write {}", path.display()))?;
+        tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(())
+    }
+
+    /// Reads and checks a model file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot open {}", path.display()))?;
+        if bytes.len() < 12 || &bytes[..8] != MAGIC {
+            bail!("{} is not an okr model file (written by `okr fit`)", path.display());
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version != FORMAT_VERSION {
+            bail!(
+                "{} has model format version {version}; this okr reads version {FORMAT_VERSION} (refit the model)",
+                path.display()
+            );
+        }
+        postcard::from_bytes(&bytes[12..]).with_context(|| format!("{} is corrupt or truncated", path.display()))
+    }
+}

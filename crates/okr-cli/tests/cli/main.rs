@@ -1,0 +1,178 @@
+//! The `okr` binary end to end: generated data through fit, predict and
+//! eval, and one clear error line with a non-zero exit for each bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Dir(tempfile::TempDir);
+
+impl Dir {
+    fn new() -> Self {
+        Self(tempfile::tempdir().unwrap())
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+fn okr(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_okr")).args(args).env("RAYON_NUM_THREADS", "2").output().unwrap()
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The command fails with exit 2 and exactly one stderr line containing every `needle`.
+fn assert_one_line_error(out: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "expected one line, got: {stderr}");
+    assert!(stderr.starts_with("okr: "), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{stderr:?} should contain {n:?}");
+    }
+}
+
+const ARFF: &str = "@relation toy\n\
+@attribute f0 numeric\n@attribute f1 numeric\n@attribute l0 {0,1}\n@attribute l1 {0,1}\n@data\n\
+0.0,1.0,1,0\n1.0,0.0,0,1\n0.9,0.1,0,1\n0.1,0.9,1,0\n0.5,0.5,1,1\n0.2,0.8,1,0";
+
+fn fit_toy(dir: &Dir) -> PathBuf {
+    let train = dir.write("train.arff", ARFF);
+    let model = dir.path("m.okr");
+    let out = okr(&["fit", "--train", p(&train), "--label-count", "2", "--model", p(&model), "--lambda", "1e-3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    model
+}
+
+#[test]
+fn gen_fit_predict_eval_round_trip() {
+    let dir = Dir::new();
+    let out = okr(&["gen", "--preset", "emotions", "--scale", "0.25", "--seed", "3", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let train = dir.path("d/emotions-standin-train.arff");
+    let test = dir.path("d/emotions-standin-test.arff");
+    assert!(train.exists() && test.exists());
+    let model = dir.path("e.okr");
+    let out =
+        okr(&["fit", "--train", p(&train), "--label-count", "6", "--standardize", "--lambda", "1e-4", "-o", p(&model)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = okr(&["eval", "-m", p(&model), "--test", p(&test)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "f1_samples",
+        "f1_micro",
+        "f1_macro",
+        "hamming",
+        "p_at_1",
+        "p_at_3",
+        "p_at_5",
+        "mse_h",
+        "fit_seconds",
+        "decode_seconds",
+    ] {
+        assert!(v[key].is_number(), "missing {key} in {v}");
+    }
+    let f1 = v["f1_samples"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&f1));
+    let out = okr(&["predict", "-m", p(&model), "--input", p(&test), "--top-k", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let n_test = v["n_test"].as_u64().unwrap() as usize;
+    assert_eq!(text.lines().count(), n_test);
+    assert!(text.lines().all(|l| l.split(';').count() == 2), "{text}");
+}
+
+#[test]
+fn predict_recovers_training_labels_and_reads_candidates() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let train = dir.path("train.arff");
+    let out = okr(&["predict", "-m", p(&model), "--input", p(&train)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n1\n1\n0\n0,1\n0\n");
+    let cands = dir.write("c.txt", "# only two candidates\n1\n\n");
+    let out = okr(&["predict", "-m", p(&model), "--input", p(&train), "--candidates", p(&cands)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout).unwrap().lines().all(|l| l == "1" || l.is_empty()));
+}
+
+#[test]
+fn missing_file() {
+    let dir = Dir::new();
+    let out = okr(&["fit", "--train", p(&dir.path("nope.arff")), "--label-count", "2", "-o", p(&dir.path("m"))]);
+    assert_one_line_error(&out, &["nope.arff"]);
+    assert!(!dir.path("m").exists(), "no model is written on error");
+}
+
+#[test]
+fn malformed_arff_row() {
+    let dir = Dir::new();
+    let bad = dir.write("bad.arff", &ARFF.replace("0.9,0.1,0,1", "0.9,0.1,0"));
+    let out = okr(&["fit", "--train", p(&bad), "--label-count", "2", "-o", p(&dir.path("m"))]);
+    assert_one_line_error(&out, &["bad.arff:9", "expected 4"]);
+}
+
+#[test]
+fn nan_in_features() {
+    let dir = Dir::new();
+    let bad = dir.write("nan.arff", &ARFF.replace("0.5,0.5,1,1", "NaN,0.5,1,1"));
+    let out = okr(&["fit", "--train", p(&bad), "--label-count", "2", "-o", p(&dir.path("m"))]);
+    assert_one_line_error(&out, &["nan.arff"]);
+}
+
+#[test]
+fn label_count_larger_than_attribute_count() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let out = okr(&["fit", "--train", p(&train), "--label-count", "9", "-o", p(&dir.path("m"))]);
+    assert_one_line_error(&out, &["t.arff", "9"]);
+}
+
+#[test]
+fn lambda_must_be_positive() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    for lambda in ["0", "-1e-3"] {
+        let out =
+            okr(&["fit", "--train", p(&train), "--label-count", "2", "--lambda", lambda, "-o", p(&dir.path("m"))]);
+        assert_one_line_error(&out, &["lambda", "> 0"]);
+    }
+}
+
+#[test]
+fn test_file_with_other_feature_count() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let wide = dir.write(
+        "wide.arff",
+        "@relation w\n@attribute a numeric\n@attribute b numeric\n@attribute c numeric\n\
+         @attribute l0 {0,1}\n@attribute l1 {0,1}\n@data\n1,2,3,0,1\n",
+    );
+    let out = okr(&["eval", "-m", p(&model), "--test", p(&wide)]);
+    assert_one_line_error(&out, &["wide.arff", "3 features", "2"]);
+}
+
+#[test]
+fn empty_candidate_file() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let empty = dir.write("empty.txt", "");
+    let out = okr(&["predict", "-m", p(&model), "--input", p(&dir.path("train.arff")), "--candidates", p(&empty)]);
+    assert_one_line_error(&out, &["empty.txt", "empty"]);
+}
+
+#[test]
+fn not_a_model_file() {
+    let dir = Dir::new();
+    let junk = dir.write("junk.okr", "hello");
+    let out = okr(&["eval", "-m", p(&junk), "--test", p(&dir.write("t.arff", ARFF))]);
+    assert_one_line_error(&out, &["junk.okr", "not an okr model"]);
+}
