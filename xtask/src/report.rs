@@ -1,0 +1,99 @@
+//! Result records -> `docs/results/<name>.json` and a markdown table.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use okr_eval::{MetricRecord, write_records};
+
+/// A published figure and where it comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct PaperValue {
+    /// The value as the paper prints it (F1 x100).
+    pub value: f64,
+    /// Paper and table.
+    pub source: &'static str,
+}
+
+/// Metrics shown as percentages (stored as fractions).
+const PERCENT: [&str; 3] = ["f1_samples", "f1_micro", "f1_macro"];
+
+/// Writes `<out_dir>/<name>.json` (all records) and `<out_dir>/<name>.md`
+/// (one row per data set and method, published figures beside ours), and
+/// returns the markdown table.
+pub fn write_results(
+    out_dir: &Path,
+    name: &str,
+    records: &[MetricRecord],
+    published: &dyn Fn(&str) -> Vec<PaperValue>,
+    notes: &str,
+) -> Result<String> {
+    std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    write_records(out_dir.join(format!("{name}.json")), records)?;
+    let table = render_table(records, published);
+    let mut md = format!("# `cargo xtask reproduce {name}`\n\n");
+    md.push_str(&table);
+    md.push_str("\n\n");
+    md.push_str(notes);
+    md.push_str("\n\nRecords: `");
+    md.push_str(name);
+    md.push_str(".json` (one per measured figure; fractions, not percentages).\n");
+    let path = out_dir.join(format!("{name}.md"));
+    std::fs::write(&path, md).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(table)
+}
+
+/// One markdown row per (data set, method): the F1 columns in percent, the
+/// published values, the gap, then the selected hyper-parameters and times.
+pub fn render_table(records: &[MetricRecord], published: &dyn Fn(&str) -> Vec<PaperValue>) -> String {
+    let mut rows: BTreeMap<(usize, String, String), BTreeMap<String, &MetricRecord>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for r in records {
+        if !order.contains(&r.dataset) {
+            order.push(r.dataset.clone());
+        }
+        let pos = order.iter().position(|d| d == &r.dataset).unwrap();
+        rows.entry((pos, r.dataset.clone(), r.method.clone())).or_default().insert(r.metric.clone(), r);
+    }
+    let mut out = String::from(
+        "| data set | method | n / n_test | c | lambda | CV F1 | **test F1** | published IOKR F1 | gap | F1 micro | F1 macro | Hamming | fit s | decode s |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for ((_, dataset, method), metrics) in rows {
+        let any = metrics.values().next().unwrap();
+        let s = &any.setting;
+        let get = |k: &str| s.get(k).and_then(|v| v.as_f64());
+        let val = |m: &str| metrics.get(m).map(|r| if PERCENT.contains(&m) { r.value * 100.0 } else { r.value });
+        let fmt = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |v| format!("{v:.p$}"));
+        let f1 = val("f1_samples");
+        let base = dataset.trim_end_matches("-standin");
+        let papers = published(base);
+        let paper_txt = if papers.is_empty() {
+            "-".to_string()
+        } else {
+            papers.iter().map(|p| format!("{:.1} ({})", p.value, p.source)).collect::<Vec<_>>().join("; ")
+        };
+        let gap = match (f1, papers.first()) {
+            (Some(f), Some(p)) if !any.stand_in => format!("{:+.1}", f - p.value),
+            _ => "-".to_string(),
+        };
+        let name = if any.stand_in { format!("{dataset} (stand-in)") } else { dataset.clone() };
+        let _ = writeln!(
+            out,
+            "| {name} | {method} | {} / {} | {} | {} | {} | **{}** | {paper_txt} | {gap} | {} | {} | {} | {} | {} |",
+            fmt(get("n"), 0),
+            fmt(get("n_test"), 0),
+            fmt(get("c"), 3),
+            get("lambda").map_or("-".into(), |v| format!("{v:.0e}")),
+            fmt(get("cv_f1_samples").map(|v| v * 100.0), 2),
+            fmt(f1, 2),
+            fmt(val("f1_micro"), 2),
+            fmt(val("f1_macro"), 2),
+            fmt(val("hamming"), 4),
+            fmt(val("fit_seconds"), 2),
+            fmt(val("decode_seconds"), 2),
+        );
+    }
+    out
+}
