@@ -3,25 +3,15 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use okr_decode::CandidateDecoder;
 use okr_eval::{f1_macro, f1_micro, f1_samples, hamming_loss, precision_at_k};
 use okr_kernels::Rows;
 use serde_json::json;
 
 use crate::cli::EvalArgs;
-use crate::cmd::predict_dataset;
-use crate::config::{read_candidates, read_data, set_threads};
-use crate::model::ModelFile;
+use crate::cmd::{load_for_decoding, predict_dataset};
 
 pub fn run(a: &EvalArgs) -> Result<()> {
-    set_threads(a.decode.threads)?;
-    let mf = ModelFile::load(&a.model)?;
-    let data = read_data(&a.test, &a.data, Some(mf.shape()))?;
-    let candidates = match &a.decode.candidates {
-        Some(p) => read_candidates(p, mf.n_labels)?,
-        None => mf.default_candidates(),
-    };
-    let decoder = CandidateDecoder::new().memory_budget(a.decode.memory_budget.saturating_mul(1 << 20));
+    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode)?;
     let t = Instant::now();
     let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
     let decode_seconds = t.elapsed().as_secs_f64();

@@ -41,6 +41,26 @@ impl ModelFile {
     }
 }
 
+/// Loads what `predict` and `eval` share: the model, the data file read with
+/// the model's widths, the candidates (a file, or the model's distinct
+/// training outputs), and the decoder with the memory budget.
+pub fn load_for_decoding(
+    model: &std::path::Path,
+    data_path: &std::path::Path,
+    data_args: &crate::cli::DataArgs,
+    decode: &crate::cli::DecodeArgs,
+) -> Result<(ModelFile, Dataset, LabelSets, CandidateDecoder)> {
+    crate::config::set_threads(decode.threads)?;
+    let mf = ModelFile::load(model)?;
+    let data = crate::config::read_data(data_path, data_args, Some(mf.shape()))?;
+    let candidates = match &decode.candidates {
+        Some(p) => crate::config::read_candidates(p, mf.n_labels)?,
+        None => mf.default_candidates(),
+    };
+    let decoder = CandidateDecoder::new().memory_budget(decode.memory_budget.saturating_mul(1 << 20));
+    Ok((mf, data, candidates, decoder))
+}
+
 /// What a decoding pass produces for `predict` and `eval`.
 pub struct Prediction {
     /// Ranked candidates per test point.
