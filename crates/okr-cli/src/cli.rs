@@ -10,9 +10,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Learn h: X -> H_Y (the RKHS of an output kernel) by kernel ridge
 /// regression (IOKR), then decode each prediction to the closest candidate
 /// output: y(x) = argmin_c k(c,c) - 2 <h(x), psi(c)>. Typical use on a
-/// multi-label data set:
+/// multi-label data set (the input width defaults to the median heuristic;
+/// `cargo xtask reproduce quick` shows cross-validated choices):
 ///
-///   okr fit  --train bibtex-train.arff --label-count 159 --model bibtex.okr
+///   okr fit  --train bibtex-train.arff --label-count 159 --lambda 1e-5 --model bibtex.okr
 ///
 ///   okr eval --model bibtex.okr --test bibtex-test.arff --label-count 159
 ///
