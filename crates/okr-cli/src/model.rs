@@ -60,6 +60,14 @@ impl ModelFile {
             f.sync_all()
         };
         write(tmp.as_file_mut()).with_context(|| format!("cannot write {}", path.display()))?;
+        // Temporary files are private (0600); a model is an ordinary file.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+                .with_context(|| format!("cannot set permissions of {}", path.display()))?;
+        }
         tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(())
     }
