@@ -71,6 +71,8 @@ pub struct Prediction {
     pub train_indicator: Option<Mat<f64>>,
     /// `||h(x) - psi(y)||^2` per test point, when true outputs were given.
     pub rkhs_sq_errors: Option<Vec<f64>>,
+    /// Wall-clock seconds of coefficients + decoding (metrics excluded).
+    pub decode_seconds: f64,
 }
 
 /// Decodes `data` with the model; with `truth`, also returns coefficients
@@ -118,9 +120,17 @@ where
     X: Rows,
     KernelSpec: Kernel<X>,
 {
+    let start = std::time::Instant::now();
     if !truth {
         let decoded = decoder.decode(model, x, candidates)?;
-        return Ok(Prediction { decoded, coefficients: None, train_indicator: None, rkhs_sq_errors: None });
+        let decode_seconds = start.elapsed().as_secs_f64();
+        return Ok(Prediction {
+            decoded,
+            coefficients: None,
+            train_indicator: None,
+            rkhs_sq_errors: None,
+            decode_seconds,
+        });
     }
     // One coefficient matrix serves decoding, label scores and RKHS errors.
     let coef = model.coefficients(x)?;
@@ -128,11 +138,13 @@ where
     model.atom_products_into(candidates, g.as_mut(), faer::Par::rayon(0))?;
     let norms = model.output_sq_norms(candidates);
     let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
+    let decode_seconds = start.elapsed().as_secs_f64();
     let errors = model.rkhs_sq_errors_from(coef.as_ref(), &data.y)?;
     Ok(Prediction {
         decoded,
         train_indicator: Some(model.atoms().to_indicator()),
         coefficients: Some(coef),
         rkhs_sq_errors: Some(errors),
+        decode_seconds,
     })
 }
