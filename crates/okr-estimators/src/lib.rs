@@ -14,12 +14,14 @@
 
 mod error;
 pub mod iokr;
+pub mod kde;
 mod param_guard;
 pub mod reduced_rank;
 mod surrogate;
 
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
+pub use kde::{Kde, KdeParams, KdeValidParams};
 pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
 pub use surrogate::SurrogateModel;
