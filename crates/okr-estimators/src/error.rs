@@ -28,6 +28,15 @@ pub enum Error {
         /// What was empty.
         what: &'static str,
     },
+    /// A matrix that needs a positive numerical rank has none (for example
+    /// reduced-rank IOKR with constant-zero outputs).
+    #[error("{what} has numerical rank 0 at relative tolerance {tol}: no direction to project on")]
+    ZeroRank {
+        /// The matrix.
+        what: &'static str,
+        /// The relative tolerance used.
+        tol: f64,
+    },
     /// A linear algebra failure (for example a kernel that is not PSD).
     #[error(transparent)]
     Linalg(#[from] okr_linalg::Error),

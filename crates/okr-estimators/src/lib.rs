@@ -8,15 +8,20 @@
 //!
 //! Estimators follow the params -> checked params -> fitted model pattern:
 //! `Iokr::params(kx, ky).lambda(1e-3).fit(&x, &y)?` checks the parameters
-//! ([`ParamGuard`]) and returns the fitted [`Iokr`].
+//! ([`ParamGuard`]) and returns the fitted [`Iokr`]; [`ReducedRankIokr`]
+//! projects it on a learned rank-$p$ output subspace.
 #![warn(missing_docs)]
 
 mod error;
 pub mod iokr;
+pub mod kde;
 mod param_guard;
+pub mod reduced_rank;
 mod surrogate;
 
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
+pub use kde::{Kde, KdeParams, KdeValidParams};
 pub use param_guard::ParamGuard;
+pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
 pub use surrogate::SurrogateModel;

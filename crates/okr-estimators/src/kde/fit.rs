@@ -1,0 +1,105 @@
+use faer::Mat;
+use okr_kernels::{Kernel, Rows};
+use okr_linalg::{Cholesky, JitterPolicy};
+
+use super::{Kde, KdeParams, KdeValidParams};
+use crate::{Error, ParamGuard, Result};
+
+impl<KX: Clone, KY: Clone> KdeValidParams<KX, KY> {
+    /// Fits KDE: eigendecomposition of $K_y$ (centred if asked), $p$ capped at
+    /// its numerical rank, $G = \operatorname{diag}(\nu^{-1/2}) V_p^\top H$, then
+    /// $M = (K_x + n\lambda I)^{-1} K_y G^\top$ by a Cholesky solve.
+    ///
+    /// # Errors
+    /// [`Error::Empty`], [`Error::ShapeMismatch`] for `x`/`y` row counts,
+    /// [`Error::Linalg`] when a decomposition fails, [`Error::ZeroRank`] when
+    /// the output Gram matrix has numerical rank 0.
+    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Kde<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        let n = x.n_rows();
+        if n == 0 {
+            return Err(Error::Empty { what: "training set" });
+        }
+        if y.n_rows() != n {
+            return Err(Error::ShapeMismatch { what: "number of training outputs", expected: n, got: y.n_rows() });
+        }
+        let (outputs, output_of) = y.group_duplicates();
+        let ku = self.output_kernel.gram(&outputs);
+        let ky = Mat::from_fn(n, n, |i, j| ku[(output_of[i], output_of[j])]);
+        // H K_y H: subtract row and column means, add back the grand mean.
+        let kc = if self.centered {
+            let nf = n as f64;
+            let means: Vec<f64> = (0..n).map(|i| (0..n).map(|j| ky[(i, j)]).sum::<f64>() / nf).collect();
+            let grand = means.iter().sum::<f64>() / nf;
+            Mat::from_fn(n, n, |i, j| ky[(i, j)] - means[i] - means[j] + grand)
+        } else {
+            ky.clone()
+        };
+        let eig = okr_linalg::eigh(kc.as_ref())?;
+        let numerical_rank = eig.numerical_rank(self.rank_tolerance);
+        if numerical_rank == 0 {
+            return Err(Error::ZeroRank { what: "output Gram matrix K_y", tol: self.rank_tolerance });
+        }
+        let p = self.rank.min(numerical_rank);
+        let (nu, v) = eig.into_parts();
+        let mut g = Mat::from_fn(p, n, |i, j| v[(j, i)] / nu[i].sqrt());
+        if self.centered {
+            // G H: subtract each row's mean.
+            for i in 0..p {
+                let m = (0..n).map(|j| g[(i, j)]).sum::<f64>() / n as f64;
+                for j in 0..n {
+                    g[(i, j)] -= m;
+                }
+            }
+        }
+        let mut encoder = Mat::<f64>::zeros(p, outputs.n_rows());
+        for (i, &o) in output_of.iter().enumerate() {
+            for r in 0..p {
+                encoder[(r, o)] += g[(r, i)];
+            }
+        }
+        let ridge = n as f64 * self.lambda;
+        let build = || {
+            let mut k = self.input_kernel.gram(x);
+            for i in 0..n {
+                k[(i, i)] += ridge;
+            }
+            k
+        };
+        let par = faer::get_global_parallelism();
+        let (chol, _) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), par)?;
+        let mut predict_map = &ky * g.transpose();
+        chol.solve_in_place(predict_map.as_mut(), par);
+        Ok(Kde {
+            params: self.clone(),
+            x_train: x.clone(),
+            outputs,
+            output_of,
+            encoder,
+            predict_map,
+            nu,
+            numerical_rank,
+        })
+    }
+}
+
+impl<KX: Clone, KY: Clone> KdeParams<KX, KY> {
+    /// Checks the parameters, then fits (see [`KdeValidParams::fit`]).
+    ///
+    /// # Errors
+    /// An invalid parameter, or any error of [`KdeValidParams::fit`].
+    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Kde<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        self.check_ref()?.fit(x, y)
+    }
+}

@@ -1,0 +1,163 @@
+//! KDE, kernel dependency estimation (Weston et al. 2003), the baseline of
+//! Brogat-Motte et al. 2022 (spec 1.6): kernel PCA of the outputs with $p$
+//! directions, then kernel ridge regression onto each direction's coordinate.
+//!
+//! With the eigenpairs $(\nu_i, v_i)$ of $K_y$ (or of $H K_y H$, $H = I - 11^\top/n$,
+//! when centred), the directions $e_i = \sum_j (H v_i)_j \psi(y_j) / \sqrt{\nu_i}$
+//! are orthonormal, the encoder is $G = \operatorname{diag}(\nu^{-1/2}) V_p^\top H$
+//! `(p, n)`, and because ridge regression is linear in its targets the $p$
+//! independent regressions give $U\hat h(x) = M^\top k_x(x)$ with
+//! $M = W K_y G^\top$: KDE is $P_{out}\hat h_\lambda$, the IOKR estimator
+//! projected on the top-$p$ output KPCA subspace. The reduced-rank estimator
+//! ([`ReducedRankIokr`](crate::ReducedRankIokr)) instead projects on the top
+//! directions of the fitted values.
+//!
+//! Decoding uses $k(c, c)$ for the candidate norm (the same rule as the other
+//! estimators), not Weston's $\|\Pi\psi(c)\|^2$.
+
+mod fit;
+mod params;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use okr_kernels::{Kernel, Rows};
+use serde::{Deserialize, Serialize};
+
+pub use params::{KdeParams, KdeValidParams};
+
+use crate::{Error, Result, SurrogateModel};
+
+/// A fitted KDE model: the same surrogate structure as
+/// [`ReducedRankIokr`](crate::ReducedRankIokr) (orthonormal atoms, encoder
+/// $G$ over the distinct training outputs, prediction map $M$).
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::{Kde, SurrogateModel};
+/// use okr_kernels::{DenseRows, Kernel, Rows};
+/// #[derive(Clone, Debug)]
+/// struct Lin;
+/// impl Kernel<DenseRows> for Lin {
+///     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
+///         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
+///     }
+/// }
+/// let x = DenseRows::new(Mat::from_fn(8, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
+/// let y = DenseRows::new(Mat::from_fn(8, 4, |i, j| ((i + 2 * j) % 3) as f64))?;
+/// let model = Kde::params(Lin, Lin).rank(2).fit(&x, &y)?;
+/// assert_eq!(model.coefficients(&x)?.ncols(), 2);
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Kde<X, Y, KX, KY> {
+    params: KdeValidParams<KX, KY>,
+    x_train: X,
+    outputs: Y,
+    output_of: Vec<usize>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    encoder: Mat<f64>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    predict_map: Mat<f64>,
+    nu: Vec<f64>,
+    numerical_rank: usize,
+}
+
+impl<KX, KY> Kde<(), (), KX, KY> {
+    /// Default parameters (`rank = 64`, `lambda = 1e-3`, uncentred) with the given kernels.
+    pub fn params(input_kernel: KX, output_kernel: KY) -> KdeParams<KX, KY> {
+        KdeParams::new(input_kernel, output_kernel)
+    }
+}
+
+impl<X: Rows, Y: Rows, KX, KY> Kde<X, Y, KX, KY> {
+    /// The parameters the model was fitted with.
+    pub fn params_used(&self) -> &KdeValidParams<KX, KY> {
+        &self.params
+    }
+    /// The distinct training outputs (columns of [`encoder`](Self::encoder)).
+    pub fn distinct_outputs(&self) -> &Y {
+        &self.outputs
+    }
+    /// Number of training samples `n`.
+    pub fn n_samples(&self) -> usize {
+        self.x_train.n_rows()
+    }
+    /// The number of directions used: the requested rank capped at
+    /// [`numerical_rank`](Self::numerical_rank).
+    pub fn rank(&self) -> usize {
+        self.encoder.nrows()
+    }
+    /// The rank requested in the parameters.
+    pub fn requested_rank(&self) -> usize {
+        self.params.rank
+    }
+    /// Number of eigenvalues of the (centred) $K_y$ above `rank_tolerance * nu[0]`.
+    pub fn numerical_rank(&self) -> usize {
+        self.numerical_rank
+    }
+    /// Eigenvalues $\nu$ of $K_y$ (or $H K_y H$), descending.
+    pub fn nu(&self) -> &[f64] {
+        &self.nu
+    }
+    /// The encoder $G$ `(p, n_distinct)`.
+    pub fn encoder(&self) -> MatRef<'_, f64> {
+        self.encoder.as_ref()
+    }
+}
+
+impl<X, Y, KX, KY> SurrogateModel<X, Y> for Kde<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    fn n_atoms(&self) -> usize {
+        self.encoder.nrows()
+    }
+
+    fn check_inputs(&self, x: &X) -> Result<()> {
+        check_width("input features", &self.x_train, x)
+    }
+
+    fn check_outputs(&self, y: &Y) -> Result<()> {
+        check_width("output dimension", &self.outputs, y)
+    }
+
+    /// $C = K_x(x, X_{train})\, M$.
+    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_inputs(x)?;
+        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), self.n_atoms()), "coefficient block shape");
+        let mut k = Mat::zeros(self.n_samples(), x.n_rows());
+        self.params.input_kernel.gram_block_into(&self.x_train, x, k.as_mut(), par);
+        matmul(dst, Accum::Replace, k.transpose(), self.predict_map.as_ref(), 1.0, par);
+        Ok(())
+    }
+
+    /// $G\, K_y(\text{distinct outputs}, c)$ `(p, n_c)`.
+    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_outputs(candidates)?;
+        assert_eq!((dst.nrows(), dst.ncols()), (self.n_atoms(), candidates.n_rows()), "atom products shape");
+        let mut k = Mat::zeros(self.outputs.n_rows(), candidates.n_rows());
+        self.params.output_kernel.gram_block_into(&self.outputs, candidates, k.as_mut(), par);
+        matmul(dst, Accum::Replace, self.encoder.as_ref(), k.as_ref(), 1.0, par);
+        Ok(())
+    }
+
+    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
+        self.params.output_kernel.diag(y)
+    }
+
+    /// The identity: the KPCA directions are orthonormal.
+    fn atom_gram(&self) -> Mat<f64> {
+        Mat::identity(self.n_atoms(), self.n_atoms())
+    }
+}
+
+fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {
+    match (train.feature_dim(), other.feature_dim()) {
+        (Some(a), Some(b)) if a != b => Err(Error::ShapeMismatch { what, expected: a, got: b }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,226 @@
+//! Reduced-rank IOKR (Brogat-Motte et al., JMLR 2022, Eq. 8 and
+//! Algorithms 1-2): the IOKR estimator projected on a learned rank-$p$
+//! subspace of the output RKHS.
+//!
+//! $$x \mapsto \hat P_{\lambda_1} \hat h_{\lambda_2}(x),$$
+//! with $\hat h_\lambda$ the IOKR ridge estimator and $\hat P_{\lambda_1}$ the
+//! projection onto the top-$p$ eigenvectors of the **uncentred** covariance
+//! of the fitted values $\frac1n\sum_i \hat h_{\lambda_1}(x_i)\otimes\hat h_{\lambda_1}(x_i)$.
+//!
+//! Kernelized (spec 1.3): with $W_\lambda = (K_x + n\lambda I)^{-1}$ and
+//! $K_h = W_1 K_x K_y K_x W_1 = \sum_i \mu_i u_i u_i^\top$ (descending), the
+//! directions $e_i = \sum_j (K_x W_1 \beta)_{ji}\,\psi(y_j)$, $\beta_{:,i} = u_i/\sqrt{\mu_i}$,
+//! are orthonormal in $\mathcal H_Y$. The encoder $G = \beta^\top K_x W_1$ `(p, n)`
+//! gives the coordinates $U\psi(c) = G\, k^y(c)$, and $U\hat h_{\lambda_2}(x) = M^\top k_x(x)$
+//! with $M = W_2 K_y G^\top$ `(n, p)`.
+//!
+//! The [`SurrogateModel`] atoms are the $p$ directions $e_j$: coefficients
+//! $C = K_x(x, X) M$ `(n_test, p)`, atom products $G\, K_y(\text{train}, c)$
+//! `(p, n_c)`, and an identity atom Gram. Decoding costs $O(n_{te}\, p\, n_c)$
+//! once the candidates are projected, instead of IOKR's $O(n_{te}\, n\, n_c)$.
+//! Duplicate training outputs are merged (columns of $G$ summed), so the
+//! candidate projection runs against the distinct outputs only.
+//!
+//! Both ridge systems come from one eigendecomposition
+//! $K_x = V \operatorname{diag}(s) V^\top$: $W_\lambda = V \operatorname{diag}(1/(s + n\lambda)) V^\top$.
+//! The model at rank $q \le p$ is a prefix of the model at rank $p$
+//! (see [`ReducedRankIokr::truncated`]), so one fit serves a whole sweep over $p$.
+
+mod fit;
+mod params;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use okr_kernels::{Kernel, Rows};
+use serde::{Deserialize, Serialize};
+
+pub use params::{ReducedRankParams, ReducedRankValidParams};
+
+use crate::{Error, Result, SurrogateModel};
+
+/// A fitted reduced-rank IOKR model.
+///
+/// Keeps the training inputs, the distinct training outputs with the
+/// sample-to-output map, the encoder $G$ `(p, n_distinct)`, the prediction
+/// map $M = W_2 K_y G^\top$ `(n, p)` and the eigenvalues $\mu$ of $K_h$.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::{ReducedRankIokr, SurrogateModel};
+/// use okr_kernels::{DenseRows, Kernel, Rows};
+/// #[derive(Clone, Debug)]
+/// struct Lin;
+/// impl Kernel<DenseRows> for Lin {
+///     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
+///         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
+///     }
+/// }
+/// let x = DenseRows::new(Mat::from_fn(8, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
+/// let y = DenseRows::new(Mat::from_fn(8, 4, |i, j| ((i + 2 * j) % 3) as f64))?;
+/// let model = ReducedRankIokr::params(Lin, Lin).rank(2).lambda1(1e-2).fit(&x, &y)?;
+/// assert_eq!((model.rank(), model.requested_rank()), (2, 2));
+/// let c = model.coefficients(&x.select(&[0, 5]))?;
+/// assert_eq!((c.nrows(), c.ncols()), (2, 2));
+/// // The atoms are orthonormal directions of the output space.
+/// assert!((model.atom_gram() - Mat::<f64>::identity(2, 2)).norm_max() < 1e-12);
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReducedRankIokr<X, Y, KX, KY> {
+    params: ReducedRankValidParams<KX, KY>,
+    x_train: X,
+    outputs: Y,
+    output_of: Vec<usize>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    encoder: Mat<f64>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    predict_map: Mat<f64>,
+    mu: Vec<f64>,
+    numerical_rank: usize,
+}
+
+impl<KX, KY> ReducedRankIokr<(), (), KX, KY> {
+    /// Default parameters (`rank = 64`, `lambda1 = lambda2 = 1e-3`) with the given kernels.
+    pub fn params(input_kernel: KX, output_kernel: KY) -> ReducedRankParams<KX, KY> {
+        ReducedRankParams::new(input_kernel, output_kernel)
+    }
+}
+
+impl<X: Rows, Y: Rows, KX, KY> ReducedRankIokr<X, Y, KX, KY> {
+    /// The parameters the model was fitted with (the requested rank included).
+    pub fn params_used(&self) -> &ReducedRankValidParams<KX, KY> {
+        &self.params
+    }
+    /// Training inputs.
+    pub fn x_train(&self) -> &X {
+        &self.x_train
+    }
+    /// The distinct training outputs, in first-occurrence order: the
+    /// columns of [`encoder`](Self::encoder).
+    pub fn distinct_outputs(&self) -> &Y {
+        &self.outputs
+    }
+    /// For every training sample, the index of its output in
+    /// [`distinct_outputs`](Self::distinct_outputs).
+    pub fn output_of_sample(&self) -> &[usize] {
+        &self.output_of
+    }
+    /// The training outputs, rebuilt from the distinct outputs.
+    pub fn y_train(&self) -> Y {
+        self.outputs.select(&self.output_of)
+    }
+    /// Number of training samples `n`.
+    pub fn n_samples(&self) -> usize {
+        self.x_train.n_rows()
+    }
+    /// The rank $p$ used: the requested rank capped at
+    /// [`numerical_rank`](Self::numerical_rank).
+    pub fn rank(&self) -> usize {
+        self.encoder.nrows()
+    }
+    /// The rank requested in the parameters.
+    pub fn requested_rank(&self) -> usize {
+        self.params.rank
+    }
+    /// Number of eigenvalues of $K_h$ above `rank_tolerance * mu[0]`.
+    pub fn numerical_rank(&self) -> usize {
+        self.numerical_rank
+    }
+    /// All eigenvalues $\mu$ of $K_h = W_1 K_x K_y K_x W_1$, descending; the
+    /// fitted-value covariance has eigenvalues $\mu_i / n$.
+    pub fn mu(&self) -> &[f64] {
+        &self.mu
+    }
+    /// The encoder $G$ `(p, n_distinct)`: $U\psi(c) = G\, K_y(\text{distinct outputs}, c)$.
+    pub fn encoder(&self) -> MatRef<'_, f64> {
+        self.encoder.as_ref()
+    }
+    /// The prediction map $M = W_2 K_y G^\top$ `(n, p)`: $U \hat h_{\lambda_2}(x) = M^\top k_x(x)$.
+    pub fn predict_map(&self) -> MatRef<'_, f64> {
+        self.predict_map.as_ref()
+    }
+}
+
+impl<X: Rows, Y: Rows, KX: Clone, KY: Clone> ReducedRankIokr<X, Y, KX, KY> {
+    /// The model at rank `q`: the first `q` directions (nested prefixes of one
+    /// eigendecomposition), equal to refitting with `rank(q)`. The requested
+    /// rank of the result is `q`; `q` above [`rank`](Self::rank) is capped.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for `q = 0`.
+    pub fn truncated(&self, q: usize) -> Result<Self> {
+        if q == 0 {
+            return Err(Error::InvalidParameter { name: "rank", value: "0".into(), expected: "an integer >= 1" });
+        }
+        let r = q.min(self.rank());
+        let mut params = self.params.clone();
+        params.rank = q;
+        Ok(Self {
+            params,
+            x_train: self.x_train.clone(),
+            outputs: self.outputs.clone(),
+            output_of: self.output_of.clone(),
+            encoder: self.encoder.subrows(0, r).to_owned(),
+            predict_map: self.predict_map.subcols(0, r).to_owned(),
+            mu: self.mu.clone(),
+            numerical_rank: self.numerical_rank,
+        })
+    }
+}
+
+impl<X, Y, KX, KY> SurrogateModel<X, Y> for ReducedRankIokr<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    fn n_atoms(&self) -> usize {
+        self.encoder.nrows()
+    }
+
+    fn check_inputs(&self, x: &X) -> Result<()> {
+        check_width("input features", &self.x_train, x)
+    }
+
+    fn check_outputs(&self, y: &Y) -> Result<()> {
+        check_width("output dimension", &self.outputs, y)
+    }
+
+    /// $C = K_x(x, X_{train})\, M$: one Gram block and one `(n_test, n) x (n, p)` GEMM.
+    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_inputs(x)?;
+        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), self.n_atoms()), "coefficient block shape");
+        let mut k = Mat::zeros(self.n_samples(), x.n_rows());
+        self.params.input_kernel.gram_block_into(&self.x_train, x, k.as_mut(), par);
+        matmul(dst, Accum::Replace, k.transpose(), self.predict_map.as_ref(), 1.0, par);
+        Ok(())
+    }
+
+    /// $G\, K_y(\text{distinct outputs}, c)$ `(p, n_c)`: the coordinates $U\psi(c)$.
+    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_outputs(candidates)?;
+        assert_eq!((dst.nrows(), dst.ncols()), (self.n_atoms(), candidates.n_rows()), "atom products shape");
+        let mut k = Mat::zeros(self.outputs.n_rows(), candidates.n_rows());
+        self.params.output_kernel.gram_block_into(&self.outputs, candidates, k.as_mut(), par);
+        matmul(dst, Accum::Replace, self.encoder.as_ref(), k.as_ref(), 1.0, par);
+        Ok(())
+    }
+
+    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
+        self.params.output_kernel.diag(y)
+    }
+
+    /// The identity: the directions $e_j$ are orthonormal ($G K_y G^\top = I_p$).
+    fn atom_gram(&self) -> Mat<f64> {
+        Mat::identity(self.n_atoms(), self.n_atoms())
+    }
+}
+
+fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {
+    match (train.feature_dim(), other.feature_dim()) {
+        (Some(a), Some(b)) if a != b => Err(Error::ShapeMismatch { what, expected: a, got: b }),
+        _ => Ok(()),
+    }
+}
