@@ -13,12 +13,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
     let predicted = candidates.select(&pred.decoded.best());
 
-    // Label scores: h(x) with a linear output kernel, sum_i alpha_i(x) y_i
-    // (the coefficients alpha do not depend on the output kernel).
-    let scores = match (&pred.coefficients, &pred.train_indicator) {
-        (Some(c), Some(y)) => c * y,
-        _ => unreachable!("eval asks for coefficients"),
-    };
+    let Some(scores) = &pred.label_scores else { unreachable!("eval asks for label scores") };
     let errors = pred.rkhs_sq_errors.as_deref().unwrap_or(&[]);
     let mse_h = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
     let report = json!({
