@@ -42,7 +42,8 @@ pub enum Command {
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
     ///
     /// Metrics: f1_samples (fraction), f1_micro, f1_macro, hamming, p_at_1,
-    /// p_at_3, p_at_5 (percent), mse_h, fit_seconds, decode_seconds.
+    /// p_at_3, p_at_5 (percent; null when k exceeds the number of labels), mse_h,
+    /// fit_seconds, decode_seconds.
     ///
     /// p_at_k ranks labels by the scores sum_i w_i(x) y_i, with w(x) the
     /// weights h(x) puts on the distinct training outputs (IOKR: the ridge

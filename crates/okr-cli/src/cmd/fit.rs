@@ -106,7 +106,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
     file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
     let rank = match file.model.ranks() {
         Some((requested, used)) if requested != used => {
-            format!(", rank {used} (requested {requested}, capped at the numerical rank)")
+            format!(", rank {used}: --rank {requested} capped at the numerical rank")
         }
         Some((_, used)) => format!(", rank {used}"),
         None => String::new(),

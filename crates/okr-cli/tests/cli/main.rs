@@ -230,7 +230,7 @@ fn rank_is_capped_and_reported() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("fitted kde") && stderr.contains("(requested 50"), "{stderr}");
+    assert!(stderr.contains("fitted kde") && stderr.contains("--rank 50 capped"), "{stderr}");
 }
 
 #[test]
@@ -276,4 +276,36 @@ fn lambda1_is_for_reduced_rank_only() {
         p(&dir.path("m")),
     ]);
     assert_one_line_error(&out, &["lambda2", "> 0"]);
+}
+
+#[test]
+fn reduced_rank_at_full_rank_matches_iokr() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let eval = |estimator: &str| {
+        let model = dir.path(&format!("{estimator}.okr"));
+        let fit = okr(&[
+            "fit",
+            "--train",
+            p(&train),
+            "--label-count",
+            "2",
+            "--estimator",
+            estimator,
+            "--rank",
+            "1000",
+            "-o",
+            p(&model),
+        ]);
+        assert!(fit.status.success(), "{}", String::from_utf8_lossy(&fit.stderr));
+        let out = okr(&["eval", "-m", p(&model), "--test", p(&train)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (a, b) = (eval("iokr"), eval("reduced-rank"));
+    for key in ["f1_samples", "p_at_1", "mse_h"] {
+        let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
+        assert!((x - y).abs() < 1e-6, "{key}: iokr {x} vs reduced-rank {y}");
+    }
+    assert!(a["p_at_3"].is_null() && a["p_at_5"].is_null(), "2 labels: {a}");
 }
