@@ -42,8 +42,16 @@ pub enum Command {
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
     ///
     /// Metrics: f1_samples (fraction), f1_micro, f1_macro, hamming, p_at_1,
-    /// p_at_3, p_at_5 (percent, from candidate scores), mse_h, fit_seconds,
-    /// decode_seconds.
+    /// p_at_3, p_at_5 (percent; null when k exceeds the number of labels), mse_h,
+    /// fit_seconds, decode_seconds.
+    ///
+    /// p_at_k ranks labels by the scores sum_i w_i(x) y_i, with w(x) the
+    /// weights h(x) puts on the distinct training outputs (IOKR: the ridge
+    /// coefficients alpha(x); reduced-rank and kde: C B, coefficients times
+    /// the atoms' weights). They read h(x) with a linear output kernel, which
+    /// is exact for IOKR (alpha does not depend on the output kernel); for
+    /// reduced-rank and kde, whose subspace depends on the output kernel, they
+    /// are the analogous scores of the same weights.
     Eval(EvalArgs),
     /// Generate a seeded stand-in multi-label data set in a reader format.
     ///
@@ -103,6 +111,10 @@ pub enum KernelKind {
 pub enum EstimatorKind {
     /// Kernel ridge with input and output kernels, (K + n lambda I) solved by Cholesky.
     Iokr,
+    /// IOKR projected on the top --rank directions of its fitted values (--lambda1, --lambda2).
+    ReducedRank,
+    /// Kernel dependency estimation: output kernel PCA with --rank directions, then ridge (--lambda).
+    Kde,
 }
 
 /// Arguments of `okr fit`.
@@ -123,6 +135,15 @@ pub struct FitArgs {
     /// Ridge parameter lambda > 0; the system is (K + n*lambda*I) (scikit-learn alpha = n*lambda).
     #[arg(long, default_value_t = 1e-3, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda: f64,
+    /// Rank p of reduced-rank and kde: number of output directions (capped at the numerical rank).
+    #[arg(long, default_value_t = 64, value_name = "P")]
+    pub rank: usize,
+    /// Reduced-rank: ridge of the fitted values that define the subspace (default: --lambda).
+    #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
+    pub lambda1: Option<f64>,
+    /// Reduced-rank: ridge of the projected estimator (default: --lambda1).
+    #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
+    pub lambda2: Option<f64>,
     /// Input kernel.
     #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
     pub input_kernel: KernelKind,
@@ -272,6 +293,7 @@ mod tests {
         assert_eq!(f.input_kernel, KernelKind::Gaussian);
         assert_eq!(f.output_kernel, KernelKind::Gaussian);
         assert_eq!(f.estimator, EstimatorKind::Iokr);
+        assert_eq!((f.rank, f.lambda1, f.lambda2), (64, None, None));
         assert_eq!(f.data.format, Format::Auto);
         assert!(!f.standardize && f.gamma.is_none() && f.threads.is_none());
     }
@@ -289,6 +311,32 @@ mod tests {
         assert_eq!((f.data.format, f.data.label_count, f.data.zero_based), (Format::Arff, Some(159), true));
         let f = fit(&["--input-kernel", "gaussian-tanimoto", "--estimator", "iokr"]);
         assert_eq!(f.input_kernel, KernelKind::GaussianTanimoto);
+    }
+
+    #[test]
+    fn estimator_flag() {
+        assert_eq!(fit(&["--estimator", "reduced-rank"]).estimator, EstimatorKind::ReducedRank);
+        assert_eq!(fit(&["--estimator", "kde"]).estimator, EstimatorKind::Kde);
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--estimator", "pca"]).is_err());
+    }
+
+    #[test]
+    fn rank_flag() {
+        assert_eq!(fit(&["--rank", "8"]).rank, 8);
+        assert_eq!(fit(&["--rank", "0"]).rank, 0, "0 reaches validation");
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--rank", "-1"]).is_err());
+    }
+
+    #[test]
+    fn lambda1_flag() {
+        assert_eq!(fit(&["--lambda1", "1e-4"]).lambda1, Some(1e-4));
+        assert_eq!(fit(&["--lambda1", "-1"]).lambda1, Some(-1.0));
+    }
+
+    #[test]
+    fn lambda2_flag() {
+        assert_eq!(fit(&["--lambda2", "1e-6"]).lambda2, Some(1e-6));
+        assert_eq!(fit(&["--lambda2", "-1"]).lambda2, Some(-1.0));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use okr_estimators::Iokr;
+use okr_estimators::{Iokr, Kde, ReducedRankIokr};
 use okr_eval::Standardizer;
 use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
 use serde::{Deserialize, Serialize};
@@ -14,15 +14,37 @@ use serde::{Deserialize, Serialize};
 /// First bytes of every okr model file.
 const MAGIC: &[u8; 8] = b"OKRMODEL";
 /// Version of the body layout; bumped on any incompatible change.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
-/// IOKR on dense or sparse inputs with label-set outputs.
+/// A fitted estimator on dense or sparse inputs with label-set outputs.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum FittedModel {
-    /// Dense input rows.
+    /// IOKR, dense input rows.
     IokrDense(Iokr<DenseRows, LabelSets, KernelSpec, KernelSpec>),
-    /// Sparse (CSR) input rows.
+    /// IOKR, sparse (CSR) input rows.
     IokrSparse(Iokr<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Reduced-rank IOKR, dense input rows.
+    ReducedRankDense(ReducedRankIokr<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Reduced-rank IOKR, sparse (CSR) input rows.
+    ReducedRankSparse(ReducedRankIokr<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    /// KDE, dense input rows.
+    KdeDense(Kde<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// KDE, sparse (CSR) input rows.
+    KdeSparse(Kde<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+}
+
+impl FittedModel {
+    /// `(requested, used)` rank of the low-rank estimators (the used rank is
+    /// capped at the numerical rank); `None` for IOKR.
+    pub fn ranks(&self) -> Option<(usize, usize)> {
+        match self {
+            Self::IokrDense(_) | Self::IokrSparse(_) => None,
+            Self::ReducedRankDense(m) => Some((m.requested_rank(), m.rank())),
+            Self::ReducedRankSparse(m) => Some((m.requested_rank(), m.rank())),
+            Self::KdeDense(m) => Some((m.requested_rank(), m.rank())),
+            Self::KdeSparse(m) => Some((m.requested_rank(), m.rank())),
+        }
+    }
 }
 
 /// Everything `okr predict` / `okr eval` need besides the test file.

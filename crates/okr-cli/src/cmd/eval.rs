@@ -13,11 +13,13 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
     let predicted = candidates.select(&pred.decoded.best());
 
-    // Label scores: h(x) with a linear output kernel, sum_i alpha_i(x) y_i
-    // (the coefficients alpha do not depend on the output kernel).
-    let scores = match (&pred.coefficients, &pred.train_indicator) {
-        (Some(c), Some(y)) => c * y,
-        _ => unreachable!("eval asks for coefficients"),
+    let Some(scores) = &pred.label_scores else { unreachable!("eval asks for label scores") };
+    // p@k is undefined for k above the number of labels: null in the JSON.
+    let p_at = |k: usize| -> Result<Option<f64>> {
+        if k > data.n_labels() {
+            return Ok(None);
+        }
+        Ok(Some(100.0 * precision_at_k(scores.as_ref(), &data.y, k)?))
     };
     let errors = pred.rkhs_sq_errors.as_deref().unwrap_or(&[]);
     let mse_h = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
@@ -28,9 +30,9 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         "f1_micro": f1_micro(&data.y, &predicted)?,
         "f1_macro": f1_macro(&data.y, &predicted)?,
         "hamming": hamming_loss(&data.y, &predicted)?,
-        "p_at_1": 100.0 * precision_at_k(scores.as_ref(), &data.y, 1)?,
-        "p_at_3": 100.0 * precision_at_k(scores.as_ref(), &data.y, 3)?,
-        "p_at_5": 100.0 * precision_at_k(scores.as_ref(), &data.y, 5)?,
+        "p_at_1": p_at(1)?,
+        "p_at_3": p_at(3)?,
+        "p_at_5": p_at(5)?,
         "mse_h": mse_h,
         "fit_seconds": mf.fit_seconds,
         "decode_seconds": pred.decode_seconds,

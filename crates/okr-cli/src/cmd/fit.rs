@@ -4,18 +4,36 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
-use okr_estimators::{Iokr, ParamGuard};
+use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr};
 use okr_eval::{Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec};
 
-use crate::cli::{FitArgs, KernelKind};
+use crate::cli::{EstimatorKind, FitArgs, KernelKind};
 use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
 use crate::model::{FittedModel, ModelFile};
 
 pub fn run(a: &FitArgs) -> Result<()> {
     set_threads(a.threads)?;
     // Fail on bad hyper-parameters before reading a large file.
-    Iokr::params(0u8, 0u8).lambda(a.lambda).check()?;
+    let lambda1 = a.lambda1.unwrap_or(a.lambda);
+    let lambda2 = a.lambda2.unwrap_or(lambda1);
+    if a.estimator != EstimatorKind::ReducedRank && (a.lambda1.is_some() || a.lambda2.is_some()) {
+        bail!("--lambda1 and --lambda2 apply to --estimator reduced-rank only (use --lambda)");
+    }
+    let name = match a.estimator {
+        EstimatorKind::Iokr => {
+            Iokr::params(0u8, 0u8).lambda(a.lambda).check()?;
+            "iokr"
+        }
+        EstimatorKind::ReducedRank => {
+            ReducedRankIokr::params(0u8, 0u8).rank(a.rank).lambda1(lambda1).lambda2(lambda2).check()?;
+            "reduced-rank"
+        }
+        EstimatorKind::Kde => {
+            Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
+            "kde"
+        }
+    };
     let data = read_data(&a.train, &a.data, None)?;
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
 
@@ -44,28 +62,40 @@ pub fn run(a: &FitArgs) -> Result<()> {
         KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree, coef0: a.coef0 };
     let mut kx = build_kernel(&in_flags, || median_heuristic_gamma(&x), "input")?;
 
-    let spinner = ProgressBar::new_spinner().with_message(format!("fitting IOKR on {n} samples"));
+    let spinner = ProgressBar::new_spinner().with_message(format!("fitting {name} on {n} samples"));
     spinner.enable_steady_tick(Duration::from_millis(120));
     let t = Instant::now();
-    let params = |kx: KernelSpec| Iokr::params(kx, ky.clone()).lambda(a.lambda);
-    let (model, standardizer) = match (&data.x, standardizer) {
-        (Features::Sparse(raw), Some(st)) => {
+    let (kx, standardizer) = match (&data.x, standardizer) {
+        (Features::Sparse(_), Some(st)) => {
             let KernelSpec::Gaussian(g) = kx else { unreachable!("checked above") };
             kx = Gaussian::new(g.gamma())?.with_feature_weights(st.feature_weights())?.into();
-            (FittedModel::IokrSparse(params(kx).fit(raw, &data.y)?), None)
+            (kx, None)
         }
-        (Features::Sparse(raw), None) => (FittedModel::IokrSparse(params(kx).fit(raw, &data.y)?), None),
-        (Features::Dense(_), st) => {
-            let Features::Dense(xs) = &x else { unreachable!("dense stays dense") };
-            (FittedModel::IokrDense(params(kx).fit(xs, &data.y)?), st)
-        }
+        (_, st) => (kx, st),
+    };
+    let y = &data.y;
+    let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(a.lambda);
+    let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
+    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda);
+    let model = match (&data.x, &x) {
+        (Features::Sparse(raw), _) => match a.estimator {
+            EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
+            EstimatorKind::ReducedRank => FittedModel::ReducedRankSparse(rr().fit(raw, y)?),
+            EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
+        },
+        (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
+            EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
+            EstimatorKind::ReducedRank => FittedModel::ReducedRankDense(rr().fit(xs, y)?),
+            EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
+        },
+        (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };
     let fit_seconds = t.elapsed().as_secs_f64();
     spinner.finish_and_clear();
 
     let file = ModelFile {
         okr_version: env!("CARGO_PKG_VERSION").to_string(),
-        estimator: "iokr".into(),
+        estimator: name.into(),
         n_features: d,
         n_labels: l,
         seed: a.seed,
@@ -74,8 +104,15 @@ pub fn run(a: &FitArgs) -> Result<()> {
         model,
     };
     file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
+    let rank = match file.model.ranks() {
+        Some((requested, used)) if requested != used => {
+            format!(", rank {used}: --rank {requested} capped at the numerical rank")
+        }
+        Some((_, used)) => format!(", rank {used}"),
+        None => String::new(),
+    };
     eprintln!(
-        "okr: fitted iokr on {n} samples ({d} features, {l} labels) in {fit_seconds:.2} s -> {}",
+        "okr: fitted {name} on {n} samples ({d} features, {l} labels{rank}) in {fit_seconds:.2} s -> {}",
         a.model.display()
     );
     Ok(())

@@ -5,12 +5,14 @@ mod fit;
 mod gen_data;
 mod predict;
 
+use std::borrow::Cow;
+
 use anyhow::Result;
-use faer::Mat;
+use faer::{Mat, MatRef};
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::{Iokr, SurrogateModel};
+use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel};
 use okr_eval::{Dataset, Features};
-use okr_kernels::{Kernel, KernelSpec, LabelSets, Rows};
+use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
 
 use crate::cli::{Cli, Command};
 use crate::config::Shape;
@@ -35,9 +37,59 @@ impl ModelFile {
     /// The distinct training label sets, in first-occurrence order.
     pub fn default_candidates(&self) -> LabelSets {
         match &self.model {
-            FittedModel::IokrDense(m) => m.atoms().clone(),
-            FittedModel::IokrSparse(m) => m.atoms().clone(),
+            FittedModel::IokrDense(m) => m.training_outputs().clone(),
+            FittedModel::IokrSparse(m) => m.training_outputs().clone(),
+            FittedModel::ReducedRankDense(m) => m.training_outputs().clone(),
+            FittedModel::ReducedRankSparse(m) => m.training_outputs().clone(),
+            FittedModel::KdeDense(m) => m.training_outputs().clone(),
+            FittedModel::KdeSparse(m) => m.training_outputs().clone(),
         }
+    }
+}
+
+/// What `predict` and `eval` need from a fitted estimator beyond
+/// [`SurrogateModel`]: its atoms written over the distinct training outputs.
+pub trait Surrogate<X: Rows>: SurrogateModel<X, LabelSets> {
+    /// The distinct training label sets, in first-occurrence order.
+    fn training_outputs(&self) -> &LabelSets;
+    /// Weights `B` `(n_atoms, n_distinct)` of the atoms on the distinct
+    /// training outputs, `a_j = sum_i B_ji psi(y_i)`; `None` for the identity.
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>>;
+}
+
+impl<X: Rows> Surrogate<X> for Iokr<X, LabelSets, KernelSpec, KernelSpec>
+where
+    KernelSpec: Kernel<X>,
+{
+    fn training_outputs(&self) -> &LabelSets {
+        self.atoms()
+    }
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        None
+    }
+}
+
+impl<X: Rows> Surrogate<X> for ReducedRankIokr<X, LabelSets, KernelSpec, KernelSpec>
+where
+    KernelSpec: Kernel<X>,
+{
+    fn training_outputs(&self) -> &LabelSets {
+        self.distinct_outputs()
+    }
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        Some(self.encoder())
+    }
+}
+
+impl<X: Rows> Surrogate<X> for Kde<X, LabelSets, KernelSpec, KernelSpec>
+where
+    KernelSpec: Kernel<X>,
+{
+    fn training_outputs(&self) -> &LabelSets {
+        self.distinct_outputs()
+    }
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        Some(self.encoder())
     }
 }
 
@@ -65,17 +117,37 @@ pub fn load_for_decoding(
 pub struct Prediction {
     /// Ranked candidates per test point.
     pub decoded: Decoded,
-    /// Coefficients over the atoms (distinct training outputs) `(n_test, n_atoms)`, when asked for.
-    pub coefficients: Option<Mat<f64>>,
-    /// Label indicator of the atoms `(n_atoms, n_labels)`, with the coefficients.
-    pub train_indicator: Option<Mat<f64>>,
+    /// Label scores `(n_test, n_labels)`, when asked for: `h(x)` read with a
+    /// linear output kernel, `sum_i w_i(x) y_i` over the distinct training
+    /// outputs, with `w(x) = C B` the weights `h(x)` puts on them.
+    pub label_scores: Option<Mat<f64>>,
     /// `||h(x) - psi(y)||^2` per test point, when true outputs were given.
     pub rkhs_sq_errors: Option<Vec<f64>>,
     /// Wall-clock seconds of coefficients + decoding (metrics excluded).
     pub decode_seconds: f64,
 }
 
-/// Decodes `data` with the model; with `truth`, also returns coefficients
+/// Dense inputs for a dense model: densified if sparse, then standardized.
+fn dense_inputs(mf: &ModelFile, data: &Dataset) -> Result<DenseRows> {
+    let dense = match &data.x {
+        Features::Dense(x) => Cow::Borrowed(x),
+        Features::Sparse(x) => Cow::Owned(DenseRows::new(x.to_dense())?),
+    };
+    Ok(match &mf.standardizer {
+        Some(st) => st.transform(&dense)?,
+        None => dense.into_owned(),
+    })
+}
+
+/// Sparse inputs for a sparse model (its kernel carries any standardization).
+fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
+    Ok(match &data.x {
+        Features::Sparse(x) => Cow::Borrowed(x),
+        Features::Dense(x) => Cow::Owned(CsrRows::from_dense(x.as_mat())?),
+    })
+}
+
+/// Decodes `data` with the model; with `truth`, also returns label scores
 /// and squared errors in the output RKHS for the metrics of `okr eval`.
 pub fn predict_dataset(
     mf: &ModelFile,
@@ -84,32 +156,19 @@ pub fn predict_dataset(
     decoder: CandidateDecoder,
     truth: bool,
 ) -> Result<Prediction> {
-    match (&mf.model, &data.x) {
-        (FittedModel::IokrDense(m), Features::Dense(x)) => {
-            let x = match &mf.standardizer {
-                Some(st) => st.transform(x)?,
-                None => x.clone(),
-            };
-            predict_with(m, &x, data, candidates, decoder, truth)
-        }
-        (FittedModel::IokrSparse(m), Features::Sparse(x)) => predict_with(m, x, data, candidates, decoder, truth),
-        (FittedModel::IokrSparse(m), Features::Dense(x)) => {
-            let csr = okr_kernels::CsrRows::from_dense(x.as_mat())?;
-            predict_with(m, &csr, data, candidates, decoder, truth)
-        }
-        (FittedModel::IokrDense(m), Features::Sparse(x)) => {
-            let dense = okr_kernels::DenseRows::new(x.to_dense())?;
-            let dense = match &mf.standardizer {
-                Some(st) => st.transform(&dense)?,
-                None => dense,
-            };
-            predict_with(m, &dense, data, candidates, decoder, truth)
-        }
+    let (c, d, t) = (candidates, decoder, truth);
+    match &mf.model {
+        FittedModel::IokrDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::ReducedRankDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::KdeDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::IokrSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::ReducedRankSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::KdeSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
     }
 }
 
-fn predict_with<X>(
-    model: &Iokr<X, LabelSets, KernelSpec, KernelSpec>,
+fn predict_with<X, M>(
+    model: &M,
     x: &X,
     data: &Dataset,
     candidates: &LabelSets,
@@ -118,19 +177,13 @@ fn predict_with<X>(
 ) -> Result<Prediction>
 where
     X: Rows,
-    KernelSpec: Kernel<X>,
+    M: Surrogate<X>,
 {
     let start = std::time::Instant::now();
     if !truth {
         let decoded = decoder.decode(model, x, candidates)?;
         let decode_seconds = start.elapsed().as_secs_f64();
-        return Ok(Prediction {
-            decoded,
-            coefficients: None,
-            train_indicator: None,
-            rkhs_sq_errors: None,
-            decode_seconds,
-        });
+        return Ok(Prediction { decoded, label_scores: None, rkhs_sq_errors: None, decode_seconds });
     }
     // One coefficient matrix serves decoding, label scores and RKHS errors.
     let coef = model.coefficients(x)?;
@@ -140,11 +193,10 @@ where
     let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
     let decode_seconds = start.elapsed().as_secs_f64();
     let errors = model.rkhs_sq_errors_from(coef.as_ref(), &data.y)?;
-    Ok(Prediction {
-        decoded,
-        train_indicator: Some(model.atoms().to_indicator()),
-        coefficients: Some(coef),
-        rkhs_sq_errors: Some(errors),
-        decode_seconds,
-    })
+    let indicator = model.training_outputs().to_indicator();
+    let label_scores = match model.atom_weights() {
+        None => &coef * &indicator,
+        Some(b) => &coef * (b * &indicator),
+    };
+    Ok(Prediction { decoded, label_scores: Some(label_scores), rkhs_sq_errors: Some(errors), decode_seconds })
 }

@@ -176,3 +176,136 @@ fn not_a_model_file() {
     let out = okr(&["eval", "-m", p(&junk), "--test", p(&dir.write("t.arff", ARFF))]);
     assert_one_line_error(&out, &["junk.okr", "not an okr model"]);
 }
+
+#[test]
+fn reduced_rank_and_kde_fit_and_eval() {
+    let dir = Dir::new();
+    let out = okr(&["gen", "--preset", "emotions", "--scale", "0.25", "--seed", "3", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let train = dir.path("d/emotions-standin-train.arff");
+    let test = dir.path("d/emotions-standin-test.arff");
+    for (estimator, extra) in [
+        ("reduced-rank", &["--rank", "16", "--lambda1", "1e-3", "--lambda2", "1e-4"][..]),
+        ("kde", &["--rank", "16", "--lambda", "1e-4"][..]),
+    ] {
+        let model = dir.path(&format!("{estimator}.okr"));
+        let mut args =
+            vec!["fit", "--train", p(&train), "--label-count", "6", "--standardize", "--estimator", estimator];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", p(&model)]);
+        let out = okr(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains(&format!("fitted {estimator}")) && stderr.contains("rank "), "{stderr}");
+        let out = okr(&["eval", "-m", p(&model), "--test", p(&test)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let f1 = v["f1_samples"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f1), "{estimator}: {v}");
+        for key in ["p_at_1", "p_at_3", "mse_h"] {
+            assert!(v[key].is_number(), "{estimator}: missing {key} in {v}");
+        }
+        let out = okr(&["predict", "-m", p(&model), "--input", p(&test)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), v["n_test"].as_u64().unwrap() as usize);
+    }
+}
+
+#[test]
+fn rank_is_capped_and_reported() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&train),
+        "--label-count",
+        "2",
+        "--estimator",
+        "kde",
+        "--rank",
+        "50",
+        "-o",
+        p(&dir.path("m")),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("fitted kde") && stderr.contains("--rank 50 capped"), "{stderr}");
+}
+
+#[test]
+fn rank_zero_is_rejected() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    for estimator in ["reduced-rank", "kde"] {
+        let out = okr(&[
+            "fit",
+            "--train",
+            p(&train),
+            "--label-count",
+            "2",
+            "--estimator",
+            estimator,
+            "--rank",
+            "0",
+            "-o",
+            p(&dir.path("m")),
+        ]);
+        assert_one_line_error(&out, &["rank", ">= 1"]);
+        assert!(!dir.path("m").exists());
+    }
+}
+
+#[test]
+fn lambda1_is_for_reduced_rank_only() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let out = okr(&["fit", "--train", p(&train), "--label-count", "2", "--lambda1", "1e-3", "-o", p(&dir.path("m"))]);
+    assert_one_line_error(&out, &["--lambda1", "reduced-rank"]);
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&train),
+        "--label-count",
+        "2",
+        "--estimator",
+        "reduced-rank",
+        "--lambda2",
+        "-1",
+        "-o",
+        p(&dir.path("m")),
+    ]);
+    assert_one_line_error(&out, &["lambda2", "> 0"]);
+}
+
+#[test]
+fn reduced_rank_at_full_rank_matches_iokr() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let eval = |estimator: &str| {
+        let model = dir.path(&format!("{estimator}.okr"));
+        let fit = okr(&[
+            "fit",
+            "--train",
+            p(&train),
+            "--label-count",
+            "2",
+            "--estimator",
+            estimator,
+            "--rank",
+            "1000",
+            "-o",
+            p(&model),
+        ]);
+        assert!(fit.status.success(), "{}", String::from_utf8_lossy(&fit.stderr));
+        let out = okr(&["eval", "-m", p(&model), "--test", p(&train)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (a, b) = (eval("iokr"), eval("reduced-rank"));
+    for key in ["f1_samples", "p_at_1", "mse_h"] {
+        let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
+        assert!((x - y).abs() < 1e-6, "{key}: iokr {x} vs reduced-rank {y}");
+    }
+    assert!(a["p_at_3"].is_null() && a["p_at_5"].is_null(), "2 labels: {a}");
+}
