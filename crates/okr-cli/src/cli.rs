@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// okr: output kernel regression for structured prediction.
 ///
 /// Learn h: X -> H_Y (the RKHS of an output kernel) by kernel ridge
-/// regression (IOKR), then decode each prediction to the closest candidate
+/// regression (IOKR; or its reduced-rank projection, or the KDE baseline:
+/// --estimator), then decode each prediction to the closest candidate
 /// output: y(x) = argmin_c k(c,c) - 2 <h(x), psi(c)>. Typical use on a
 /// multi-label data set (the input width defaults to the median heuristic;
 /// `cargo xtask reproduce quick` shows cross-validated choices):
