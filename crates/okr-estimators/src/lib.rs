@@ -16,6 +16,7 @@ mod error;
 pub mod iokr;
 pub mod kde;
 mod param_guard;
+mod projection;
 pub mod reduced_rank;
 mod surrogate;
 

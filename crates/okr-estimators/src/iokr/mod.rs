@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 pub use params::{IokrParams, IokrValidParams};
 pub use path::IokrPath;
 
-use crate::{Error, Result, SurrogateModel};
+use crate::projection::check_width;
+use crate::{Result, SurrogateModel};
 
 /// A fitted IOKR model.
 ///
@@ -158,12 +159,5 @@ where
 
     fn atom_gram(&self) -> Mat<f64> {
         self.params.output_kernel.gram(&self.atoms)
-    }
-}
-
-fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {
-    match (train.feature_dim(), other.feature_dim()) {
-        (Some(a), Some(b)) if a != b => Err(Error::ShapeMismatch { what, expected: a, got: b }),
-        _ => Ok(()),
     }
 }

@@ -29,13 +29,13 @@
 mod fit;
 mod params;
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{ReducedRankParams, ReducedRankValidParams};
 
+use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
 use crate::{Error, Result, SurrogateModel};
 
 /// A fitted reduced-rank IOKR model.
@@ -190,22 +190,13 @@ where
 
     /// $C = K_x(x, X_{train})\, M$: one Gram block and one `(n_test, n) x (n, p)` GEMM.
     fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_inputs(x)?;
-        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), self.n_atoms()), "coefficient block shape");
-        let mut k = Mat::zeros(self.n_samples(), x.n_rows());
-        self.params.input_kernel.gram_block_into(&self.x_train, x, k.as_mut(), par);
-        matmul(dst, Accum::Replace, k.transpose(), self.predict_map.as_ref(), 1.0, par);
-        Ok(())
+        projected_coefficients_into(&self.params.input_kernel, &self.x_train, x, self.predict_map.as_ref(), dst, par)
     }
 
     /// $G\, K_y(\text{distinct outputs}, c)$ `(p, n_c)`: the coordinates $U\psi(c)$.
     fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_outputs(candidates)?;
-        assert_eq!((dst.nrows(), dst.ncols()), (self.n_atoms(), candidates.n_rows()), "atom products shape");
-        let mut k = Mat::zeros(self.outputs.n_rows(), candidates.n_rows());
-        self.params.output_kernel.gram_block_into(&self.outputs, candidates, k.as_mut(), par);
-        matmul(dst, Accum::Replace, self.encoder.as_ref(), k.as_ref(), 1.0, par);
-        Ok(())
+        let enc = self.encoder.as_ref();
+        projected_atom_products_into(&self.params.output_kernel, &self.outputs, candidates, enc, dst, par)
     }
 
     fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
@@ -215,12 +206,5 @@ where
     /// The identity: the directions $e_j$ are orthonormal ($G K_y G^\top = I_p$).
     fn atom_gram(&self) -> Mat<f64> {
         Mat::identity(self.n_atoms(), self.n_atoms())
-    }
-}
-
-fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {
-    match (train.feature_dim(), other.feature_dim()) {
-        (Some(a), Some(b)) if a != b => Err(Error::ShapeMismatch { what, expected: a, got: b }),
-        _ => Ok(()),
     }
 }
