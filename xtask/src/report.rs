@@ -29,9 +29,23 @@ pub fn write_results(
     published: &dyn Fn(&str) -> Vec<PaperValue>,
     notes: &str,
 ) -> Result<String> {
+    write_results_with(out_dir, name, records, &|d, _| published(d), "published IOKR F1", false, notes)
+}
+
+/// [`write_results`] with published figures by (data set, method), a header
+/// for their column, and optionally a `rank` column after `lambda`.
+pub fn write_results_with(
+    out_dir: &Path,
+    name: &str,
+    records: &[MetricRecord],
+    published: &dyn Fn(&str, &str) -> Vec<PaperValue>,
+    paper_header: &str,
+    show_rank: bool,
+    notes: &str,
+) -> Result<String> {
     std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
     write_records(out_dir.join(format!("{name}.json")), records)?;
-    let table = render_table(records, published);
+    let table = render_table(records, published, paper_header, show_rank);
     let mut md = format!("# `cargo xtask reproduce {name}`\n\n");
     md.push_str(&table);
     md.push_str("\n\n");
@@ -46,7 +60,12 @@ pub fn write_results(
 
 /// One markdown row per (data set, method): the F1 columns in percent, the
 /// published values, the gap, then the selected hyper-parameters and times.
-pub fn render_table(records: &[MetricRecord], published: &dyn Fn(&str) -> Vec<PaperValue>) -> String {
+pub fn render_table(
+    records: &[MetricRecord],
+    published: &dyn Fn(&str, &str) -> Vec<PaperValue>,
+    paper_header: &str,
+    show_rank: bool,
+) -> String {
     let mut rows: BTreeMap<(usize, String, String), BTreeMap<String, &MetricRecord>> = BTreeMap::new();
     let mut order = Vec::new();
     for r in records {
@@ -56,9 +75,11 @@ pub fn render_table(records: &[MetricRecord], published: &dyn Fn(&str) -> Vec<Pa
         let pos = order.iter().position(|d| d == &r.dataset).unwrap();
         rows.entry((pos, r.dataset.clone(), r.method.clone())).or_default().insert(r.metric.clone(), r);
     }
-    let mut out = String::from(
-        "| data set | method | n / n_test | c | lambda | CV F1 | **test F1** | published IOKR F1 | gap | F1 micro | F1 macro | Hamming | fit s | decode s |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    let rank_head = if show_rank { " rank |" } else { "" };
+    let rank_rule = if show_rank { "---|" } else { "" };
+    let mut out = format!(
+        "| data set | method | n / n_test | c | lambda |{rank_head} CV F1 | **test F1** | {paper_header} | gap | F1 micro | F1 macro | Hamming | fit s | decode s |\n\
+         |---|---|---|---|---|{rank_rule}---|---|---|---|---|---|---|---|---|\n",
     );
     for ((_, dataset, method), metrics) in rows {
         let any = metrics.values().next().unwrap();
@@ -68,7 +89,8 @@ pub fn render_table(records: &[MetricRecord], published: &dyn Fn(&str) -> Vec<Pa
         let fmt = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |v| format!("{v:.p$}"));
         let f1 = val("f1_samples");
         let base = dataset.trim_end_matches("-standin");
-        let papers = published(base);
+        let papers = published(base, &method);
+        let rank = if show_rank { format!(" {} |", fmt(get("rank"), 0)) } else { String::new() };
         let paper_txt = if papers.is_empty() {
             "-".to_string()
         } else {
@@ -81,7 +103,7 @@ pub fn render_table(records: &[MetricRecord], published: &dyn Fn(&str) -> Vec<Pa
         let name = if any.stand_in { format!("{dataset} (stand-in)") } else { dataset.clone() };
         let _ = writeln!(
             out,
-            "| {name} | {method} | {} / {} | {} | {} | {} | **{}** | {paper_txt} | {gap} | {} | {} | {} | {} | {} |",
+            "| {name} | {method} | {} / {} | {} | {} |{rank} {} | **{}** | {paper_txt} | {gap} | {} | {} | {} | {} | {} |",
             fmt(get("n"), 0),
             fmt(get("n_test"), 0),
             fmt(get("c"), 3),
