@@ -1,4 +1,4 @@
-//! Pieces shared by estimators whose atoms are `p` directions of the output
+//! Checks shared by every estimator, and pieces shared by estimators whose atoms are `p` directions of the output
 //! RKHS given by an encoder over the distinct training outputs (reduced-rank
 //! IOKR, KDE): prediction `C = K_x(x, X) M`, atom products `G K_y(outputs, c)`.
 
@@ -7,6 +7,19 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 
 use crate::{Error, Result};
+
+/// Checks a training pair: at least one sample and one output per input.
+/// Returns `n_samples`.
+pub(crate) fn check_training_set<X: Rows, Y: Rows>(x: &X, y: &Y) -> Result<usize> {
+    let n = x.n_rows();
+    if n == 0 {
+        return Err(Error::Empty { what: "training set" });
+    }
+    if y.n_rows() != n {
+        return Err(Error::ShapeMismatch { what: "number of training outputs", expected: n, got: y.n_rows() });
+    }
+    Ok(n)
+}
 
 /// Rejects `other` when its width differs from the training container's.
 pub(crate) fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {

@@ -3,7 +3,8 @@ use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, JitterPolicy};
 
 use super::{Iokr, IokrParams, IokrValidParams};
-use crate::{Error, ParamGuard, Result};
+use crate::projection::check_training_set;
+use crate::{ParamGuard, Result};
 
 impl<KX: Clone, KY: Clone> IokrValidParams<KX, KY> {
     /// Fits IOKR: computes $K_x$ on `x`, adds $n\lambda$ to its diagonal and
@@ -22,13 +23,7 @@ impl<KX: Clone, KY: Clone> IokrValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
-        let n = x.n_rows();
-        if n == 0 {
-            return Err(Error::Empty { what: "training set" });
-        }
-        if y.n_rows() != n {
-            return Err(Error::ShapeMismatch { what: "number of training outputs", expected: n, got: y.n_rows() });
-        }
+        let n = check_training_set(x, y)?;
         let ridge = n as f64 * self.lambda;
         // The Gram is rebuilt only if a jittered retry is needed.
         let build = || {

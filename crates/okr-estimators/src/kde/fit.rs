@@ -3,6 +3,7 @@ use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, JitterPolicy};
 
 use super::{Kde, KdeParams, KdeValidParams};
+use crate::projection::check_training_set;
 use crate::{Error, ParamGuard, Result};
 
 impl<KX: Clone, KY: Clone> KdeValidParams<KX, KY> {
@@ -21,13 +22,7 @@ impl<KX: Clone, KY: Clone> KdeValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
-        let n = x.n_rows();
-        if n == 0 {
-            return Err(Error::Empty { what: "training set" });
-        }
-        if y.n_rows() != n {
-            return Err(Error::ShapeMismatch { what: "number of training outputs", expected: n, got: y.n_rows() });
-        }
+        let n = check_training_set(x, y)?;
         let (outputs, output_of) = y.group_duplicates();
         let ku = self.output_kernel.gram(&outputs);
         let ky = Mat::from_fn(n, n, |i, j| ku[(output_of[i], output_of[j])]);

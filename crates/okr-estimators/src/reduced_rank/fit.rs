@@ -2,6 +2,7 @@ use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, Rows};
 
 use super::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
+use crate::projection::check_training_set;
 use crate::{Error, ParamGuard, Result};
 
 /// $V \operatorname{diag}(f(s)) V^\top$.
@@ -37,13 +38,7 @@ impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
-        let n = x.n_rows();
-        if n == 0 {
-            return Err(Error::Empty { what: "training set" });
-        }
-        if y.n_rows() != n {
-            return Err(Error::ShapeMismatch { what: "number of training outputs", expected: n, got: y.n_rows() });
-        }
+        let n = check_training_set(x, y)?;
         let nf = n as f64;
         let (lambda1, lambda2) = (self.lambda1, self.lambda2());
 
