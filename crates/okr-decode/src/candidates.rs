@@ -24,18 +24,11 @@ use crate::{Error, Result};
 /// use faer::Mat;
 /// use okr_decode::CandidateDecoder;
 /// use okr_estimators::Iokr;
-/// use okr_kernels::{DenseRows, Kernel, Rows};
-/// #[derive(Clone)]
-/// struct Lin;
-/// impl Kernel<DenseRows> for Lin {
-///     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
-///         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
-///     }
-/// }
+/// use okr_kernels::{DenseRows, Linear, Rows};
 /// // Outputs are one-hot vectors; candidates are the three classes.
 /// let x = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.1 }))?;
 /// let y = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.0 }))?;
-/// let model = Iokr::params(Lin, Lin).lambda(1e-6).fit(&x, &y)?;
+/// let model = Iokr::params(Linear, Linear).lambda(1e-6).fit(&x, &y)?;
 /// let candidates = y.select(&[0, 1, 2]);
 /// let decoded = CandidateDecoder::new().decode(&model, &x, &candidates)?;
 /// assert_eq!(decoded.best(), vec![0, 1, 2, 0, 1, 2]);

@@ -69,29 +69,23 @@ where
     }
 }
 
-impl<X: Rows> Surrogate<X> for ReducedRankIokr<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.distinct_outputs()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        Some(self.encoder())
-    }
+/// Estimators whose atoms are encoder directions over the distinct outputs.
+macro_rules! projected_surrogate {
+    ($($model:ident),*) => {$(
+        impl<X: Rows> Surrogate<X> for $model<X, LabelSets, KernelSpec, KernelSpec>
+        where
+            KernelSpec: Kernel<X>,
+        {
+            fn training_outputs(&self) -> &LabelSets {
+                self.distinct_outputs()
+            }
+            fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+                Some(self.encoder())
+            }
+        }
+    )*};
 }
-
-impl<X: Rows> Surrogate<X> for Kde<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.distinct_outputs()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        Some(self.encoder())
-    }
-}
+projected_surrogate!(ReducedRankIokr, Kde);
 
 /// Loads what `predict` and `eval` share: the model, the data file read with
 /// the model's widths, the candidates (a file, or the model's distinct

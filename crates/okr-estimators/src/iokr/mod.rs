@@ -36,17 +36,10 @@ use crate::{Result, SurrogateModel};
 /// ```
 /// use faer::Mat;
 /// use okr_estimators::{Iokr, SurrogateModel};
-/// use okr_kernels::{DenseRows, Kernel, Rows};
-/// #[derive(Clone, Debug)]
-/// struct Lin;
-/// impl Kernel<DenseRows> for Lin {
-///     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
-///         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
-///     }
-/// }
+/// use okr_kernels::{DenseRows, Linear, Rows};
 /// let x = DenseRows::new(Mat::from_fn(6, 2, |i, j| (i * 3 + j) as f64 / 7.0))?;
 /// let y = DenseRows::new(Mat::from_fn(6, 1, |i, _| i as f64))?;
-/// let model = Iokr::params(Lin, Lin).lambda(1e-3).fit(&x, &y)?;
+/// let model = Iokr::params(Linear, Linear).lambda(1e-3).fit(&x, &y)?;
 /// let c = model.coefficients(&x.select(&[0, 5]))?;
 /// assert_eq!((c.nrows(), c.ncols()), (2, model.atoms().n_rows()));
 /// Ok::<(), Box<dyn std::error::Error>>(())

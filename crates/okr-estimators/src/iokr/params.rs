@@ -40,16 +40,10 @@ impl<KX, KY> IokrValidParams<KX, KY> {
 /// # Example
 /// ```
 /// use okr_estimators::{Iokr, ParamGuard};
-/// # use okr_kernels::{DenseRows, Kernel, Rows};
-/// # #[derive(Clone)] struct Lin;
-/// # impl Kernel<DenseRows> for Lin {
-/// #     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
-/// #         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
-/// #     }
-/// # }
-/// let params = Iokr::params(Lin, Lin).lambda(1e-2);
+/// use okr_kernels::Linear;
+/// let params = Iokr::params(Linear, Linear).lambda(1e-2);
 /// assert_eq!(params.check_ref()?.lambda(), 1e-2);
-/// assert!(Iokr::params(Lin, Lin).lambda(0.0).check().is_err());
+/// assert!(Iokr::params(Linear, Linear).lambda(0.0).check().is_err());
 /// Ok::<(), okr_estimators::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

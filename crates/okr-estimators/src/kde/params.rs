@@ -54,16 +54,10 @@ impl<KX, KY> KdeValidParams<KX, KY> {
 /// # Example
 /// ```
 /// use okr_estimators::{Kde, ParamGuard};
-/// # use okr_kernels::{DenseRows, Kernel, Rows};
-/// # #[derive(Clone)] struct Lin;
-/// # impl Kernel<DenseRows> for Lin {
-/// #     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
-/// #         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
-/// #     }
-/// # }
-/// let params = Kde::params(Lin, Lin).rank(4).centered(true);
+/// use okr_kernels::Linear;
+/// let params = Kde::params(Linear, Linear).rank(4).centered(true);
 /// assert!(params.check_ref()?.centered());
-/// assert!(Kde::params(Lin, Lin).lambda(-1.0).check().is_err());
+/// assert!(Kde::params(Linear, Linear).lambda(-1.0).check().is_err());
 /// Ok::<(), okr_estimators::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

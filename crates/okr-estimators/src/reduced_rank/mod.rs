@@ -48,17 +48,10 @@ use crate::{Error, Result, SurrogateModel};
 /// ```
 /// use faer::Mat;
 /// use okr_estimators::{ReducedRankIokr, SurrogateModel};
-/// use okr_kernels::{DenseRows, Kernel, Rows};
-/// #[derive(Clone, Debug)]
-/// struct Lin;
-/// impl Kernel<DenseRows> for Lin {
-///     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
-///         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
-///     }
-/// }
+/// use okr_kernels::{DenseRows, Linear, Rows};
 /// let x = DenseRows::new(Mat::from_fn(8, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
 /// let y = DenseRows::new(Mat::from_fn(8, 4, |i, j| ((i + 2 * j) % 3) as f64))?;
-/// let model = ReducedRankIokr::params(Lin, Lin).rank(2).lambda1(1e-2).fit(&x, &y)?;
+/// let model = ReducedRankIokr::params(Linear, Linear).rank(2).lambda1(1e-2).fit(&x, &y)?;
 /// assert_eq!((model.rank(), model.requested_rank()), (2, 2));
 /// let c = model.coefficients(&x.select(&[0, 5]))?;
 /// assert_eq!((c.nrows(), c.ncols()), (2, 2));

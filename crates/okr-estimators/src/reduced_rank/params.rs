@@ -64,17 +64,11 @@ impl<KX, KY> ReducedRankValidParams<KX, KY> {
 /// # Example
 /// ```
 /// use okr_estimators::{ParamGuard, ReducedRankIokr};
-/// # use okr_kernels::{DenseRows, Kernel, Rows};
-/// # #[derive(Clone)] struct Lin;
-/// # impl Kernel<DenseRows> for Lin {
-/// #     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
-/// #         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
-/// #     }
-/// # }
-/// let params = ReducedRankIokr::params(Lin, Lin).rank(8).lambda1(1e-2);
+/// use okr_kernels::Linear;
+/// let params = ReducedRankIokr::params(Linear, Linear).rank(8).lambda1(1e-2);
 /// let checked = params.check_ref()?;
 /// assert_eq!((checked.rank(), checked.lambda2()), (8, 1e-2));
-/// assert!(ReducedRankIokr::params(Lin, Lin).rank(0).check().is_err());
+/// assert!(ReducedRankIokr::params(Linear, Linear).rank(0).check().is_err());
 /// Ok::<(), okr_estimators::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
