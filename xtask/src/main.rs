@@ -6,15 +6,19 @@
 //! - `cargo xtask reproduce rr-multilabel-small`: reduced-rank IOKR and IOKR
 //!   on the first 2000 training rows of Bibtex and Corel5k (Brogat-Motte et
 //!   al. 2022, Table 7; `docs/results/rr-multilabel-small.{md,json}`).
+//! - `cargo xtask reproduce rr-synthetic`: the synthetic least-squares study
+//!   of the same paper (Figures 3 and 5; `docs/results/rr-synthetic.*`).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
 mod bench;
 mod cv;
 mod data;
+mod plot;
 mod quick;
 mod report;
 mod rr_small;
+mod rr_synthetic;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,7 +38,8 @@ enum Command {
     /// Reproduce a paper experiment and write docs/results/<name>.{md,json}.
     Reproduce {
         /// Experiment: `quick` (IOKR on bibtex, corel5k, yeast, scene, emotions, enron)
-        /// or `rr-multilabel-small` (reduced-rank IOKR vs IOKR on 2000 rows of bibtex, corel5k).
+        /// `rr-multilabel-small` (reduced-rank IOKR vs IOKR on 2000 rows of bibtex, corel5k),
+        /// or `rr-synthetic` (the synthetic least-squares study, Figures 3 and 5).
         name: String,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
@@ -69,7 +74,8 @@ fn run() -> anyhow::Result<()> {
                 let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
                 rr_small::run(&ds, &results_dir(out_dir), seed)
             }
-            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small"),
+            "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
+            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small, rr-synthetic"),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }
