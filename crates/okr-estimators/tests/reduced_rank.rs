@@ -135,6 +135,25 @@ fn atoms_are_orthonormal_and_prefixes_equal_refits() {
 }
 
 #[test]
+fn lambda_path_equals_refits() {
+    faer::set_global_parallelism(Par::Seq);
+    let (x, y) = (random_rows(25, 3, 31), random_rows(25, 4, 32));
+    let xt = random_rows(6, 3, 33);
+    let params = ReducedRankIokr::params(PairGauss(0.6), PairGauss(0.4)).rank(7);
+    let lambdas = [1e-5, 1e-3, 1e-1];
+    let path = params.check_ref().unwrap().fit_lambda_path(&x, &y, &lambdas).unwrap();
+    assert_eq!(path.len(), lambdas.len());
+    for (model, &l) in path.iter().zip(&lambdas) {
+        let refit = params.clone().lambda1(l).lambda2(l).fit(&x, &y).unwrap();
+        assert_eq!(model.params_used(), refit.params_used());
+        let e = rel_err(&scores(model, &xt, &y), &scores(&refit, &xt, &y));
+        assert!(e < 1e-10, "lambda {l}: {e:e}");
+    }
+    let bad = params.check_ref().unwrap().fit_lambda_path(&x, &y, &[1e-3, 0.0]);
+    assert!(matches!(bad, Err(Error::InvalidParameter { name: "lambda", .. })));
+}
+
+#[test]
 fn rank_above_numerical_rank_is_capped_and_reported() {
     let (x, y) = (random_rows(15, 4, 8), random_rows(15, 3, 9));
     let model = ReducedRankIokr::params(PairGauss(0.5), PairLinear).rank(10).fit(&x, &y).unwrap();

@@ -38,22 +38,75 @@ impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
-        let n = check_training_set(x, y)?;
+        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y)?;
+        self.fit_shared(&shared, x)
+    }
+
+    /// Fits one model per ridge value with $\lambda_1 = \lambda_2 = \lambda$
+    /// (the paper's setting), sharing the kernel Grams and the one
+    /// eigendecomposition of $K_x$ (spec 1.9): each further $\lambda$ costs
+    /// one eigendecomposition of $K_h$ and GEMMs. Model `i` equals
+    /// `self.lambda1(lambdas[i]).lambda2(lambdas[i]).fit(x, y)` up to rounding.
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit), plus [`Error::InvalidParameter`] for a
+    /// non-positive or non-finite $\lambda$.
+    ///
+    /// # Example
+    /// ```
+    /// use faer::Mat;
+    /// use okr_estimators::{ParamGuard, ReducedRankIokr};
+    /// use okr_kernels::{DenseRows, Linear};
+    /// let x = DenseRows::new(Mat::from_fn(10, 3, |i, j| ((i * 7 + j * 3) % 5) as f64))?;
+    /// let y = DenseRows::new(Mat::from_fn(10, 2, |i, j| ((i + 2 * j) % 3) as f64))?;
+    /// let params = ReducedRankIokr::params(Linear, Linear).rank(2).check()?;
+    /// let path = params.fit_lambda_path(&x, &y, &[1e-3, 1e-1])?;
+    /// assert_eq!(path.len(), 2);
+    /// assert_eq!(path[1].params_used().lambda2(), 1e-1);
+    /// Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fit_lambda_path<X, Y>(&self, x: &X, y: &Y, lambdas: &[f64]) -> Result<Vec<ReducedRankIokr<X, Y, KX, KY>>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        for &l in lambdas {
+            if !(l.is_finite() && l > 0.0) {
+                return Err(Error::InvalidParameter {
+                    name: "lambda",
+                    value: l.to_string(),
+                    expected: "finite and > 0",
+                });
+            }
+        }
+        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y)?;
+        lambdas
+            .iter()
+            .map(|&l| {
+                let mut p = self.clone();
+                p.lambda1 = l;
+                p.lambda2 = Some(l);
+                p.fit_shared(&shared, x)
+            })
+            .collect()
+    }
+
+    fn fit_shared<X, Y>(&self, shared: &SharedGrams<Y>, x: &X) -> Result<ReducedRankIokr<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+    {
+        let SharedGrams { s, v, ky, outputs, output_of } = shared;
+        let n = ky.nrows();
         let nf = n as f64;
         let (lambda1, lambda2) = (self.lambda1, self.lambda2());
 
-        let kx = self.input_kernel.gram(x);
-        let (s, v) = okr_linalg::eigh(kx.as_ref())?.into_parts();
-        let s: Vec<f64> = s.into_iter().map(|v| v.max(0.0)).collect();
-
-        let (outputs, output_of) = y.group_duplicates();
-        let ku = self.output_kernel.gram(&outputs);
-        let ky = Mat::from_fn(n, n, |i, j| ku[(output_of[i], output_of[j])]);
-
         #[allow(non_snake_case)]
         let (A1, Kh) = {
-            let A1 = spectral(v.as_ref(), &s, |si| si / (si + nf * lambda1));
-            let Kh = &A1 * (&ky * &A1);
+            let A1 = spectral(v.as_ref(), s, |si| si / (si + nf * lambda1));
+            let Kh = &A1 * (ky * &A1);
             // Rounding makes the product slightly asymmetric; eigh needs it exact.
             let Kh = Mat::from_fn(n, n, |i, j| 0.5 * (Kh[(i, j)] + Kh[(j, i)]));
             (A1, Kh)
@@ -75,21 +128,44 @@ impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
             }
         }
         // M = W2 (K_y G^T) = V diag(1/(s + n lambda2)) V^T UY.
-        let uy = &ky * g.transpose();
+        let uy = ky * g.transpose();
         let vt_uy = v.transpose() * &uy;
         let scaled = Mat::from_fn(n, p, |i, j| vt_uy[(i, j)] / (s[i] + nf * lambda2));
-        let predict_map = &v * scaled;
+        let predict_map = v * scaled;
 
         Ok(ReducedRankIokr {
             params: self.clone(),
             x_train: x.clone(),
-            outputs,
-            output_of,
+            outputs: outputs.clone(),
+            output_of: output_of.clone(),
             encoder,
             predict_map,
             mu,
             numerical_rank,
         })
+    }
+}
+
+/// What every ridge value of a fit shares: the eigendecomposition of $K_x$
+/// (eigenvalues clamped at 0), the sample-level $K_y$ and the distinct outputs.
+struct SharedGrams<Y> {
+    s: Vec<f64>,
+    v: Mat<f64>,
+    ky: Mat<f64>,
+    outputs: Y,
+    output_of: Vec<usize>,
+}
+
+impl<Y: Rows> SharedGrams<Y> {
+    fn new<X: Rows, KX: Kernel<X>, KY: Kernel<Y>>(kx_fn: &KX, ky_fn: &KY, x: &X, y: &Y) -> Result<Self> {
+        let n = check_training_set(x, y)?;
+        let kx = kx_fn.gram(x);
+        let (s, v) = okr_linalg::eigh(kx.as_ref())?.into_parts();
+        let s: Vec<f64> = s.into_iter().map(|v| v.max(0.0)).collect();
+        let (outputs, output_of) = y.group_duplicates();
+        let ku = ky_fn.gram(&outputs);
+        let ky = Mat::from_fn(n, n, |i, j| ku[(output_of[i], output_of[j])]);
+        Ok(Self { s, v, ky, outputs, output_of })
     }
 }
 
