@@ -76,3 +76,18 @@ fn mulan_quirks() {
     assert!((data.y.mean_cardinality() - 2.38).abs() < 0.01);
     assert!(data.label_names[0].starts_with("TAG_"));
 }
+
+#[test]
+fn usps_files_read_with_readme_shapes() {
+    let dir = data_dir();
+    let Ok((train, test)) = okr_eval::find_usps_in(&dir) else {
+        println!("note: USPS not found in {} (set OKR_DATA_DIR); skipping", dir.display());
+        return;
+    };
+    let (train, test) = (okr_eval::read_usps(train).unwrap(), okr_eval::read_usps(test).unwrap());
+    assert_eq!((train.len(), test.len()), (7291, 2007));
+    // Class counts of zip.train as listed in the ESL zip.info file.
+    let mut counts = [0usize; 10];
+    train.labels().iter().for_each(|&l| counts[l as usize] += 1);
+    assert_eq!(counts, [1194, 1005, 731, 658, 652, 556, 664, 645, 542, 644]);
+}

@@ -6,6 +6,7 @@
 //! | svmlight / libsvm multi-label | [`read_svmlight`] | [`write_svmlight`] | sparse |
 //! | Extreme Classification repository | [`read_xc`] | [`write_xc`] | sparse |
 //! | CSV (features, then label columns) | [`read_csv`] | [`write_csv`] | dense |
+//! | USPS zipcode digits (`label v1 .. v256`) | [`read_usps`] | - | dense images |
 //!
 //! All readers take the file exactly as it is: CRLF or LF line ends, a missing
 //! final newline and a UTF-8 byte-order mark are accepted. Every parse error is an
@@ -18,11 +19,13 @@
 pub mod arff;
 pub mod csv;
 pub mod svmlight;
+pub mod usps;
 pub mod xc;
 
 pub use arff::{read_arff, write_arff};
 pub use csv::{CsvHeader, read_csv, write_csv};
 pub use svmlight::{SvmlightOptions, read_svmlight, write_svmlight};
+pub use usps::{USPS_PIXELS, UspsImages, find_usps_in, read_usps};
 pub use xc::{read_xc, write_xc};
 
 use std::fs;
