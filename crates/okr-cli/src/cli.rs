@@ -139,6 +139,9 @@ pub struct FitArgs {
     /// Rank p of reduced-rank and kde: number of output directions (capped at the numerical rank).
     #[arg(long, default_value_t = 64, value_name = "P")]
     pub rank: usize,
+    /// KDE: centre the output kernel before its KPCA (Weston et al.'s variant); default uncentred.
+    #[arg(long)]
+    pub centered: bool,
     /// Reduced-rank: ridge of the fitted values that define the subspace (default: --lambda).
     #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda1: Option<f64>,

@@ -20,6 +20,9 @@ pub fn run(a: &FitArgs) -> Result<()> {
     if a.estimator != EstimatorKind::ReducedRank && (a.lambda1.is_some() || a.lambda2.is_some()) {
         bail!("--lambda1 and --lambda2 apply to --estimator reduced-rank only (use --lambda)");
     }
+    if a.centered && a.estimator != EstimatorKind::Kde {
+        bail!("--centered applies to --estimator kde only");
+    }
     let name = match a.estimator {
         EstimatorKind::Iokr => {
             Iokr::params(0u8, 0u8).lambda(a.lambda).check()?;
@@ -76,7 +79,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let y = &data.y;
     let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(a.lambda);
     let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
-    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda);
+    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).centered(a.centered);
     let model = match (&data.x, &x) {
         (Features::Sparse(raw), _) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),

@@ -187,8 +187,9 @@ fn reduced_rank_and_kde_fit_and_eval() {
     for (estimator, extra) in [
         ("reduced-rank", &["--rank", "16", "--lambda1", "1e-3", "--lambda2", "1e-4"][..]),
         ("kde", &["--rank", "16", "--lambda", "1e-4"][..]),
+        ("kde", &["--rank", "16", "--lambda", "1e-4", "--centered"][..]),
     ] {
-        let model = dir.path(&format!("{estimator}.okr"));
+        let model = dir.path(&format!("{estimator}{}.okr", extra.len()));
         let mut args =
             vec!["fit", "--train", p(&train), "--label-count", "6", "--standardize", "--estimator", estimator];
         args.extend_from_slice(extra);
@@ -231,6 +232,14 @@ fn rank_is_capped_and_reported() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("fitted kde") && stderr.contains("--rank 50 capped"), "{stderr}");
+}
+
+#[test]
+fn centered_is_for_kde_only() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let out = okr(&["fit", "--train", p(&train), "--label-count", "2", "--centered", "-o", p(&dir.path("m"))]);
+    assert_one_line_error(&out, &["--centered applies to --estimator kde only"]);
 }
 
 #[test]
