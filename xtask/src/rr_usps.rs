@@ -173,8 +173,9 @@ fn validate_table3(
     let decoder = CandidateDecoder::new();
     let norms = vec![1.0; cands.n_rows()];
     let gamma_y = ky.gamma();
-    for (tr, va) in &splits {
+    for (si, (tr, va)) in splits.iter().enumerate() {
         let (x_tr, y_tr, x_va, y_va) = (x.select(tr), y.select(tr), x.select(va), y.select(va));
+        let mut kde_atoms = [Mat::zeros(0, 0), Mat::zeros(0, 0)];
         let k_cand = ky.gram_block(&y_tr, cands);
         let median = median_sq_distance(&x_tr, 2000);
         for (wi, &c) in WIDTHS.iter().enumerate() {
@@ -193,44 +194,57 @@ fn validate_table3(
                 .check()?
                 .fit_lambda_path(&x_tr, &y_tr, &LAMBDAS)?;
             for (li, model) in rr_path.iter().enumerate() {
-                prefix_losses(model, &x_va, &y_va, cands, &norms, gamma_y, w, &mut grid.rr[wi][li])?;
+                let coef = model.coefficients(&x_va)?;
+                let g = atom_products(model, cands)?;
+                prefix_losses(&coef, &g, &y_va, cands, gamma_y, w, &mut grid.rr[wi][li])?;
             }
             for (ci, centered) in [false, true].into_iter().enumerate() {
+                // The output KPCA, hence the atom products, depend on neither
+                // the input width nor lambda: computed once per split.
+                if wi == 0 {
+                    let m = kde(&kx, ky, LAMBDAS[0], centered).fit(&x_tr, &y_tr)?;
+                    kde_atoms[ci] = atom_products(&m, cands)?;
+                }
                 for (li, &lambda) in LAMBDAS.iter().enumerate() {
-                    let model = Kde::params(kx.clone(), ky.clone())
-                        .rank(p_max)
-                        .lambda(lambda)
-                        .centered(centered)
-                        .fit(&x_tr, &y_tr)?;
-                    prefix_losses(&model, &x_va, &y_va, cands, &norms, gamma_y, w, &mut grid.kde[ci][wi][li])?;
+                    let model = kde(&kx, ky, lambda, centered).fit(&x_tr, &y_tr)?;
+                    let coef = model.coefficients(&x_va)?;
+                    prefix_losses(&coef, &kde_atoms[ci], &y_va, cands, gamma_y, w, &mut grid.kde[ci][wi][li])?;
                 }
             }
+            eprintln!("[{NAME}] validation split {}/{}, c = {c}: done", si + 1, splits.len());
             pb.inc(1);
         }
     }
     Ok(grid)
 }
 
+fn kde(kx: &Gaussian, ky: &Gaussian, lambda: f64, centered: bool) -> okr_estimators::KdeParams<Gaussian, Gaussian> {
+    Kde::params(kx.clone(), ky.clone()).rank(*RANKS.last().unwrap()).lambda(lambda).centered(centered)
+}
+
+fn atom_products<M: SurrogateModel<DenseRows, DenseRows>>(model: &M, cands: &DenseRows) -> Result<Mat<f64>> {
+    let mut g = Mat::zeros(model.n_atoms(), cands.n_rows());
+    model.atom_products_into(cands, g.as_mut(), faer::Par::rayon(0))?;
+    Ok(g)
+}
+
 /// Adds `w` times the validation RBF loss of every rank prefix of a model
-/// with orthonormal nested atoms (reduced rank, KDE) to `acc`.
-#[allow(clippy::too_many_arguments)]
-fn prefix_losses<M: SurrogateModel<DenseRows, DenseRows>>(
-    model: &M,
-    x_va: &DenseRows,
+/// with orthonormal nested atoms (reduced rank, KDE) to `acc`, from its
+/// validation coefficients and candidate atom products.
+fn prefix_losses(
+    coef: &Mat<f64>,
+    g: &Mat<f64>,
     y_va: &DenseRows,
     cands: &DenseRows,
-    norms: &[f64],
     gamma_y: f64,
     w: f64,
     acc: &mut [f64],
 ) -> Result<()> {
     let decoder = CandidateDecoder::new();
-    let coef = model.coefficients(x_va)?;
-    let mut g = Mat::zeros(model.n_atoms(), cands.n_rows());
-    model.atom_products_into(cands, g.as_mut(), faer::Par::rayon(0))?;
+    let norms = vec![1.0; cands.n_rows()];
     for (pi, &q) in RANKS.iter().enumerate() {
-        let q = q.min(model.n_atoms());
-        let best = decoder.decode_matrices(cols(coef.as_ref(), q), rows(g.as_ref(), q), norms)?.best();
+        let q = q.min(coef.ncols()).min(g.nrows());
+        let best = decoder.decode_matrices(cols(coef.as_ref(), q), rows(g.as_ref(), q), &norms)?.best();
         acc[pi] += w * mean(&rbf_losses(&best, cands, y_va, gamma_y));
     }
     Ok(())
@@ -418,6 +432,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let (mut ridge_pts, mut rr_pts) = (Vec::new(), Vec::new());
     for &n in &N_CURVE {
         pb.set_message(format!("Figure 4: n = {n}"));
+        eprintln!("[{NAME}] Figure 4: n = {n}");
         let idx = &perm[..n.min(perm.len())];
         let (x, y) = (d.x.select(idx), d.y.select(idx));
         let kx = Gaussian::new(rr_choice.c / median_sq_distance(&x, 2000))?;
