@@ -6,12 +6,17 @@
 //! - `cargo xtask reproduce rr-multilabel-small`: reduced-rank IOKR and IOKR
 //!   on the first 2000 training rows of Bibtex and Corel5k (Brogat-Motte et
 //!   al. 2022, Table 7; `docs/results/rr-multilabel-small.{md,json}`).
+//! - `cargo xtask reproduce leml-full | leml-missing | leml-speed`: LEML
+//!   (Yu et al. 2014) on bibtex and delicious beside Tables 6-15, and its
+//!   speed lines (`docs/results/leml-*.{md,json}`).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
 mod bench;
 mod cv;
 mod data;
+mod leml;
+mod leml_paper;
 mod quick;
 mod report;
 mod rr_small;
@@ -45,6 +50,12 @@ enum Command {
         /// Output directory (default: docs/results of the workspace).
         #[arg(long)]
         out_dir: Option<PathBuf>,
+        /// leml-missing: random draws of the observed set per setting.
+        #[arg(long, default_value_t = 5)]
+        draws: usize,
+        /// leml-missing: losses to run (comma separated: sq, lr, sh).
+        #[arg(long, value_delimiter = ',', default_value = "sq,lr,sh")]
+        losses: Vec<String>,
     },
     /// Measure DGEMM and time IOKR on Bibtex by phase; writes docs/results/bench.{md,json}.
     Bench {
@@ -60,7 +71,7 @@ fn results_dir(out: Option<PathBuf>) -> PathBuf {
 
 fn run() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Reproduce { name, datasets, seed, out_dir } => match name.as_str() {
+        Command::Reproduce { name, datasets, seed, out_dir, draws, losses } => match name.as_str() {
             "quick" => {
                 let ds = datasets.unwrap_or_else(|| quick::DATASETS.iter().map(|s| s.to_string()).collect());
                 quick::run(&ds, &results_dir(out_dir), seed)
@@ -69,7 +80,23 @@ fn run() -> anyhow::Result<()> {
                 let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
                 rr_small::run(&ds, &results_dir(out_dir), seed)
             }
-            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small"),
+            "leml-full" => {
+                let ds = datasets.unwrap_or_else(|| vec!["bibtex".into(), "delicious".into()]);
+                leml::run_full(&ds, &results_dir(out_dir), seed)
+            }
+            "leml-missing" => {
+                let losses = losses
+                    .iter()
+                    .map(|l| {
+                        okr_estimators::leml::Loss::from_name(l).ok_or_else(|| anyhow::anyhow!("unknown loss {l:?}"))
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                leml::run_missing(&results_dir(out_dir), seed, draws, &losses)
+            }
+            "leml-speed" => leml::run_speed(&results_dir(out_dir), seed),
+            other => anyhow::bail!(
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, leml-full, leml-missing, leml-speed"
+            ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }

@@ -380,11 +380,18 @@ impl TronObjective for FullSquaredObjective<'_> {
         let (n, d, k) = (self.x.n_samples(), self.x.n_features(), self.k);
         match &self.gram {
             None => {
+                // X (S M) or (X S) M, whichever dense product is smaller.
                 let mut b = vec![0.0; n * k];
-                self.x.mul(s, k, &mut b);
-                let mut bm = vec![0.0; n * k];
-                self.times_m(&b, n, &mut bm);
-                self.x.tmul(&bm, k, out);
+                if d <= n {
+                    let mut sm = vec![0.0; d * k];
+                    self.times_m(s, d, &mut sm);
+                    self.x.mul(&sm, k, &mut b);
+                } else {
+                    let mut xs = vec![0.0; n * k];
+                    self.x.mul(s, k, &mut xs);
+                    self.times_m(&xs, n, &mut b);
+                }
+                self.x.tmul(&b, k, out);
             }
             Some((g, _)) => {
                 let mut gs = vec![0.0; d * k];

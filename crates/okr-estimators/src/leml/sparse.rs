@@ -85,46 +85,47 @@ impl Csr {
 
     /// `out = self · b`, `b` `(ncols, k)` and `out` `(nrows, k)`, row-major.
     pub fn mul_dense(&self, b: &[f64], k: usize, out: &mut [f64]) {
-        debug_assert_eq!(b.len(), self.ncols * k);
-        debug_assert_eq!(out.len(), self.nrows * k);
-        if k == 0 {
-            return;
-        }
-        out.par_chunks_mut(k).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(i, row)| {
-            row.fill(0.0);
-            for p in self.indptr[i]..self.indptr[i + 1] {
-                let v = self.values[p];
-                let j = self.indices[p];
-                axpy(v, &b[j * k..(j + 1) * k], row);
-            }
-        });
+        self.mul_dense_with_values(&self.values, b, k, out)
     }
 
     /// `out = S · b` where `S` has this matrix's pattern and the values `vals`
     /// (one per stored entry) instead of its own.
     pub fn mul_dense_with_values(&self, vals: &[f64], b: &[f64], k: usize, out: &mut [f64]) {
         debug_assert_eq!(vals.len(), self.nnz());
+        debug_assert_eq!(b.len(), self.ncols * k);
+        debug_assert_eq!(out.len(), self.nrows * k);
         if k == 0 {
             return;
         }
-        out.par_chunks_mut(k).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(i, row)| {
-            row.fill(0.0);
-            let range = self.indptr[i]..self.indptr[i + 1];
-            for (&j, &v) in self.indices[range.clone()].iter().zip(&vals[range]) {
-                axpy(v, &b[j * k..(j + 1) * k], row);
-            }
+        let arch = pulp::Arch::new();
+        // Blocks of rows per task; each block runs under one SIMD dispatch so
+        // the axpy loops are compiled for AVX2/FMA when the CPU has them.
+        out.par_chunks_mut(k * MIN_ROWS_PER_TASK).enumerate().for_each(|(block, rows)| {
+            arch.dispatch(
+                #[inline(always)]
+                || {
+                    for (r, row) in rows.chunks_exact_mut(k).enumerate() {
+                        let i = block * MIN_ROWS_PER_TASK + r;
+                        row.fill(0.0);
+                        let range = self.indptr[i]..self.indptr[i + 1];
+                        for (&j, &v) in self.indices[range.clone()].iter().zip(&vals[range]) {
+                            axpy(v, &b[j * k..(j + 1) * k], row);
+                        }
+                    }
+                },
+            )
         });
     }
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     for (y, x) in y.iter_mut().zip(x) {
         *y += alpha * x;
     }
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn dot(x: &[f64], y: &[f64]) -> f64 {
     // Four accumulators let the compiler vectorise the reduction.
     let mut acc = [0.0f64; 4];
