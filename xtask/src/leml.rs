@@ -24,7 +24,7 @@ use okr_kernels::{CsrRows, LabelSets, Rows};
 use okr_linalg::TronObjective;
 
 use crate::data::load_mulan_or_standin;
-use crate::leml_paper::{FULL_RATIOS, MISSING_RATIOS, OBSERVED, full_cell, missing_cell};
+use crate::leml_paper::{full_cell, missing_cell};
 
 /// A train/test pair with sparse features.
 pub struct Data {
@@ -207,7 +207,7 @@ const GRID_SQ: [f64; 6] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0];
 const GRID_LR_SH: [f64; 5] = [0.3, 1.0, 3.0, 10.0, 30.0];
 
 /// `cargo xtask reproduce leml-full`.
-pub fn run_full(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
+pub fn run_full(datasets: &[String], out_dir: &Path, seed: u64, losses: &[Loss], ratios: &[usize]) -> Result<()> {
     std::fs::create_dir_all(out_dir)?;
     let mut records = Vec::new();
     let mut md = String::from(
@@ -237,8 +237,14 @@ pub fn run_full(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
             no_pos
         );
         let base = data.name.trim_end_matches("-standin").to_string();
-        let methods: Vec<&str> =
-            if base == "delicious" { vec!["leml-sq", "cplst"] } else { vec!["leml-sq", "leml-lr", "leml-sh", "cplst"] };
+        // Delicious with logistic / squared hinge means all 12.7M entries per
+        // product: left out (spec 4.7), as in the issue's scope.
+        let mut methods: Vec<String> = losses
+            .iter()
+            .filter(|&&loss| base != "delicious" || loss == Loss::Squared)
+            .map(|loss| format!("leml-{}", loss.name()))
+            .collect();
+        methods.push("cplst".into());
         let val = Validation::new(data.x.n_rows(), seed)?;
         let (xf, yf) = data.train_rows(&val.fit);
         let (xv, yv) = data.train_rows(&val.val);
@@ -246,8 +252,8 @@ pub fn run_full(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
             "\n| method | k/L | k | lambda | P@1 | P@3 | P@5 | Hamming | AUC | fit s |\n|---|---|---|---|---|---|---|---|---|---|\n",
         );
         let mut grids = String::new();
-        for method in &methods {
-            let lambda = if *method == "cplst" {
+        for method in methods.iter().map(String::as_str) {
+            let lambda = if method == "cplst" {
                 None
             } else {
                 let loss = loss_of(method);
@@ -262,7 +268,7 @@ pub fn run_full(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
                 grids.push_str(&grid_md(&format!("{method}, k = {k}"), &rows, lambda));
                 Some(lambda)
             };
-            for pct in FULL_RATIOS {
+            for &pct in ratios {
                 let k = rank_for(l, pct);
                 let t = Instant::now();
                 let scores = match lambda {
@@ -295,6 +301,9 @@ pub fn run_full(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
                     );
                 }
                 let _ = writeln!(table, " {secs:.1} |");
+                // Keep what is measured even if a later run is interrupted.
+                write_records(out_dir.join("leml-full.json"), &records)?;
+                write_md(out_dir, "leml-full", &format!("{md}{table}{grids}\n(partial: run in progress)\n"))?;
             }
         }
         md.push_str(&table);
@@ -391,7 +400,8 @@ fn iteration_log(data: &Data, records: &[MetricRecord]) -> Result<String> {
         "\n### Per-iteration log (leml-sq, k = {k}, lambda = {lambda})\n\n| iteration | objective J | seconds | W-step Hv | test P@1 | test P@3 | test AUC |\n|---|---|---|---|---|---|---|\n"
     );
     let mut err = None;
-    leml_params(Loss::Squared, k, lambda, 0).check_ref_fit(&data.x, &data.y, |log, model| {
+    let params = okr_estimators::ParamGuard::check(leml_params(Loss::Squared, k, lambda, 0))?;
+    params.fit_with_callback(&data.x, Targets::Full(&data.y), |log, model| {
         match evaluate(model, &data.x_test, &data.y_test) {
             Ok(s) => {
                 let _ = writeln!(
@@ -407,27 +417,6 @@ fn iteration_log(data: &Data, records: &[MetricRecord]) -> Result<String> {
         return Err(e);
     }
     Ok(md)
-}
-
-trait FitLogged {
-    fn check_ref_fit(
-        &self,
-        x: &CsrRows,
-        y: &LabelSets,
-        cb: impl FnMut(&okr_estimators::leml::IterationLog, &Leml),
-    ) -> Result<Leml>;
-}
-
-impl FitLogged for LemlParams {
-    fn check_ref_fit(
-        &self,
-        x: &CsrRows,
-        y: &LabelSets,
-        cb: impl FnMut(&okr_estimators::leml::IterationLog, &Leml),
-    ) -> Result<Leml> {
-        use okr_estimators::ParamGuard;
-        Ok(self.check_ref()?.fit_with_callback(x, Targets::Full(y), cb)?)
-    }
 }
 
 fn mean_std(v: &[Scores]) -> (Scores, Scores) {
@@ -456,7 +445,14 @@ fn set(s: &mut Scores, metric: &str, v: f64) {
 
 /// `cargo xtask reproduce leml-missing`: bibtex with a fraction of the
 /// training labels observed (uniform Bernoulli Ω, ±1 values).
-pub fn run_missing(out_dir: &Path, seed: u64, draws: usize, losses: &[Loss]) -> Result<()> {
+pub fn run_missing(
+    out_dir: &Path,
+    seed: u64,
+    draws: usize,
+    losses: &[Loss],
+    observed: &[usize],
+    ratios: &[usize],
+) -> Result<()> {
     std::fs::create_dir_all(out_dir)?;
     let data = load("bibtex", seed)?;
     let l = data.n_labels();
@@ -491,7 +487,7 @@ pub fn run_missing(out_dir: &Path, seed: u64, draws: usize, losses: &[Loss]) -> 
         })?;
         grids.push_str(&grid_md(&format!("br-{}, 20 % observed", loss.name()), &rows, lambda_br));
         eprintln!("xtask: leml-missing {}: lambda LEML {lambda_leml}, BR {lambda_br}", loss.name());
-        for obs_pct in OBSERVED {
+        for &obs_pct in observed {
             let omegas: Vec<PartialLabels> = (0..draws)
                 .map(|d| {
                     PartialLabels::sample(
@@ -513,7 +509,7 @@ pub fn run_missing(out_dir: &Path, seed: u64, draws: usize, losses: &[Loss]) -> 
                 .collect::<Result<_>>()?;
             let br_secs = t.elapsed().as_secs_f64() / draws as f64;
             let (br_mean, br_std) = mean_std(&br);
-            for k_pct in MISSING_RATIOS {
+            for &k_pct in ratios {
                 let k = rank_for(l, k_pct);
                 let t = Instant::now();
                 let runs: Vec<Scores> = omegas
@@ -546,6 +542,8 @@ pub fn run_missing(out_dir: &Path, seed: u64, draws: usize, losses: &[Loss]) -> 
                     }
                     let _ = writeln!(table, " {sec:.1} |");
                 }
+                write_records(out_dir.join("leml-missing.json"), &records)?;
+                write_md(out_dir, "leml-missing", &format!("{md}{table}{grids}\n(partial: run in progress)\n"))?;
                 eprintln!(
                     "xtask: leml-missing {} k = {k} observed {obs_pct}%: LEML P@3 {:.2}, BR P@3 {:.2}",
                     loss.name(),
@@ -562,6 +560,33 @@ pub fn run_missing(out_dir: &Path, seed: u64, draws: usize, losses: &[Loss]) -> 
     write_md(out_dir, "leml-missing", &md)
 }
 
+/// CPU seconds (user + system, all threads) of this process so far, from
+/// `/proc/self/stat` (Linux; 10 ms ticks). `None` elsewhere.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime, stime are 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Median wall seconds of `runs` calls and CPU seconds per call (all threads).
+fn time_calls(runs: usize, mut f: impl FnMut()) -> (f64, Option<f64>) {
+    let cpu0 = process_cpu_seconds();
+    let mut wall = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        f();
+        wall.push(t.elapsed().as_secs_f64());
+    }
+    let cpu = match (cpu0, process_cpu_seconds()) {
+        (Some(a), Some(b)) => Some((b - a) / runs as f64),
+        _ => None,
+    };
+    (median(wall), cpu)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -576,8 +601,10 @@ pub fn run_speed(out_dir: &Path, seed: u64) -> Result<()> {
     let mut md = format!(
         "# `cargo xtask reproduce leml-speed`\n\nWall-clock times on this machine with {threads} threads (rayon \
          and faer), release build, while other jobs may share the cores: the medians below are what one run \
-         measured, not a controlled benchmark (see also `cargo bench -p okr-benches --bench leml_hv`).\n\n\
-         | what | data | k | seconds | target |\n|---|---|---|---|---|\n"
+         measured, not a controlled benchmark (see also `cargo bench -p okr-benches --bench leml_hv`). \
+         `CPU s` is the process CPU time over all threads per call (from /proc/self/stat, 10 ms ticks): on \
+         an idle machine the wall time with {threads} threads is at least CPU s / {threads}.\n\n\
+         | what | data | k | wall s (median) | CPU s | target (wall) |\n|---|---|---|---|---|---|\n"
     );
     let bib = load("bibtex", seed)?;
     let k = 64;
@@ -586,74 +613,62 @@ pub fn run_speed(out_dir: &Path, seed: u64) -> Result<()> {
     let w = Col::from_fn(bib.x.n_features() * k, |p| ((p * 104729) % 1000) as f64 / 1e5);
     let s = Col::from_fn(bib.x.n_features() * k, |p| ((p * 31) % 17) as f64 - 8.0);
     let mut out = Col::zeros(w.nrows());
-    let mut lines: Vec<(String, String, usize, f64, &str)> = Vec::new();
+    // (what, data, k, wall seconds, CPU seconds over all threads, target)
+    let mut lines: Vec<(String, String, usize, f64, Option<f64>, &str)> = Vec::new();
     {
         let mut alg2 = FullSquaredObjective::new(&design, &bib.y, &h, k, 1.0, None);
         alg2.fun(w.as_ref());
         alg2.grad(w.as_ref(), out.as_mut());
-        let times: Vec<f64> = (0..50)
-            .map(|_| {
-                let t = Instant::now();
-                alg2.hv(s.as_ref(), out.as_mut());
-                t.elapsed().as_secs_f64()
-            })
-            .collect();
-        lines.push((
-            "Hv, Algorithm 2 (squared loss, full labels)".into(),
-            bib.name.clone(),
-            k,
-            median(times),
-            "<= 0.005",
-        ));
+        let (wall, cpu) = time_calls(200, || alg2.hv(s.as_ref(), out.as_mut()));
+        lines.push(("Hv, Algorithm 2 (squared loss, full labels)".into(), bib.name.clone(), k, wall, cpu, "<= 0.005"));
         let omega = PartialLabels::sample(&bib.y, 0.2, -1.0, seed)?;
         let mut alg1 = BilinearObjective::partial(&design, &h, k, &omega, Loss::Logistic, 1.0);
         alg1.fun(w.as_ref());
         alg1.grad(w.as_ref(), out.as_mut());
-        let times: Vec<f64> = (0..50)
-            .map(|_| {
-                let t = Instant::now();
-                alg1.hv(s.as_ref(), out.as_mut());
-                t.elapsed().as_secs_f64()
-            })
-            .collect();
-        lines.push(("Hv, Algorithm 1 (logistic, 20 % observed)".into(), bib.name.clone(), k, median(times), "-"));
+        let (wall, cpu) = time_calls(200, || alg1.hv(s.as_ref(), out.as_mut()));
+        lines.push(("Hv, Algorithm 1 (logistic, 20 % observed)".into(), bib.name.clone(), k, wall, cpu, "-"));
     }
-    let t = Instant::now();
-    let m = leml_params(Loss::Squared, k, 10.0, seed).fit(&bib.x, Targets::Full(&bib.y))?;
-    let secs = t.elapsed().as_secs_f64();
-    let sc = evaluate(&m, &bib.x_test, &bib.y_test)?;
+    let mut fitted = None;
+    let (wall, cpu) =
+        time_calls(1, || fitted = Some(leml_params(Loss::Squared, k, 30.0, seed).fit(&bib.x, Targets::Full(&bib.y))));
+    let sc = evaluate(&fitted.take().expect("ran")?, &bib.x_test, &bib.y_test)?;
     lines.push((
-        format!("10 alternating iterations, squared loss (test P@1 {:.2})", sc.p1),
+        format!("10 alternating iterations, squared loss, lambda 30 (test P@1 {:.2})", sc.p1),
         bib.name.clone(),
         k,
-        secs,
+        wall,
+        cpu,
         "<= 3",
     ));
     let del = load("delicious", seed)?;
     let k_del = 393;
-    let t = Instant::now();
-    let m = leml_params(Loss::Squared, k_del, 10.0, seed).fit(&del.x, Targets::Full(&del.y))?;
-    let secs = t.elapsed().as_secs_f64();
-    let sc = evaluate(&m, &del.x_test, &del.y_test)?;
+    let (wall, cpu) = time_calls(1, || {
+        fitted = Some(leml_params(Loss::Squared, k_del, 30.0, seed).fit(&del.x, Targets::Full(&del.y)))
+    });
+    let sc = evaluate(&fitted.take().expect("ran")?, &del.x_test, &del.y_test)?;
     lines.push((
-        format!("fit, 10 iterations, squared loss (test P@1 {:.2})", sc.p1),
+        format!("fit, 10 iterations, squared loss, lambda 30 (test P@1 {:.2})", sc.p1),
         del.name.clone(),
         k_del,
-        secs,
+        wall,
+        cpu,
         "<= 60",
     ));
-    for (what, data, k, secs, target) in &lines {
-        let _ = writeln!(md, "| {what} | {data} | {k} | {secs:.4} | {target} |");
+    for (what, data, k, secs, cpu, target) in &lines {
+        let cpu_txt = cpu.map_or("-".to_string(), |c| format!("{c:.4}"));
+        let _ = writeln!(md, "| {what} | {data} | {k} | {secs:.4} | {cpu_txt} | {target} |");
         let stand_in = data.ends_with("-standin");
-        records.push(
-            MetricRecord::new("leml-speed", data, "leml", "fit_seconds", *secs)
-                .with_setting("what", what.clone())
-                .with_setting("k", *k)
-                .with_setting("threads", threads)
-                .with_stand_in(stand_in)
-                .with_seconds(*secs),
-        );
-        eprintln!("xtask: {what} on {data}, k = {k}: {secs:.4} s");
+        let mut r = MetricRecord::new("leml-speed", data, "leml-sq", "fit_seconds", *secs)
+            .with_setting("what", what.clone())
+            .with_setting("k", *k)
+            .with_setting("threads", threads)
+            .with_stand_in(stand_in)
+            .with_seconds(*secs);
+        if let Some(c) = cpu {
+            r = r.with_setting("cpu_seconds", *c);
+        }
+        records.push(r);
+        eprintln!("xtask: {what} on {data}, k = {k}: {secs:.4} s wall, {cpu_txt} s CPU");
     }
     write_records(out_dir.join("leml-speed.json"), &records)?;
     md.push_str("\nRecords: `leml-speed.json`.\n");

@@ -6,9 +6,10 @@
 //! - `cargo xtask reproduce rr-multilabel-small`: reduced-rank IOKR and IOKR
 //!   on the first 2000 training rows of Bibtex and Corel5k (Brogat-Motte et
 //!   al. 2022, Table 7; `docs/results/rr-multilabel-small.{md,json}`).
-//! - `cargo xtask reproduce leml-full | leml-missing | leml-speed`: LEML
+//! - `cargo xtask reproduce leml-full | leml-missing | leml-speed | leml-theory`: LEML
 //!   (Yu et al. 2014) on bibtex and delicious beside Tables 6-15, and its
-//!   speed lines (`docs/results/leml-*.{md,json}`).
+//!   speed lines, and the Rademacher-complexity checks E1-E2 of its theory
+//!   (`docs/results/leml-*.{md,json}`).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
@@ -17,6 +18,7 @@ mod cv;
 mod data;
 mod leml;
 mod leml_paper;
+mod leml_theory;
 mod quick;
 mod report;
 mod rr_small;
@@ -53,9 +55,15 @@ enum Command {
         /// leml-missing: random draws of the observed set per setting.
         #[arg(long, default_value_t = 5)]
         draws: usize,
-        /// leml-missing: losses to run (comma separated: sq, lr, sh).
+        /// leml-full, leml-missing: losses to run (comma separated: sq, lr, sh).
         #[arg(long, value_delimiter = ',', default_value = "sq,lr,sh")]
         losses: Vec<String>,
+        /// leml-full, leml-missing: k/L ratios in percent (default: the paper's).
+        #[arg(long, value_delimiter = ',')]
+        k_ratios: Option<Vec<usize>>,
+        /// leml-missing: observed fractions |Omega|/nL in percent.
+        #[arg(long, value_delimiter = ',', default_value = "5,10,20,40")]
+        observed: Vec<usize>,
     },
     /// Measure DGEMM and time IOKR on Bibtex by phase; writes docs/results/bench.{md,json}.
     Bench {
@@ -71,33 +79,36 @@ fn results_dir(out: Option<PathBuf>) -> PathBuf {
 
 fn run() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Reproduce { name, datasets, seed, out_dir, draws, losses } => match name.as_str() {
-            "quick" => {
-                let ds = datasets.unwrap_or_else(|| quick::DATASETS.iter().map(|s| s.to_string()).collect());
-                quick::run(&ds, &results_dir(out_dir), seed)
+        Command::Reproduce { name, datasets, seed, out_dir, draws, losses, k_ratios, observed } => {
+            let losses = losses
+                .iter()
+                .map(|l| okr_estimators::leml::Loss::from_name(l).ok_or_else(|| anyhow::anyhow!("unknown loss {l:?}")))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            match name.as_str() {
+                "quick" => {
+                    let ds = datasets.unwrap_or_else(|| quick::DATASETS.iter().map(|s| s.to_string()).collect());
+                    quick::run(&ds, &results_dir(out_dir), seed)
+                }
+                "rr-multilabel-small" => {
+                    let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
+                    rr_small::run(&ds, &results_dir(out_dir), seed)
+                }
+                "leml-full" => {
+                    let ds = datasets.unwrap_or_else(|| vec!["bibtex".into(), "delicious".into()]);
+                    let ratios = k_ratios.unwrap_or_else(|| leml_paper::FULL_RATIOS.to_vec());
+                    leml::run_full(&ds, &results_dir(out_dir), seed, &losses, &ratios)
+                }
+                "leml-missing" => {
+                    let ratios = k_ratios.unwrap_or_else(|| leml_paper::MISSING_RATIOS.to_vec());
+                    leml::run_missing(&results_dir(out_dir), seed, draws, &losses, &observed, &ratios)
+                }
+                "leml-speed" => leml::run_speed(&results_dir(out_dir), seed),
+                "leml-theory" => leml_theory::run(&results_dir(out_dir), seed),
+                other => anyhow::bail!(
+                    "unknown experiment {other:?}; available: quick, rr-multilabel-small, leml-full, leml-missing, leml-speed, leml-theory"
+                ),
             }
-            "rr-multilabel-small" => {
-                let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
-                rr_small::run(&ds, &results_dir(out_dir), seed)
-            }
-            "leml-full" => {
-                let ds = datasets.unwrap_or_else(|| vec!["bibtex".into(), "delicious".into()]);
-                leml::run_full(&ds, &results_dir(out_dir), seed)
-            }
-            "leml-missing" => {
-                let losses = losses
-                    .iter()
-                    .map(|l| {
-                        okr_estimators::leml::Loss::from_name(l).ok_or_else(|| anyhow::anyhow!("unknown loss {l:?}"))
-                    })
-                    .collect::<anyhow::Result<Vec<_>>>()?;
-                leml::run_missing(&results_dir(out_dir), seed, draws, &losses)
-            }
-            "leml-speed" => leml::run_speed(&results_dir(out_dir), seed),
-            other => anyhow::bail!(
-                "unknown experiment {other:?}; available: quick, rr-multilabel-small, leml-full, leml-missing, leml-speed"
-            ),
-        },
+        }
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }
 }
