@@ -104,8 +104,9 @@ fn run() -> anyhow::Result<()> {
                 }
                 "leml-speed" => leml::run_speed(&results_dir(out_dir), seed),
                 "leml-theory" => leml_theory::run(&results_dir(out_dir), seed),
+                "leml-delicious-ablation" => leml::run_delicious_ablation(&results_dir(out_dir), seed),
                 other => anyhow::bail!(
-                    "unknown experiment {other:?}; available: quick, rr-multilabel-small, leml-full, leml-missing, leml-speed, leml-theory"
+                    "unknown experiment {other:?}; available: quick, rr-multilabel-small, leml-full, leml-missing, leml-speed, leml-theory, leml-delicious-ablation"
                 ),
             }
         }
