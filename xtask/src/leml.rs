@@ -338,8 +338,8 @@ fn cplst_ablation(data: &Data, records: &mut Vec<MetricRecord>, seed: u64) -> Re
     let l = data.n_labels();
     let k = rank_for(l, 20);
     let mut md = format!(
-        "\n### Delicious: what moves CPLST (k = {k} = 0.2L)\n\nCPLST variants on the same split; LEML-SQ with the \
-         lambda chosen above for comparison. `rownorm`: every input scaled to unit L2 norm.\n\n\
+        "\n### Delicious: what moves CPLST (k = {k} = 0.2L)\n\nCPLST variants on the same split (LEML-SQ variants: \
+         `leml-delicious-ablation`). `rownorm`: every input scaled to unit L2 norm.\n\n\
          | variant | P@1 | P@3 | P@5 | Hamming | AUC |\n|---|---|---|---|---|---|\n"
     );
     let xn = row_normalised(&data.x)?;
