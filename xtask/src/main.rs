@@ -12,12 +12,19 @@
 //!   of the same paper (Figures 3 and 5; `docs/results/rr-synthetic.*`).
 //! - `cargo xtask reproduce rr-usps`: USPS half-image completion (Table 3,
 //!   Figure 4; `docs/results/rr-usps.*`).
+//! - `cargo xtask reproduce leml-full | leml-missing | leml-speed | leml-theory`: LEML
+//!   (Yu et al. 2014) on bibtex and delicious beside Tables 6-15, and its
+//!   speed lines, and the Rademacher-complexity checks E1-E2 of its theory
+//!   (`docs/results/leml-*.{md,json}`).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
 mod bench;
 mod cv;
 mod data;
+mod leml;
+mod leml_paper;
+mod leml_theory;
 mod plot;
 mod quick;
 mod report;
@@ -43,11 +50,10 @@ struct Cli {
 enum Command {
     /// Reproduce a paper experiment and write docs/results/<name>.{md,json}.
     Reproduce {
-        /// Experiment: `quick` (IOKR on bibtex, corel5k, yeast, scene, emotions, enron)
-        /// `rr-multilabel-small` (reduced-rank IOKR vs IOKR on 2000 rows of bibtex, corel5k),
-        /// `rr-multilabel-full` (the same on the full training splits, Tables 5 and 6),
-        /// `rr-synthetic` (the synthetic least-squares study, Figures 3 and 5),
-        /// or `rr-usps` (USPS half-image completion, Table 3 and Figure 4).
+        /// Experiment name; `quick` is the README's main job. The others (one per
+        /// paper table or figure, see the crate docs and docs/results/): rr-multilabel-small,
+        /// rr-multilabel-full, rr-synthetic, rr-usps, leml-full, leml-missing, leml-speed,
+        /// leml-theory, leml-delicious-ablation.
         name: String,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
@@ -58,6 +64,18 @@ enum Command {
         /// Output directory (default: docs/results of the workspace).
         #[arg(long)]
         out_dir: Option<PathBuf>,
+        /// leml-missing: random draws of the observed set per setting.
+        #[arg(long, default_value_t = 5)]
+        draws: usize,
+        /// leml-full, leml-missing: losses to run (comma separated: sq, lr, sh).
+        #[arg(long, value_delimiter = ',', default_value = "sq,lr,sh")]
+        losses: Vec<String>,
+        /// leml-full, leml-missing: k/L ratios in percent (default: the paper's).
+        #[arg(long, value_delimiter = ',')]
+        k_ratios: Option<Vec<usize>>,
+        /// leml-missing: observed fractions |Omega|/nL in percent.
+        #[arg(long, value_delimiter = ',', default_value = "5,10,20,40")]
+        observed: Vec<usize>,
     },
     /// Measure DGEMM and time IOKR on Bibtex by phase; writes docs/results/bench.{md,json}.
     Bench {
@@ -67,31 +85,61 @@ enum Command {
     },
 }
 
+/// Every experiment `reproduce` knows.
+const EXPERIMENTS: &[&str] = &[
+    "quick",
+    "rr-multilabel-small",
+    "rr-multilabel-full",
+    "rr-synthetic",
+    "rr-usps",
+    "leml-full",
+    "leml-missing",
+    "leml-speed",
+    "leml-theory",
+    "leml-delicious-ablation",
+];
+
 fn results_dir(out: Option<PathBuf>) -> PathBuf {
     out.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/results"))
 }
 
 fn run() -> anyhow::Result<()> {
     match Cli::parse().command {
-        Command::Reproduce { name, datasets, seed, out_dir } => match name.as_str() {
-            "quick" => {
-                let ds = datasets.unwrap_or_else(|| quick::DATASETS.iter().map(|s| s.to_string()).collect());
-                quick::run(&ds, &results_dir(out_dir), seed)
+        Command::Reproduce { name, datasets, seed, out_dir, draws, losses, k_ratios, observed } => {
+            let losses = losses
+                .iter()
+                .map(|l| okr_estimators::leml::Loss::from_name(l).ok_or_else(|| anyhow::anyhow!("unknown loss {l:?}")))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            match name.as_str() {
+                "quick" => {
+                    let ds = datasets.unwrap_or_else(|| quick::DATASETS.iter().map(|s| s.to_string()).collect());
+                    quick::run(&ds, &results_dir(out_dir), seed)
+                }
+                "rr-multilabel-small" => {
+                    let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
+                    rr_small::run(&ds, &results_dir(out_dir), seed)
+                }
+                "leml-full" => {
+                    let ds = datasets.unwrap_or_else(|| vec!["bibtex".into(), "delicious".into()]);
+                    let ratios = k_ratios.unwrap_or_else(|| leml_paper::FULL_RATIOS.to_vec());
+                    leml::run_full(&ds, &results_dir(out_dir), seed, &losses, &ratios)
+                }
+                "leml-missing" => {
+                    let ratios = k_ratios.unwrap_or_else(|| leml_paper::MISSING_RATIOS.to_vec());
+                    leml::run_missing(&results_dir(out_dir), seed, draws, &losses, &observed, &ratios)
+                }
+                "leml-speed" => leml::run_speed(&results_dir(out_dir), seed),
+                "leml-theory" => leml_theory::run(&results_dir(out_dir), seed),
+                "leml-delicious-ablation" => leml::run_delicious_ablation(&results_dir(out_dir), seed),
+                "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
+                "rr-usps" => rr_usps::run(&results_dir(out_dir), seed),
+                "rr-multilabel-full" => {
+                    let ds = datasets.unwrap_or_else(|| rr_full::DATASETS.iter().map(|s| s.to_string()).collect());
+                    rr_full::run(&ds, &results_dir(out_dir), seed)
+                }
+                other => anyhow::bail!("unknown experiment {other:?}; available: {}", EXPERIMENTS.join(", ")),
             }
-            "rr-multilabel-small" => {
-                let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
-                rr_small::run(&ds, &results_dir(out_dir), seed)
-            }
-            "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
-            "rr-usps" => rr_usps::run(&results_dir(out_dir), seed),
-            "rr-multilabel-full" => {
-                let ds = datasets.unwrap_or_else(|| rr_full::DATASETS.iter().map(|s| s.to_string()).collect());
-                rr_full::run(&ds, &results_dir(out_dir), seed)
-            }
-            other => anyhow::bail!(
-                "unknown experiment {other:?}; available: quick, rr-multilabel-small, rr-multilabel-full, rr-synthetic, rr-usps"
-            ),
-        },
+        }
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }
 }

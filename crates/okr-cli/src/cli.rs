@@ -82,7 +82,8 @@ pub struct DataArgs {
     /// File format.
     #[arg(long, value_enum, default_value_t = Format::Auto, value_name = "FORMAT")]
     pub format: Format,
-    /// Number of labels (the last attributes of an ARFF file, the last columns of a CSV file).
+    /// Number of labels (the last attributes of an ARFF file, the last columns of a CSV file;
+    /// for an svmlight training file, labels that never occur in it still count).
     #[arg(long, value_name = "L")]
     pub label_count: Option<usize>,
     /// svmlight feature indices start at 0 instead of 1.
@@ -116,6 +117,21 @@ pub enum EstimatorKind {
     ReducedRank,
     /// Kernel dependency estimation: output kernel PCA with --rank directions, then ridge (--lambda).
     Kde,
+    /// LEML (Yu et al. 2014): label scores x^T W H^T of rank --rank, penalty --lambda/2 (|W|^2 + |H|^2),
+    /// --loss sq|lr|sh, optionally trained on --observed-fraction of the labels. A score model:
+    /// predict/eval threshold or rank its label scores instead of decoding candidates.
+    Leml,
+}
+
+/// Losses of `--estimator leml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LossKind {
+    /// Squared loss (full labels: {0,1} targets, threshold 0.5; missing labels: ±1, threshold 0).
+    Sq,
+    /// Logistic loss on ±1 targets (threshold 0).
+    Lr,
+    /// Squared hinge loss on ±1 targets (threshold 0).
+    Sh,
 }
 
 /// Arguments of `okr fit`.
@@ -179,6 +195,16 @@ pub struct FitArgs {
     /// (sparse data stays sparse: the Gaussian kernel gets per-feature weights).
     #[arg(long)]
     pub standardize: bool,
+    /// LEML: loss.
+    #[arg(long, value_enum, value_name = "LOSS")]
+    pub loss: Option<LossKind>,
+    /// LEML: train on a random fraction F of the n*L label entries (each observed with probability F,
+    /// seeded by --seed; observed values ±1), to study missing labels. Default: all labels.
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
+    pub observed_fraction: Option<f64>,
+    /// LEML: alternating iterations (one W-step and one H-step each).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub max_iter: usize,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -322,6 +348,20 @@ mod tests {
         assert_eq!(fit(&["--estimator", "reduced-rank"]).estimator, EstimatorKind::ReducedRank);
         assert_eq!(fit(&["--estimator", "kde"]).estimator, EstimatorKind::Kde);
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--estimator", "pca"]).is_err());
+    }
+
+    #[test]
+    fn leml_flags() {
+        let f = fit(&["--estimator", "leml", "--loss", "lr", "--rank", "32", "--observed-fraction", "0.2"]);
+        assert_eq!(
+            (f.estimator, f.loss, f.rank, f.observed_fraction),
+            (EstimatorKind::Leml, Some(LossKind::Lr), 32, Some(0.2))
+        );
+        assert_eq!(fit(&["--loss", "sh"]).loss, Some(LossKind::Sh));
+        assert_eq!(fit(&["--max-iter", "3"]).max_iter, 3);
+        assert_eq!(fit(&[]).max_iter, 10);
+        assert_eq!(fit(&["--observed-fraction", "-1"]).observed_fraction, Some(-1.0), "reaches validation");
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--loss", "hinge"]).is_err());
     }
 
     #[test]

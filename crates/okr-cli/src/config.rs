@@ -50,6 +50,9 @@ pub fn read_data(path: &Path, args: &DataArgs, shape: Option<Shape>) -> Result<D
             let mut opts = SvmlightOptions::new(args.zero_based);
             if let Some(s) = shape {
                 opts = opts.n_features(s.n_features).n_labels(s.n_labels);
+            } else if let Some(l) = args.label_count {
+                // Labels absent from a training file still count.
+                opts = opts.n_labels(l);
             }
             read_svmlight(path, &opts)?
         }

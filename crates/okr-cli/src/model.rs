@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use okr_estimators::leml::Leml;
 use okr_estimators::{Iokr, Kde, ReducedRankIokr};
 use okr_eval::Standardizer;
 use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
@@ -31,6 +32,9 @@ pub enum FittedModel {
     KdeDense(Kde<DenseRows, LabelSets, KernelSpec, KernelSpec>),
     /// KDE, sparse (CSR) input rows.
     KdeSparse(Kde<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    /// LEML, a label-score model on sparse rows (dense files are converted).
+    /// Appended last: files of the other variants keep their encoding.
+    Leml(Leml),
 }
 
 impl FittedModel {
@@ -43,6 +47,7 @@ impl FittedModel {
             Self::ReducedRankSparse(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeDense(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeSparse(m) => Some((m.requested_rank(), m.rank())),
+            Self::Leml(m) => Some((m.fitted_params().rank(), m.fitted_params().rank())),
         }
     }
 }

@@ -10,14 +10,19 @@
 //! `Iokr::params(kx, ky).lambda(1e-3).fit(&x, &y)?` checks the parameters
 //! ([`ParamGuard`]) and returns the fitted [`Iokr`]; [`ReducedRankIokr`]
 //! projects it on a learned rank-$p$ output subspace.
+//!
+//! Explicit-feature multi-label models ([`leml`]: LEML, binary relevance,
+//! CPLST) give label scores through [`ScoreModel`] instead.
 #![warn(missing_docs)]
 
 mod error;
 pub mod iokr;
 pub mod kde;
+pub mod leml;
 mod param_guard;
 mod projection;
 pub mod reduced_rank;
+mod score;
 mod surrogate;
 
 pub use error::{Error, Result};
@@ -25,4 +30,5 @@ pub use iokr::{Iokr, IokrParams, IokrValidParams};
 pub use kde::{Kde, KdeParams, KdeValidParams};
 pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
+pub use score::ScoreModel;
 pub use surrogate::SurrogateModel;

@@ -33,6 +33,7 @@ pub mod dataset;
 pub mod error;
 pub mod metrics;
 pub mod readers;
+pub mod score_metrics;
 pub mod split;
 pub mod standardize;
 pub mod standin;
@@ -48,6 +49,7 @@ pub use readers::{
     CsvHeader, SvmlightOptions, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_csv, read_svmlight, read_usps,
     read_xc, write_arff, write_csv, write_svmlight, write_xc,
 };
+pub use score_metrics::hamming_loss_at;
 pub use split::{KFold, ShuffleSplit, train_test_split};
 pub use standardize::Standardizer;
 pub use standin::{StandinPreset, StandinSpec};

@@ -192,7 +192,7 @@ pub fn hamming_loss(truth: &LabelSets, pred: &LabelSets) -> Result<f64> {
 }
 
 /// Checks a score matrix against the true sets; rejects NaN/inf.
-fn check_scores(scores: MatRef<'_, f64>, truth: &LabelSets) -> Result<()> {
+pub(crate) fn check_scores(scores: MatRef<'_, f64>, truth: &LabelSets) -> Result<()> {
     if scores.nrows() != truth.n_rows() {
         return Err(Error::ShapeMismatch {
             what: "score rows (one per sample)",

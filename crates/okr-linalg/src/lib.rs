@@ -13,7 +13,8 @@
 //! - [`pinv`](mod@pinv): pseudo-inverse $A^+$ dropping singular values
 //!   $s_j \le \mathrm{rtol} \cdot s_0$ (default `rtol = max(m, n) * eps`);
 //! - [`iterative`]: the matrix-free [`LinearOperator`] trait, conjugate gradient
-//!   for SPD systems (with an optional [`Jacobi`] preconditioner);
+//!   for SPD systems (with an optional [`Jacobi`] preconditioner) and
+//!   trust-region Newton ([`tron`]) for smooth convex objectives;
 //! - [`serde_mat`]: a serde representation of faer matrices (faer has none).
 //!
 //! Shapes are checked with `#[track_caller]` assertions (programmer contracts);
@@ -34,8 +35,8 @@ pub use eigh::{SelfAdjointEigen, eigh};
 pub use error::{Error, Result};
 pub use faer::{Col, ColMut, ColRef, Mat, MatMut, MatRef, Par};
 pub use iterative::{
-    CgInfo, CgParams, Jacobi, LinearOperator, conjugate_gradient, conjugate_gradient_in_place,
-    preconditioned_conjugate_gradient,
+    CgInfo, CgParams, Jacobi, LinearOperator, TronInfo, TronObjective, TronParams, conjugate_gradient,
+    conjugate_gradient_in_place, preconditioned_conjugate_gradient, tron,
 };
 pub use pinv::pinv;
 pub use svd::{ThinSvd, thin_svd};

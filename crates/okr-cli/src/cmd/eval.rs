@@ -10,6 +10,9 @@ use crate::cmd::{load_for_decoding, predict_dataset};
 
 pub fn run(a: &EvalArgs) -> Result<()> {
     let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode)?;
+    if let crate::model::FittedModel::Leml(m) = &mf.model {
+        return crate::cmd::scores::eval(m, &mf, &data);
+    }
     let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
     let predicted = candidates.select(&pred.decoded.best());
 

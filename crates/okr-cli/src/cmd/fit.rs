@@ -4,11 +4,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
+use okr_estimators::leml::{Leml, LemlParams, LemlValidParams, Loss, PartialLabels, Targets};
 use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr};
 use okr_eval::{Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec};
 
-use crate::cli::{EstimatorKind, FitArgs, KernelKind};
+use crate::cli::{EstimatorKind, FitArgs, KernelKind, LossKind};
 use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
 use crate::model::{FittedModel, ModelFile};
 
@@ -23,6 +24,9 @@ pub fn run(a: &FitArgs) -> Result<()> {
     if a.centered && a.estimator != EstimatorKind::Kde {
         bail!("--centered applies to --estimator kde only");
     }
+    if a.estimator != EstimatorKind::Leml && (a.loss.is_some() || a.observed_fraction.is_some()) {
+        bail!("--loss and --observed-fraction apply to --estimator leml only");
+    }
     let name = match a.estimator {
         EstimatorKind::Iokr => {
             Iokr::params(0u8, 0u8).lambda(a.lambda).check()?;
@@ -35,6 +39,19 @@ pub fn run(a: &FitArgs) -> Result<()> {
         EstimatorKind::Kde => {
             Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
             "kde"
+        }
+        EstimatorKind::Leml => {
+            let params = leml_params(a).check()?;
+            if let Some(f) = a.observed_fraction
+                && !(f > 0.0 && f <= 1.0)
+            {
+                bail!("invalid --observed-fraction {f}: expected a fraction in (0, 1]");
+            }
+            if a.standardize {
+                bail!("--standardize does not apply to --estimator leml (features are used as given)");
+            }
+            let data = read_data(&a.train, &a.data, None)?;
+            return fit_leml(a, params, &data);
         }
     };
     let data = read_data(&a.train, &a.data, None)?;
@@ -85,11 +102,13 @@ pub fn run(a: &FitArgs) -> Result<()> {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankSparse(rr().fit(raw, y)?),
             EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
+            EstimatorKind::Leml => unreachable!("fitted above"),
         },
         (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankDense(rr().fit(xs, y)?),
             EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
+            EstimatorKind::Leml => unreachable!("fitted above"),
         },
         (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };
@@ -116,6 +135,57 @@ pub fn run(a: &FitArgs) -> Result<()> {
     };
     eprintln!(
         "okr: fitted {name} on {n} samples ({d} features, {l} labels{rank}) in {fit_seconds:.2} s -> {}",
+        a.model.display()
+    );
+    Ok(())
+}
+
+fn leml_params(a: &FitArgs) -> LemlParams {
+    let loss = match a.loss.unwrap_or(LossKind::Sq) {
+        LossKind::Sq => Loss::Squared,
+        LossKind::Lr => Loss::Logistic,
+        LossKind::Sh => Loss::SquaredHinge,
+    };
+    Leml::params().rank(a.rank).lambda(a.lambda).loss(loss).max_iter(a.max_iter).seed(a.seed)
+}
+
+/// `okr fit --estimator leml`: sparse features (dense files are converted),
+/// full labels or a seeded random fraction of them.
+fn fit_leml(a: &FitArgs, params: LemlValidParams, data: &okr_eval::Dataset) -> Result<()> {
+    let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
+    let x = crate::cmd::sparse_inputs(data)?;
+    let partial = match a.observed_fraction {
+        Some(f) if f < 1.0 => Some(PartialLabels::sample(&data.y, f, -1.0, a.seed)?),
+        _ => None,
+    };
+    let targets = match &partial {
+        Some(p) => Targets::Partial(p),
+        None => Targets::Full(&data.y),
+    };
+    let spinner = ProgressBar::new_spinner().with_message(format!("fitting leml on {n} samples"));
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    let t = Instant::now();
+    let model = params.fit(x.as_ref(), targets)?;
+    let fit_seconds = t.elapsed().as_secs_f64();
+    spinner.finish_and_clear();
+    let objective = model.history().last().map_or(f64::NAN, |h| h.objective);
+    let file = ModelFile {
+        okr_version: env!("CARGO_PKG_VERSION").to_string(),
+        estimator: format!("leml-{}", params.loss().name()),
+        n_features: d,
+        n_labels: l,
+        seed: a.seed,
+        fit_seconds,
+        standardizer: None,
+        model: FittedModel::Leml(model),
+    };
+    file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
+    let observed =
+        partial.as_ref().map_or(String::new(), |p| format!(", {} of {} labels observed", p.n_observed(), n * l));
+    eprintln!(
+        "okr: fitted {} on {n} samples ({d} features, {l} labels{observed}, rank {}) in {fit_seconds:.2} s, objective {objective:.4e} -> {}",
+        file.estimator,
+        params.rank(),
         a.model.display()
     );
     Ok(())

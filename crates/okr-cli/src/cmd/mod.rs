@@ -4,10 +4,11 @@ mod eval;
 mod fit;
 mod gen_data;
 mod predict;
+mod scores;
 
 use std::borrow::Cow;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use faer::{Mat, MatRef};
 use okr_decode::{CandidateDecoder, Decoded};
 use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel};
@@ -43,6 +44,8 @@ impl ModelFile {
             FittedModel::ReducedRankSparse(m) => m.training_outputs().clone(),
             FittedModel::KdeDense(m) => m.training_outputs().clone(),
             FittedModel::KdeSparse(m) => m.training_outputs().clone(),
+            // A score model decodes no candidates.
+            FittedModel::Leml(_) => LabelSets::new(self.n_labels, Vec::new()).expect("no sets"),
         }
     }
 }
@@ -134,7 +137,7 @@ fn dense_inputs(mf: &ModelFile, data: &Dataset) -> Result<DenseRows> {
 }
 
 /// Sparse inputs for a sparse model (its kernel carries any standardization).
-fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
+pub(crate) fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
     Ok(match &data.x {
         Features::Sparse(x) => Cow::Borrowed(x),
         Features::Dense(x) => Cow::Owned(CsrRows::from_dense(x.as_mat())?),
@@ -158,6 +161,7 @@ pub fn predict_dataset(
         FittedModel::IokrSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::ReducedRankSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::KdeSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::Leml(_) => bail!("LEML is a label-score model: it does not decode candidates"),
     }
 }
 

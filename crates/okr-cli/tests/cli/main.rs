@@ -318,3 +318,56 @@ fn reduced_rank_at_full_rank_matches_iokr() {
     }
     assert!(a["p_at_3"].is_null() && a["p_at_5"].is_null(), "2 labels: {a}");
 }
+
+#[test]
+fn leml_fit_predict_eval_on_svmlight() {
+    let dir = Dir::new();
+    let out = okr(&["gen", "--preset", "bibtex", "--scale", "0.05", "--format", "svmlight", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let train = dir.path("d/bibtex-standin-train.svm");
+    let test = dir.path("d/bibtex-standin-test.svm");
+    let model = dir.path("l.okr");
+    let fit = |extra: &[&str]| {
+        let mut args = vec!["fit", "--train", p(&train), "--label-count", "159", "--estimator", "leml", "--rank", "8"];
+        args.extend_from_slice(&["--lambda", "1"]);
+        args.extend_from_slice(&["--max-iter", "3", "-o", p(&model)]);
+        args.extend_from_slice(extra);
+        okr(&args)
+    };
+    let out = fit(&["--loss", "sq"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("leml-sq"));
+    let out = okr(&["eval", "-m", p(&model), "--test", p(&test)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["p_at_1", "p_at_3", "p_at_5", "hamming", "auc", "f1_samples", "fit_seconds"] {
+        assert!(v[key].is_number(), "missing {key} in {v}");
+    }
+    assert_eq!(v["threshold"].as_f64(), Some(0.5));
+    let n_test = v["n_test"].as_u64().unwrap() as usize;
+    let out = okr(&["predict", "-m", p(&model), "--input", p(&test), "--top-k", "3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), n_test);
+    assert!(text.lines().all(|l| l.split(',').count() == 3), "{text}");
+    // Missing labels with the logistic loss: ±1 targets, threshold 0.
+    let out = fit(&["--loss", "lr", "--observed-fraction", "0.3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("labels observed"));
+    let out = okr(&["eval", "-m", p(&model), "--test", p(&test)]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["threshold"].as_f64(), Some(0.0));
+}
+
+#[test]
+fn leml_flags_are_checked() {
+    let dir = Dir::new();
+    let train = dir.write("train.arff", ARFF);
+    let model = dir.path("m.okr");
+    let base = ["fit", "--train", p(&train), "--label-count", "2", "-o", p(&model)];
+    let with = |extra: &[&str]| okr(&base.iter().copied().chain(extra.iter().copied()).collect::<Vec<_>>());
+    assert_one_line_error(&with(&["--estimator", "leml", "--observed-fraction", "1.5"]), &["--observed-fraction"]);
+    assert_one_line_error(&with(&["--loss", "lr"]), &["--estimator leml"]);
+    assert_one_line_error(&with(&["--estimator", "leml", "--rank", "0"]), &["rank"]);
+    assert!(!model.exists(), "no model file after an error");
+}

@@ -9,16 +9,21 @@
 //!   [`conjugate_gradient_in_place`]): solves $A x = b$ for a symmetric
 //!   positive definite $A$ up to a relative residual
 //!   $\lVert b - A x \rVert_2 \le \mathrm{tol} \, \lVert b \rVert_2$;
-//! - [`Jacobi`]: the diagonal preconditioner $M^{-1} = \operatorname{diag}(A)^{-1}$.
+//! - [`Jacobi`]: the diagonal preconditioner $M^{-1} = \operatorname{diag}(A)^{-1}$;
+//! - [`tron`]: trust-region Newton with Steihaug CG (LIBLINEAR's TRON) for a
+//!   smooth convex [`TronObjective`] given by value, gradient and
+//!   Hessian-vector product.
 //!
 //! okr does not use faer's `matrix_free::conjugate_gradient`: in faer 0.24.4
 //! its `InitialGuessStatus::Zero` path leaves the residual uninitialised.
 
 mod cg;
 mod jacobi;
+mod tron;
 
 pub use cg::{CgInfo, CgParams, conjugate_gradient, conjugate_gradient_in_place, preconditioned_conjugate_gradient};
 pub use jacobi::Jacobi;
+pub use tron::{TronInfo, TronObjective, TronParams, tron};
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, ColMut, ColRef, Mat, MatRef};

@@ -1,0 +1,178 @@
+use faer::{Col, Mat};
+use okr_kernels::{CsrRows, Rows};
+use okr_linalg::{CgParams, TronParams};
+use serde::{Deserialize, Serialize};
+
+use super::fit::{LabelData, Problem, gram_is_cheaper};
+use super::labels::Targets;
+use super::loss::Loss;
+use super::objective::{StepSolver, slice};
+use super::params::check_solver;
+use super::sparse::{SparseDesign, view};
+use crate::{Error, Result, ScoreModel};
+
+/// Parameters of [`BinaryRelevance`].
+///
+/// | Name | Default | Purpose | Range |
+/// |---|---|---|---|
+/// | `lambda` | `0.1` | $\lambda$ in $\sum_\Omega \ell(Y_{ij}, x_i^\top w_j) + \tfrac\lambda2 \lVert W\rVert_F^2$ | `> 0` |
+/// | `loss` | `Squared` | [`Loss`] | |
+/// | `cg_tol` | `1e-4` | squared loss: relative CG residual | `(0, 1)` |
+/// | `max_cg_iter` | `200` | Hessian products per CG solve / Newton step | `>= 1` |
+/// | `tron_eps` | `1e-3` | logistic, squared hinge: TRON gradient tolerance | `(0, 1)` |
+/// | `tron_max_iter` | `20` | TRON Newton steps | `>= 1` |
+///
+/// Binary relevance with Frobenius regularisation: LEML's W-step with
+/// $H = I_L$, i.e. one L2-regularised model per label trained on its
+/// observed entries (ridge, L2 logistic regression or L2-SVM).
+///
+/// # Example
+/// ```
+/// use okr_estimators::leml::{BinaryRelevance, Targets};
+/// use okr_kernels::{CsrRows, LabelSets};
+/// let x = CsrRows::from_rows(2, vec![vec![(0, 1.0)], vec![(1, 1.0)]])?;
+/// let y = LabelSets::new(2, vec![vec![0], vec![1]])?;
+/// let br = BinaryRelevance::params().lambda(1e-3).fit(&x, Targets::Full(&y))?;
+/// assert!((br.w()[(0, 0)] - 1.0).abs() < 1e-2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BinaryRelevanceParams {
+    lambda: f64,
+    loss: Loss,
+    cg_tol: f64,
+    max_cg_iter: usize,
+    tron_eps: f64,
+    tron_max_iter: usize,
+}
+
+impl Default for BinaryRelevanceParams {
+    fn default() -> Self {
+        Self { lambda: 0.1, loss: Loss::Squared, cg_tol: 1e-4, max_cg_iter: 200, tron_eps: 1e-3, tron_max_iter: 20 }
+    }
+}
+
+impl BinaryRelevanceParams {
+    /// Sets $\lambda$.
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.lambda = lambda;
+        self
+    }
+    /// Sets the loss.
+    pub fn loss(mut self, loss: Loss) -> Self {
+        self.loss = loss;
+        self
+    }
+    /// Sets the relative CG tolerance.
+    pub fn cg_tol(mut self, cg_tol: f64) -> Self {
+        self.cg_tol = cg_tol;
+        self
+    }
+    /// Sets the Hessian products per CG solve or Newton step.
+    pub fn max_cg_iter(mut self, max_cg_iter: usize) -> Self {
+        self.max_cg_iter = max_cg_iter;
+        self
+    }
+    /// Sets TRON's gradient tolerance.
+    pub fn tron_eps(mut self, tron_eps: f64) -> Self {
+        self.tron_eps = tron_eps;
+        self
+    }
+    /// Sets TRON's Newton steps.
+    pub fn tron_max_iter(mut self, tron_max_iter: usize) -> Self {
+        self.tron_max_iter = tron_max_iter;
+        self
+    }
+
+    /// Checks the parameters and fits one model per label.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for parameters out of range or non-±1
+    /// observed values with logistic / squared hinge; [`Error::ShapeMismatch`]
+    /// and [`Error::Empty`] as [`Leml`](super::Leml).
+    pub fn fit(&self, x: &CsrRows, targets: Targets<'_>) -> Result<BinaryRelevance> {
+        if !(self.lambda > 0.0 && self.lambda.is_finite()) {
+            return Err(Error::InvalidParameter {
+                name: "lambda",
+                value: self.lambda.to_string(),
+                expected: "finite and > 0",
+            });
+        }
+        check_solver(self.cg_tol, self.max_cg_iter, self.tron_eps, self.tron_max_iter)?;
+        let (n, d, l) = (x.n_rows(), x.n_features(), targets.n_labels());
+        if targets.n_samples() != n {
+            return Err(Error::ShapeMismatch {
+                what: "label rows (one per sample)",
+                expected: n,
+                got: targets.n_samples(),
+            });
+        }
+        if n == 0 || d == 0 || l == 0 {
+            return Err(Error::Empty { what: "training set, feature set or label set" });
+        }
+        let labels = LabelData::new(targets);
+        labels.check(self.loss)?;
+        let design = SparseDesign::new(x);
+        let gram =
+            (self.loss == Loss::Squared && matches!(labels, LabelData::Full { .. }) && gram_is_cheaper(&design, l))
+                .then(|| design.gram());
+        let identity = Col::from_fn(l * l, |p| if p / l == p % l { 1.0 } else { 0.0 });
+        let mut w = Col::zeros(d * l);
+        let solver = StepSolver {
+            cg: CgParams::default().tol(self.cg_tol).max_iter(self.max_cg_iter),
+            tron: TronParams::default().eps(self.tron_eps).max_iter(self.tron_max_iter).max_cg_iter(self.max_cg_iter),
+        };
+        let problem = Problem {
+            design: &design,
+            labels: &labels,
+            loss: self.loss,
+            lambda: self.lambda,
+            k: l,
+            solver,
+            gram: gram.as_ref(),
+        };
+        problem.w_step(slice(identity.as_ref()), &mut w)?;
+        Ok(BinaryRelevance {
+            n_features: d,
+            n_labels: l,
+            w: slice(w.as_ref()).to_vec(),
+            threshold: labels.threshold(self.loss),
+        })
+    }
+}
+
+/// Fitted binary relevance: scores $x^\top W$, `W` `(n_features, n_labels)`.
+///
+/// # Example
+/// See [`BinaryRelevanceParams`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BinaryRelevance {
+    n_features: usize,
+    n_labels: usize,
+    w: Vec<f64>,
+    threshold: f64,
+}
+
+impl BinaryRelevance {
+    /// Default parameters.
+    pub fn params() -> BinaryRelevanceParams {
+        BinaryRelevanceParams::default()
+    }
+
+    /// `W` `(n_features, n_labels)`.
+    pub fn w(&self) -> faer::MatRef<'_, f64> {
+        view(&self.w, self.n_features, self.n_labels)
+    }
+}
+
+impl ScoreModel<CsrRows> for BinaryRelevance {
+    fn n_labels(&self) -> usize {
+        self.n_labels
+    }
+    fn decision_threshold(&self) -> f64 {
+        self.threshold
+    }
+    fn scores(&self, x: &CsrRows) -> Result<Mat<f64>> {
+        super::low_rank_scores(x, &self.w, None, self.n_features, self.n_labels, self.n_labels)
+    }
+}
