@@ -19,6 +19,7 @@ mod param_guard;
 mod projection;
 pub mod reduced_rank;
 mod surrogate;
+pub mod trace_norm;
 
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
@@ -26,3 +27,4 @@ pub use kde::{Kde, KdeParams, KdeValidParams};
 pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
 pub use surrogate::SurrogateModel;
+pub use trace_norm::{TraceNorm, TraceNormParams, TraceNormSolver, TraceNormValidParams};
