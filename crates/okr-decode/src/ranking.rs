@@ -309,7 +309,7 @@ pub fn decode_kendall(g: &[f64], k: usize) -> Vec<usize> {
 /// use okr_decode::ranking::decode_hamming;
 /// use okr_kernels::LabelSets;
 /// let y = LabelSets::new(3, vec![vec![0, 1], vec![1], vec![2]])?;
-/// assert_eq!(decode_hamming(&[0.5, 0.4, 0.1], &y), vec![0, 1]);
+/// assert_eq!(decode_hamming(&[0.6, 0.3, 0.1], &y), vec![0, 1]);
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[track_caller]
