@@ -17,6 +17,7 @@
 
 pub mod arff;
 pub mod csv;
+pub mod ranking;
 pub mod svmlight;
 pub mod xc;
 
