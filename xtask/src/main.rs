@@ -15,6 +15,7 @@ mod data;
 mod quick;
 mod report;
 mod rr_small;
+mod tn_jester;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,7 +70,11 @@ fn run() -> anyhow::Result<()> {
                 let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
                 rr_small::run(&ds, &results_dir(out_dir), seed)
             }
-            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small"),
+            "tn-jester" => {
+                let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
+                tn_jester::run(&results_dir(out_dir), seed, max_users)
+            }
+            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small, tn-jester"),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }
