@@ -16,6 +16,7 @@ mod quick;
 mod report;
 mod rr_small;
 mod tn_jester;
+mod tn_label_ranking;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,7 +75,13 @@ fn run() -> anyhow::Result<()> {
                 let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
                 tn_jester::run(&results_dir(out_dir), seed, max_users)
             }
-            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small, tn-jester"),
+            "tn-label-ranking" => {
+                let ds = datasets.unwrap_or_else(|| tn_label_ranking::DATASETS.iter().map(|s| s.to_string()).collect());
+                tn_label_ranking::run(&ds, &results_dir(out_dir), seed)
+            }
+            other => anyhow::bail!(
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, tn-jester, tn-label-ranking"
+            ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }

@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
 pub use solvers::{
-    ConvexSolution, FactorizedSolution, SolverOptions, StepRule, StopReason, convex_trace_norm, factorized_als,
-    factorized_gd, factorized_objective, scaled_init,
+    ConvexSolution, FactorizedSolution, FistaResult, SolverOptions, StepRule, StopReason, convex_trace_norm, factorized_als,
+    factorized_gd, factorized_objective, fista_svt, scaled_init,
 };
 
 use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};

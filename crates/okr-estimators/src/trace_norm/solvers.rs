@@ -471,16 +471,80 @@ pub fn convex_trace_norm(
     }
     let cross = gy.u.transpose() * &gx.u;
     let c = Mat::from_fn(py, px, |a, b| gy.sigma[a].sqrt() * cross[(a, b)] * gx.sigma[b].sqrt());
-    let lip = 2.0 / nf * gx.sigma[0];
+    let fit = fista_svt(&gx.sigma, c.as_ref(), tr_ky, n, lambda11, None, tol, max_iter)?;
+    let (g, obj, nuc, iters) = (fit.gamma, fit.objective, fit.trace_norm, fit.n_iter);
+    // Balanced factors from the SVD of Gamma.
+    let svd = thin_svd(g.as_ref())?;
+    let k = svd.s().iter().take_while(|&&v| v > 1e-14 * svd.s()[0].max(f64::MIN_POSITIVE)).count().max(1);
+    let nn = &gy.u * Mat::from_fn(py, k, |a, j| svd.u()[(a, j)] * svd.s()[j].sqrt() / gy.sigma[a].sqrt());
+    let m = &gx.u * Mat::from_fn(px, k, |b, j| svd.v()[(b, j)] * svd.s()[j].sqrt() / gx.sigma[b].sqrt());
+    let factors = FactorizedSolution { m, n: nn, objective: obj, n_iter: iters, stop: StopReason::RelativeDecrease };
+    Ok(ConvexSolution { gamma: g, objective: obj, trace_norm: nuc, factors })
+}
+
+/// The result of [`fista_svt`].
+#[derive(Debug, Clone)]
+pub struct FistaResult {
+    /// The minimizer $\Gamma$ `(p_y, p_x)`.
+    pub gamma: Mat<f64>,
+    /// Objective value.
+    pub objective: f64,
+    /// $\|\Gamma\|_*$.
+    pub trace_norm: f64,
+    /// Iterations run.
+    pub n_iter: usize,
+}
+
+/// FISTA with singular value soft thresholding for
+/// $\min_\Gamma \frac1n(\operatorname{tr}(\Gamma\Sigma_x\Gamma^\top) - 2\langle\Gamma, C\rangle + \mathrm{tr}_y) + \lambda_{11}\|\Gamma\|_*$,
+/// i.e. $\frac1n\|F_x\Gamma^\top - F_y\|_F^2 + \lambda_{11}\|\Gamma\|_*$ with
+/// $F_x^\top F_x = \operatorname{diag}(\sigma_x)$ (descending, positive), $C = F_y^\top F_x$ `(p_y, p_x)`
+/// and $\mathrm{tr}_y = \|F_y\|_F^2$. $F_y$ can be any output coordinates (an
+/// orthonormal basis of the span of the $\psi(y_i)$, or explicit finite
+/// features). Step $1/L$, $L = \frac2n\sigma_{x,0}$; stops when the relative
+/// objective change is below `tol` or $\|\Delta\Gamma\|_F \le 10^{-9}\max(1,\|\Gamma\|_F)$.
+/// `warm` starts from a previous $\Gamma$ (a path over $\lambda_{11}$).
+///
+/// # Errors
+/// [`Error::Linalg`] if an SVD fails; [`Error::ShapeMismatch`] when `c` has not `sigma_x.len()` columns.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::trace_norm::fista_svt;
+/// // Whitened (sigma = s), so the optimum is SVT_{n lambda / (2 s)}(C / s).
+/// let c = Mat::from_fn(2, 2, |i, j| if i == j { [6.0, 1.0][i] } else { 0.0 });
+/// let r = fista_svt(&[2.0, 2.0], c.as_ref(), 10.0, 4, 1.0, None, 1e-14, 10_000)?;
+/// assert!((r.gamma[(0, 0)] - 2.0).abs() < 1e-8 && r.gamma[(1, 1)].abs() < 1e-8);
+/// Ok::<(), okr_estimators::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn fista_svt(
+    sigma_x: &[f64],
+    c: MatRef<'_, f64>,
+    tr_y: f64,
+    n: usize,
+    lambda11: f64,
+    warm: Option<&Mat<f64>>,
+    tol: f64,
+    max_iter: usize,
+) -> Result<FistaResult> {
+    let (py, px) = (c.nrows(), c.ncols());
+    if sigma_x.len() != px {
+        return Err(Error::ShapeMismatch { what: "columns of C vs input eigenvalues", expected: sigma_x.len(), got: px });
+    }
+    check_lambda(lambda11)?;
+    let nf = n as f64;
+    let lip = 2.0 / nf * sigma_x.first().copied().unwrap_or(1.0).max(f64::MIN_POSITIVE);
     let t = 1.0 / lip;
     let objective = |g: MatRef<'_, f64>, nuclear: f64| {
         let mut quad = 0.0;
         for b in 0..px {
             for a in 0..py {
-                quad += g[(a, b)] * g[(a, b)] * gx.sigma[b] - 2.0 * g[(a, b)] * c[(a, b)];
+                quad += g[(a, b)] * g[(a, b)] * sigma_x[b] - 2.0 * g[(a, b)] * c[(a, b)];
             }
         }
-        (quad + tr_ky) / nf + lambda11 * nuclear
+        (quad + tr_y) / nf + lambda11 * nuclear
     };
     let svt = |z: Mat<f64>| -> Result<(Mat<f64>, f64)> {
         let svd = thin_svd(z.as_ref())?;
@@ -493,14 +557,17 @@ pub fn convex_trace_norm(
         }
         Ok((out, s.iter().sum()))
     };
-    let mut g = Mat::<f64>::zeros(py, px);
-    let mut nuc = 0.0;
+    let mut g = match warm {
+        Some(w) if w.nrows() == py && w.ncols() == px => w.clone(),
+        _ => Mat::<f64>::zeros(py, px),
+    };
+    let mut nuc = if warm.is_some() { thin_svd(g.as_ref())?.s().iter().sum() } else { 0.0 };
     let mut y = g.clone();
     let mut tk = 1.0f64;
-    let mut obj = objective(g.as_ref(), 0.0);
+    let mut obj = objective(g.as_ref(), nuc);
     let mut iters = max_iter;
     for it in 0..max_iter {
-        let step = Mat::from_fn(py, px, |a, b| y[(a, b)] - t * 2.0 / nf * (y[(a, b)] * gx.sigma[b] - c[(a, b)]));
+        let step = Mat::from_fn(py, px, |a, b| y[(a, b)] - t * 2.0 / nf * (y[(a, b)] * sigma_x[b] - c[(a, b)]));
         let (g1, nuc1) = svt(step)?;
         let obj1 = objective(g1.as_ref(), nuc1);
         let tk1 = (1.0 + (1.0 + 4.0 * tk * tk).sqrt()) / 2.0;
@@ -514,11 +581,5 @@ pub fn convex_trace_norm(
             break;
         }
     }
-    // Balanced factors from the SVD of Gamma.
-    let svd = thin_svd(g.as_ref())?;
-    let k = svd.s().iter().take_while(|&&v| v > 1e-14 * svd.s()[0].max(f64::MIN_POSITIVE)).count().max(1);
-    let nn = &gy.u * Mat::from_fn(py, k, |a, j| svd.u()[(a, j)] * svd.s()[j].sqrt() / gy.sigma[a].sqrt());
-    let m = &gx.u * Mat::from_fn(px, k, |b, j| svd.v()[(b, j)] * svd.s()[j].sqrt() / gx.sigma[b].sqrt());
-    let factors = FactorizedSolution { m, n: nn, objective: obj, n_iter: iters, stop: StopReason::RelativeDecrease };
-    Ok(ConvexSolution { gamma: g, objective: obj, trace_norm: nuc, factors })
+    Ok(FistaResult { gamma: g, objective: obj, trace_norm: nuc, n_iter: iters })
 }
