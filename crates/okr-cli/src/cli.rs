@@ -116,6 +116,19 @@ pub enum EstimatorKind {
     ReducedRank,
     /// Kernel dependency estimation: output kernel PCA with --rank directions, then ridge (--lambda).
     Kde,
+    /// Trace-norm regularized surrogate (LR-SELF): rank --rank factors, weight --lambda, --solver.
+    TraceNorm,
+}
+
+/// Solvers of `--estimator trace-norm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TraceNormSolverKind {
+    /// Factorized gradient descent with Armijo backtracking, O(n^2 r) per iteration.
+    Gd,
+    /// Alternating least squares on the factorization (one n x n eigendecomposition).
+    Als,
+    /// Exact convex solver (FISTA + singular value soft thresholding); ignores --rank.
+    Convex,
 }
 
 /// Arguments of `okr fit`.
@@ -139,6 +152,12 @@ pub struct FitArgs {
     /// Rank p of reduced-rank and kde: number of output directions (capped at the numerical rank).
     #[arg(long, default_value_t = 64, value_name = "P")]
     pub rank: usize,
+    /// Trace-norm solver.
+    ///
+    /// The objective is (1/n) sum_i |A B* phi(x_i) - psi(y_i)|^2 + lambda (|A|^2 + |B|^2),
+    /// i.e. 2 lambda times the trace norm of G = A B*.
+    #[arg(long, value_enum, default_value_t = TraceNormSolverKind::Gd, value_name = "SOLVER")]
+    pub solver: TraceNormSolverKind,
     /// Reduced-rank: ridge of the fitted values that define the subspace (default: --lambda).
     #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda1: Option<f64>,
@@ -319,6 +338,14 @@ mod tests {
         assert_eq!(fit(&["--estimator", "reduced-rank"]).estimator, EstimatorKind::ReducedRank);
         assert_eq!(fit(&["--estimator", "kde"]).estimator, EstimatorKind::Kde);
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--estimator", "pca"]).is_err());
+    }
+
+    #[test]
+    fn trace_norm_flags() {
+        let f = fit(&["--estimator", "trace-norm", "--solver", "convex", "--rank", "5"]);
+        assert_eq!((f.estimator, f.solver, f.rank), (EstimatorKind::TraceNorm, TraceNormSolverKind::Convex, 5));
+        assert_eq!(fit(&[]).solver, TraceNormSolverKind::Gd);
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--solver", "sgd"]).is_err());
     }
 
     #[test]

@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use okr_estimators::{Iokr, Kde, ReducedRankIokr};
+use okr_estimators::SurrogateModel;
+use okr_estimators::{Iokr, Kde, ReducedRankIokr, TraceNorm};
 use okr_eval::Standardizer;
 use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,10 @@ pub enum FittedModel {
     KdeDense(Kde<DenseRows, LabelSets, KernelSpec, KernelSpec>),
     /// KDE, sparse (CSR) input rows.
     KdeSparse(Kde<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Trace-norm (LR-SELF), dense input rows. Appended: files of earlier variants still read.
+    TraceNormDense(TraceNorm<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Trace-norm (LR-SELF), sparse (CSR) input rows.
+    TraceNormSparse(TraceNorm<CsrRows, LabelSets, KernelSpec, KernelSpec>),
 }
 
 impl FittedModel {
@@ -43,6 +48,8 @@ impl FittedModel {
             Self::ReducedRankSparse(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeDense(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeSparse(m) => Some((m.requested_rank(), m.rank())),
+            Self::TraceNormDense(m) => Some((m.params_used().rank(), m.n_atoms())),
+            Self::TraceNormSparse(m) => Some((m.params_used().rank(), m.n_atoms())),
         }
     }
 }

@@ -4,11 +4,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
-use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr};
+use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr, TraceNorm, TraceNormSolver};
 use okr_eval::{Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec};
 
-use crate::cli::{EstimatorKind, FitArgs, KernelKind};
+use crate::cli::{EstimatorKind, FitArgs, KernelKind, TraceNormSolverKind};
 use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
 use crate::model::{FittedModel, ModelFile};
 
@@ -33,6 +33,15 @@ pub fn run(a: &FitArgs) -> Result<()> {
             Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
             "kde"
         }
+        EstimatorKind::TraceNorm => {
+            TraceNorm::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
+            "trace-norm"
+        }
+    };
+    let solver = match a.solver {
+        TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
+        TraceNormSolverKind::Als => TraceNormSolver::Als,
+        TraceNormSolverKind::Convex => TraceNormSolver::Convex,
     };
     let data = read_data(&a.train, &a.data, None)?;
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
@@ -77,16 +86,19 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(a.lambda);
     let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
     let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda);
+    let tn = || TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).solver(solver).seed(a.seed);
     let model = match (&data.x, &x) {
         (Features::Sparse(raw), _) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankSparse(rr().fit(raw, y)?),
             EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
+            EstimatorKind::TraceNorm => FittedModel::TraceNormSparse(tn().fit(raw, y)?),
         },
         (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankDense(rr().fit(xs, y)?),
             EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
+            EstimatorKind::TraceNorm => FittedModel::TraceNormDense(tn().fit(xs, y)?),
         },
         (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };

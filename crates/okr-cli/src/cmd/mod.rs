@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use anyhow::Result;
 use faer::{Mat, MatRef};
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel};
+use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel, TraceNorm};
 use okr_eval::{Dataset, Features};
 use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
 
@@ -43,6 +43,8 @@ impl ModelFile {
             FittedModel::ReducedRankSparse(m) => m.training_outputs().clone(),
             FittedModel::KdeDense(m) => m.training_outputs().clone(),
             FittedModel::KdeSparse(m) => m.training_outputs().clone(),
+            FittedModel::TraceNormDense(m) => m.training_outputs().clone(),
+            FittedModel::TraceNormSparse(m) => m.training_outputs().clone(),
         }
     }
 }
@@ -85,7 +87,7 @@ macro_rules! projected_surrogate {
         }
     )*};
 }
-projected_surrogate!(ReducedRankIokr, Kde);
+projected_surrogate!(ReducedRankIokr, Kde, TraceNorm);
 
 /// Loads what `predict` and `eval` share: the model, the data file read with
 /// the model's widths, the candidates (a file, or the model's distinct
@@ -158,6 +160,8 @@ pub fn predict_dataset(
         FittedModel::IokrSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::ReducedRankSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::KdeSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::TraceNormDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::TraceNormSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
     }
 }
 

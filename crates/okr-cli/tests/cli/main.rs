@@ -187,6 +187,8 @@ fn reduced_rank_and_kde_fit_and_eval() {
     for (estimator, extra) in [
         ("reduced-rank", &["--rank", "16", "--lambda1", "1e-3", "--lambda2", "1e-4"][..]),
         ("kde", &["--rank", "16", "--lambda", "1e-4"][..]),
+        ("trace-norm", &["--rank", "8", "--lambda", "1e-3", "--solver", "gd"][..]),
+        ("trace-norm", &["--rank", "8", "--lambda", "1e-3", "--solver", "convex"][..]),
     ] {
         let model = dir.path(&format!("{estimator}.okr"));
         let mut args =

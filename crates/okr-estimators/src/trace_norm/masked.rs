@@ -323,6 +323,19 @@ impl MaskedTraceNorm {
         Ok(Self { a, b, objective: f, n_iter: iters })
     }
 
+    /// A model from given factors, e.g. a spectral start for [`fit`](Self::fit)'s
+    /// `warm`: the truncated SVD $U S V^\top$ of a per-task ridge solution split as
+    /// $A = U S^{1/2}$, $B = V S^{1/2}$ (spec 1.7).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `a` and `b` have different numbers of columns.
+    pub fn from_factors(a: Mat<f64>, b: Mat<f64>) -> Result<Self> {
+        if a.ncols() != b.ncols() {
+            return Err(Error::ShapeMismatch { what: "factor ranks", expected: a.ncols(), got: b.ncols() });
+        }
+        Ok(Self { a, b, objective: f64::NAN, n_iter: 0 })
+    }
+
     /// Input factor $A$ `(d, r)`.
     pub fn a(&self) -> faer::MatRef<'_, f64> {
         self.a.as_ref()

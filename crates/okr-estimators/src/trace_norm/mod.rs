@@ -60,9 +60,15 @@ pub struct TraceNorm<X, Y, KX, KY> {
     y_train: Y,
     #[serde(with = "okr_linalg::serde_mat")]
     m: Mat<f64>,
-    /// Stored transposed: the encoder $N^\top$ `(r, n)` of the atoms.
+    /// Stored transposed: $N^\top$ `(r, n)`, the atoms' weights on the training samples.
     #[serde(with = "okr_linalg::serde_mat")]
     nt: Mat<f64>,
+    /// The distinct training outputs and, per sample, the index of its output.
+    outputs: Y,
+    output_of: Vec<usize>,
+    /// $N^\top$ with the columns of samples sharing an output summed: `(r, n_distinct)`.
+    #[serde(with = "okr_linalg::serde_mat")]
+    encoder: Mat<f64>,
     objective: f64,
     n_iter: usize,
     stop: StopReason,
@@ -82,10 +88,21 @@ impl<X: Rows, Y: Rows, KX, KY> TraceNorm<X, Y, KX, KY> {
         y_train: Y,
         sol: FactorizedSolution,
     ) -> Self {
+        let (outputs, output_of) = y_train.group_duplicates();
+        let r = sol.n.ncols();
+        let mut encoder = Mat::zeros(r, outputs.n_rows());
+        for (i, &o) in output_of.iter().enumerate() {
+            for c in 0..r {
+                encoder[(c, o)] += sol.n[(i, c)];
+            }
+        }
         Self {
             params,
             x_train,
             y_train,
+            outputs,
+            output_of,
+            encoder,
             nt: sol.n.transpose().to_owned(),
             m: sol.m,
             objective: sol.objective,
@@ -112,6 +129,19 @@ impl<X: Rows, Y: Rows, KX, KY> TraceNorm<X, Y, KX, KY> {
     /// Output-side coefficients $N$ `(n, r)`.
     pub fn n(&self) -> MatRef<'_, f64> {
         self.nt.transpose()
+    }
+    /// The distinct training outputs, in first-occurrence order: the columns of [`encoder`](Self::encoder).
+    pub fn distinct_outputs(&self) -> &Y {
+        &self.outputs
+    }
+    /// For every training sample, the index of its output in [`distinct_outputs`](Self::distinct_outputs).
+    pub fn output_of_sample(&self) -> &[usize] {
+        &self.output_of
+    }
+    /// The atoms' weights on the distinct outputs, `(r, n_distinct)`: $N^\top$ with
+    /// the columns of samples sharing an output summed.
+    pub fn encoder(&self) -> MatRef<'_, f64> {
+        self.encoder.as_ref()
     }
     /// Final objective (12).
     pub fn objective(&self) -> f64 {
@@ -158,7 +188,7 @@ where
     }
 
     fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.y_train, y)
+        check_width("output dimension", &self.outputs, y)
     }
 
     /// $C = K_x(x, X_{train})\,M$: one Gram block and one GEMM.
@@ -166,9 +196,10 @@ where
         projected_coefficients_into(&self.params.input_kernel, &self.x_train, x, self.m.as_ref(), dst, par)
     }
 
-    /// $N^\top K_y(Y_{train}, c)$ `(r, n_c)`.
+    /// $N^\top K_y(Y_{train}, c)$ `(r, n_c)`, over the distinct outputs.
     fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        projected_atom_products_into(&self.params.output_kernel, &self.y_train, candidates, self.nt.as_ref(), dst, par)
+        let enc = self.encoder.as_ref();
+        projected_atom_products_into(&self.params.output_kernel, &self.outputs, candidates, enc, dst, par)
     }
 
     fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
@@ -177,7 +208,7 @@ where
 
     /// $N^\top K_y N$ `(r, r)`.
     fn atom_gram(&self) -> Mat<f64> {
-        let ky = self.params.output_kernel.gram(&self.y_train);
-        &self.nt * &ky * self.nt.transpose()
+        let ky = self.params.output_kernel.gram(&self.outputs);
+        &self.encoder * &ky * self.encoder.transpose()
     }
 }
