@@ -6,6 +6,9 @@
 //! - `cargo xtask reproduce rr-multilabel-small`: reduced-rank IOKR and IOKR
 //!   on the first 2000 training rows of Bibtex and Corel5k (Brogat-Motte et
 //!   al. 2022, Table 7; `docs/results/rr-multilabel-small.{md,json}`).
+//! - `cargo xtask reproduce tn-jester` / `tn-label-ranking` / `tn-theory`:
+//!   trace-norm surrogate prediction (Luise et al. 2019): jester3 ranking
+//!   (Table 1), the 21 label-ranking data sets, and spec 4's E1-E3.
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
@@ -17,6 +20,7 @@ mod report;
 mod rr_small;
 mod tn_jester;
 mod tn_label_ranking;
+mod tn_theory;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -75,12 +79,13 @@ fn run() -> anyhow::Result<()> {
                 let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
                 tn_jester::run(&results_dir(out_dir), seed, max_users)
             }
+            "tn-theory" => tn_theory::run(&results_dir(out_dir), seed),
             "tn-label-ranking" => {
                 let ds = datasets.unwrap_or_else(|| tn_label_ranking::DATASETS.iter().map(|s| s.to_string()).collect());
                 tn_label_ranking::run(&ds, &results_dir(out_dir), seed)
             }
             other => anyhow::bail!(
-                "unknown experiment {other:?}; available: quick, rr-multilabel-small, tn-jester, tn-label-ranking"
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, tn-jester, tn-label-ranking, tn-theory"
             ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
