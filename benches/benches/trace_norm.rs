@@ -5,9 +5,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::Mat;
 use okr_decode::ranking::{exact_order, heuristic_order};
-use okr_estimators::trace_norm::{
-    SolverOptions, convex_trace_norm, factorized_als, factorized_gd, scaled_init,
-};
+use okr_estimators::trace_norm::{SolverOptions, convex_trace_norm, factorized_als, factorized_gd, scaled_init};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -15,6 +15,8 @@
 //! - decoding: maximum-agreement order (min weighted feedback arc set) over the
 //!   items of the evaluated pairs, exact up to 18 items, heuristic beyond;
 //! - metric: per-user normalized pairwise loss, mean over users with a non-zero denominator.
+// Index loops mirror the matrix formulas (pairs a < b, entries (i, j)).
+#![allow(clippy::needless_range_loop)]
 
 use std::path::Path;
 use std::time::Instant;
@@ -136,7 +138,12 @@ fn part_pairs(part: &[(usize, f64)], conv: Convention, n_items: usize) -> Vec<(u
 fn train_entries(splits: &[UserSplit], conv: Convention, n_items: usize) -> Result<TaskEntries> {
     let users: Vec<Vec<(usize, f64)>> = splits
         .par_iter()
-        .map(|s| part_pairs(&s.train, conv, n_items).into_iter().map(|(a, b, ra, rb)| (task(n_items, a, b), rb - ra)).collect())
+        .map(|s| {
+            part_pairs(&s.train, conv, n_items)
+                .into_iter()
+                .map(|(a, b, ra, rb)| (task(n_items, a, b), rb - ra))
+                .collect()
+        })
         .collect();
     Ok(TaskEntries::from_users(n_items * (n_items - 1) / 2, users)?)
 }
@@ -359,7 +366,15 @@ fn run_split(
     let b = model.b().to_owned();
     let score = |u: usize, t: usize| (0..rank).map(|c| z[(u, c)] * b[(t, c)]).sum::<f64>();
     let (te, ex) = evaluate(&test, n_items, &score);
-    out.push(SplitResult { method: "trace-norm", val: v, test: te, exact: ex, lambda, rank: Some(rank), seconds: fit_s });
+    out.push(SplitResult {
+        method: "trace-norm",
+        val: v,
+        test: te,
+        exact: ex,
+        lambda,
+        rank: Some(rank),
+        seconds: fit_s,
+    });
 
     // Sanity baseline: items by mean training rating (same for every user).
     let mut sum = vec![0.0; n_items];
@@ -383,7 +398,15 @@ fn run_split(
     };
     let (pv, _) = evaluate(&val, n_items, &pop);
     let (pt, pe) = evaluate(&test, n_items, &pop);
-    out.push(SplitResult { method: "item-mean", val: pv, test: pt, exact: pe, lambda: f64::NAN, rank: None, seconds: 0.0 });
+    out.push(SplitResult {
+        method: "item-mean",
+        val: pv,
+        test: pt,
+        exact: pe,
+        lambda: f64::NAN,
+        rank: None,
+        seconds: 0.0,
+    });
     Ok((out, Selection { hs: hs_sel, tn: (lambda, rank) }))
 }
 

@@ -12,6 +12,8 @@
 //! started along a decreasing $\lambda$ path from $\lambda_{\max} = \frac2n\|\Phi^\top F_x\|_{op}$
 //! (where the solution becomes 0). Decoding: $\arg\max_\sigma\langle\phi(\sigma), h(x)\rangle$,
 //! exact linear ordering. $\lambda$ is selected per fold on an inner 80/20 split of the training fold.
+// Index loops mirror the matrix formulas (pairs a < b, entries (i, j)).
+#![allow(clippy::needless_range_loop)]
 
 use std::path::Path;
 use std::time::Instant;
@@ -29,8 +31,27 @@ use rand_chacha::ChaCha8Rng;
 
 /// The 21 data sets (16 semi-synthetic, 5 real).
 pub const DATASETS: [&str; 21] = [
-    "authorship", "bodyfat", "calhousing", "cpu", "elevators", "fried", "glass", "housing", "iris", "pendigits",
-    "segment", "stock", "vehicle", "vowel", "wine", "wisconsin", "cold", "diau", "dtt", "heat", "spo",
+    "authorship",
+    "bodyfat",
+    "calhousing",
+    "cpu",
+    "elevators",
+    "fried",
+    "glass",
+    "housing",
+    "iris",
+    "pendigits",
+    "segment",
+    "stock",
+    "vehicle",
+    "vowel",
+    "wine",
+    "wisconsin",
+    "cold",
+    "diau",
+    "dtt",
+    "heat",
+    "spo",
 ];
 
 /// Folds of the cross-validation.
@@ -138,6 +159,7 @@ fn best(scores: &[f64]) -> usize {
 }
 
 /// Per-fold results for one data set: (iokr taus, tn taus, tn ranks, seconds).
+#[allow(clippy::type_complexity)]
 fn run_dataset(name: &str, seed: u64) -> Result<(usize, usize, usize, Vec<f64>, Vec<f64>, Vec<usize>, f64)> {
     let path = okr_eval::data_dir().join(format!("label_ranking/{name}.csv"));
     let data = read_label_ranking(&path).with_context(|| format!("reading {}", path.display()))?;
@@ -161,8 +183,7 @@ fn run_dataset(name: &str, seed: u64) -> Result<(usize, usize, usize, Vec<f64>, 
         let ti = best(&tv.iter().map(|h| mean_tau(h, &val_truth, k)).collect::<Vec<_>>());
         // Refit on the whole (capped) training fold at the selected values.
         let test_truth: Vec<&Vec<usize>> = test.iter().map(|&i| &data.ranks[i]).collect();
-        let (ih, th, ranks) =
-            paths(&x, &phi, &train, &test, gamma, &IOKR_LAMBDAS[li..=li], &TN_FACTORS[..=ti])?;
+        let (ih, th, ranks) = paths(&x, &phi, &train, &test, gamma, &IOKR_LAMBDAS[li..=li], &TN_FACTORS[..=ti])?;
         iokr_tau.push(mean_tau(&ih[0], &test_truth, k));
         tn_tau.push(mean_tau(&th[ti], &test_truth, k));
         tn_rank.push(ranks[ti]);

@@ -13,6 +13,8 @@
 //! $\hat\Gamma = C_{yx}(\Sigma + n\lambda)^{-1}$, trace norm by the exact convex
 //! solver [`fista_svt`] along a warm-started $\lambda$ path. $\lambda$ is chosen on
 //! a fresh validation sample of 1000 points (and, for reference, by oracle).
+// Index loops mirror the matrix formulas (pairs a < b, entries (i, j)).
+#![allow(clippy::needless_range_loop)]
 
 use std::path::Path;
 
@@ -74,7 +76,7 @@ fn one_run(n: usize, k: usize, aniso: bool, cov: &Mat<f64>, seed: u64) -> Result
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (u, v) = (orthonormal(T, k, &mut rng), orthonormal(D, k, &mut rng));
     let s = 1.0 / (k as f64).sqrt();
-    let gs = &u * &v.transpose() * s; // flat spectrum, |G|_F = 1
+    let gs = &u * v.transpose() * s; // flat spectrum, |G|_F = 1
     let (x, xv) = (inputs(n, aniso, &mut rng), inputs(N_VAL, aniso, &mut rng));
     let (y, yv) = (outputs(&x, &gs, &mut rng), outputs(&xv, &gs, &mut rng));
     let e = okr_linalg::eigh((x.transpose() * &x).as_ref())?;
@@ -145,18 +147,28 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
                 eprintln!("  {exp} k={k} n={n}: HS {:.2e}, TN {:.2e}", acc[0], acc[2]);
                 md.push_str(&format!(
                     "| {k} | {n} | {:.3e} ({:.3e}) | {:.3e} ({:.3e}) | {:.2} |\n",
-                    acc[0], acc[1], acc[2], acc[3], acc[2] / acc[0]
+                    acc[0],
+                    acc[1],
+                    acc[2],
+                    acc[3],
+                    acc[2] / acc[0]
                 ));
                 hs_curve.push(acc[0]);
                 tn_curve.push(acc[2]);
                 for (method, v, o) in [("self-hs", acc[0], acc[1]), ("trace-norm", acc[2], acc[3])] {
                     records.push(
-                        MetricRecord::new("tn-theory", if aniso { "e2-anisotropic" } else { "e1-isotropic" }, method, "mse_h", v)
-                            .with_stand_in(true)
-                            .with_setting("rank", k as u64)
-                            .with_setting("n", n as u64)
-                            .with_setting("oracle_lambda_excess_risk", o)
-                            .with_setting("reps", REPS as u64),
+                        MetricRecord::new(
+                            "tn-theory",
+                            if aniso { "e2-anisotropic" } else { "e1-isotropic" },
+                            method,
+                            "mse_h",
+                            v,
+                        )
+                        .with_stand_in(true)
+                        .with_setting("rank", k as u64)
+                        .with_setting("n", n as u64)
+                        .with_setting("oracle_lambda_excess_risk", o)
+                        .with_setting("reps", REPS as u64),
                     );
                 }
             }

@@ -14,6 +14,8 @@
 //!   embedding $\phi(\sigma)_{ab} = \operatorname{sign}(\sigma_a - \sigma_b)$, $a < b$.
 //! - [`decode_hamming`]: multi-label decoding under the Hamming loss,
 //!   $\hat y_l = 1 \iff \sum_i \alpha_i (2y_{il} - 1) > 0$.
+// Index loops mirror the matrix formulas (pairs a < b, entries (i, j)).
+#![allow(clippy::needless_range_loop)]
 
 use okr_kernels::LabelSets;
 

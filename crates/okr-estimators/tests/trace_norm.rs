@@ -58,8 +58,7 @@ fn kernel_iterates_equal_explicit_feature_gd() {
         assert!(rel(bk.as_ref(), b.as_ref()) < 1e-10, "B: {}", rel(bk.as_ref(), b.as_ref()));
         // The objective from kernels equals the explicit one.
         let resid = &x * &b * a.transpose() - &y;
-        let j_explicit =
-            resid.squared_norm_l2() / nf + lambda * (a.squared_norm_l2() + b.squared_norm_l2());
+        let j_explicit = resid.squared_norm_l2() / nf + lambda * (a.squared_norm_l2() + b.squared_norm_l2());
         assert!((sol.objective - j_explicit).abs() <= 1e-10 * j_explicit);
     }
 }
@@ -77,7 +76,8 @@ fn factorized_optimum_equals_convex_optimum_and_factors_balance() {
         let gd = factorized_gd(kx.as_ref(), ky.as_ref(), lambda, m0.clone(), n0.clone(), &opts).unwrap();
         let als = factorized_als(kx.as_ref(), ky.as_ref(), lambda, m0, n0, &opts).unwrap();
         // The convex solution's balanced factors reach the same value of (12).
-        let jc = factorized_objective(kx.as_ref(), ky.as_ref(), conv.factors.m.as_ref(), conv.factors.n.as_ref(), lambda);
+        let jc =
+            factorized_objective(kx.as_ref(), ky.as_ref(), conv.factors.m.as_ref(), conv.factors.n.as_ref(), lambda);
         assert!((jc - conv.objective).abs() <= 1e-9 * conv.objective, "{jc} vs {}", conv.objective);
         for (name, j) in [("gd", gd.objective), ("als", als.objective)] {
             assert!((j - conv.objective).abs() <= 1e-7 * conv.objective, "{name}: {j} vs convex {}", conv.objective);
@@ -86,7 +86,8 @@ fn factorized_optimum_equals_convex_optimum_and_factors_balance() {
         let qy = gd.n.transpose() * &ky * &gd.n;
         let qx = gd.m.transpose() * &kx * &gd.m;
         assert!((&qy - &qx).norm_l2() <= 1e-4 * qy.norm_l2().max(1e-12), "balance {}", (&qy - &qx).norm_l2());
-        let half_sum = 0.5 * (qy.as_ref().diagonal().column_vector().sum() + qx.as_ref().diagonal().column_vector().sum());
+        let half_sum =
+            0.5 * (qy.as_ref().diagonal().column_vector().sum() + qx.as_ref().diagonal().column_vector().sum());
         assert!((half_sum - conv.trace_norm).abs() <= 1e-5 * conv.trace_norm, "{half_sum} vs {}", conv.trace_norm);
         // Same predictor G = Y^T N M^T X.
         let g_gd = y.transpose() * &gd.n * gd.m.transpose() * &x;
@@ -105,8 +106,9 @@ fn convex_solver_matches_whitened_closed_form() {
     let x = &q * s.sqrt();
     let y = random_rows(n, t, 4).into_mat();
     let lambda11 = 0.3;
-    let conv = convex_trace_norm((&x * x.transpose()).as_ref(), (&y * y.transpose()).as_ref(), lambda11, 1e-15, 100_000)
-        .unwrap();
+    let conv =
+        convex_trace_norm((&x * x.transpose()).as_ref(), (&y * y.transpose()).as_ref(), lambda11, 1e-15, 100_000)
+            .unwrap();
     // Closed form in explicit coordinates: G* = SVT_{n lambda/(2 s)}(Y^T X / s).
     let c = y.transpose() * &x * (1.0 / s);
     let svd = c.thin_svd().unwrap();

@@ -1,5 +1,7 @@
 //! Ranking metrics: the trace-norm paper's normalized weighted pairwise loss
 //! (Eq. 18 normalized to [0, 1]) and Kendall's tau.
+// Index loops mirror the matrix formulas (pairs a < b, entries (i, j)).
+#![allow(clippy::needless_range_loop)]
 
 /// The normalized pairwise ranking loss of one query (Luise et al. 2019, Eq. 18
 /// normalized): over the evaluated `pairs` $(a, b)$,

@@ -16,6 +16,8 @@
 //! user's embedding and run the vector-valued Algorithm 1 with the output Gram
 //! $k_y(u, u') = |O|\sum_{a\in O} r_{ua}r_{u'a} - (\sum_{a\in O} r_{ua})(\sum_{a\in O} r_{u'a})$,
 //! $O$ = items both users rated. It biases unobserved pairs to 0; we keep R2 for the experiments.
+// Index loops mirror the matrix formulas (pairs a < b, entries (i, j)).
+#![allow(clippy::needless_range_loop)]
 
 use faer::Mat;
 use rayon::prelude::*;
@@ -57,7 +59,11 @@ impl TaskEntries {
                     return Err(Error::ShapeMismatch { what: "task index bound", expected: n_tasks, got: t });
                 }
                 if !v.is_finite() {
-                    return Err(Error::InvalidParameter { name: "task value", value: format!("{v}"), expected: "finite" });
+                    return Err(Error::InvalidParameter {
+                        name: "task value",
+                        value: format!("{v}"),
+                        expected: "finite",
+                    });
                 }
                 task.push(t as u32);
                 value.push(v);
@@ -215,10 +221,18 @@ impl MaskedTraceNorm {
     /// ```
     pub fn fit(x: &Mat<f64>, entries: &TaskEntries, opts: &MaskedOptions, warm: Option<&Self>) -> Result<Self> {
         if x.nrows() != entries.n_users() {
-            return Err(Error::ShapeMismatch { what: "users in features vs entries", expected: x.nrows(), got: entries.n_users() });
+            return Err(Error::ShapeMismatch {
+                what: "users in features vs entries",
+                expected: x.nrows(),
+                got: entries.n_users(),
+            });
         }
         if !(opts.lambda.is_finite() && opts.lambda > 0.0) {
-            return Err(Error::InvalidParameter { name: "lambda", value: format!("{}", opts.lambda), expected: "a finite number > 0" });
+            return Err(Error::InvalidParameter {
+                name: "lambda",
+                value: format!("{}", opts.lambda),
+                expected: "a finite number > 0",
+            });
         }
         if opts.rank == 0 {
             return Err(Error::InvalidParameter { name: "rank", value: "0".into(), expected: "an integer >= 1" });

@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
 pub use solvers::{
-    ConvexSolution, FactorizedSolution, FistaResult, SolverOptions, StepRule, StopReason, convex_trace_norm, factorized_als,
-    factorized_gd, factorized_objective, fista_svt, scaled_init,
+    ConvexSolution, FactorizedSolution, FistaResult, SolverOptions, StepRule, StopReason, convex_trace_norm,
+    factorized_als, factorized_gd, factorized_objective, fista_svt, scaled_init,
 };
 
 use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
@@ -167,7 +167,14 @@ impl<X: Rows, Y: Rows, KX: Kernel<X>, KY> TraceNorm<X, Y, KX, KY> {
     pub fn alpha(&self, x: &X) -> Result<Mat<f64>> {
         check_width("input features", &self.x_train, x)?;
         let mut c = Mat::zeros(x.n_rows(), self.m.ncols());
-        projected_coefficients_into(&self.params.input_kernel, &self.x_train, x, self.m.as_ref(), c.as_mut(), Par::rayon(0))?;
+        projected_coefficients_into(
+            &self.params.input_kernel,
+            &self.x_train,
+            x,
+            self.m.as_ref(),
+            c.as_mut(),
+            Par::rayon(0),
+        )?;
         Ok(self.nt.transpose() * c.transpose())
     }
 }

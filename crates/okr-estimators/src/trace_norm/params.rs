@@ -88,7 +88,12 @@ impl<KX, KY> TraceNormValidParams<KX, KY> {
     }
     /// The iterative solvers' options these parameters imply.
     pub fn solver_options(&self) -> SolverOptions {
-        SolverOptions { max_iter: self.max_iter, rel_tol: self.tol, grad_tol: 1e-6, step: StepRule::Armijo { eta0: 1.0 } }
+        SolverOptions {
+            max_iter: self.max_iter,
+            rel_tol: self.tol,
+            grad_tol: 1e-6,
+            step: StepRule::Armijo { eta0: 1.0 },
+        }
     }
 }
 

@@ -5,10 +5,12 @@
 //! prediction weights $\alpha(x) = N M^\top v_x$.
 //!
 //! Objective (12), weight $\lambda$ in the factorized convention:
-//! $$J(M, N) = \tfrac1n \operatorname{tr}[(N M^\top K_x - I)^\top K_y (N M^\top K_x - I)]
-//!   + \lambda [\operatorname{tr}(M^\top K_x M) + \operatorname{tr}(N^\top K_y N)],$$
+//! $$J(M, N) = \tfrac1n \operatorname{tr}[(N M^\top K_x - I)^\top K_y (N M^\top K_x - I)] +
+//!   \lambda [\operatorname{tr}(M^\top K_x M) + \operatorname{tr}(N^\top K_y N)],$$
 //! whose minimum equals the minimum of the convex problem (11)
 //! $\frac1n \sum_i \|G\phi(x_i) - \psi(y_i)\|^2 + 2\lambda \|G\|_*$ once $r \ge \operatorname{rank}\hat G$.
+// Index loops mirror the matrix formulas (pairs a < b, entries (i, j)).
+#![allow(clippy::needless_range_loop)]
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
@@ -124,8 +126,8 @@ fn check_lambda(lambda: f64) -> Result<()> {
 }
 
 /// The objective (12) from the kernel products $K_xM$, $K_yN$ only:
-/// $J = \frac1n[\operatorname{tr}(S_x Q_y) - 2\langle K_xM, K_yN\rangle_F + \operatorname{tr}K_y]
-///   + \lambda[\operatorname{tr}(M^\top K_x M) + \operatorname{tr} Q_y]$,
+/// $J = \frac1n[\operatorname{tr}(S_x Q_y) - 2\langle K_xM, K_yN\rangle_F + \operatorname{tr}K_y] +
+///   \lambda[\operatorname{tr}(M^\top K_x M) + \operatorname{tr} Q_y]$,
 /// $S_x = (K_xM)^\top K_xM$, $Q_y = N^\top K_y N$. Costs $O(n r^2)$.
 fn objective_from(
     m: MatRef<'_, f64>,
@@ -322,7 +324,13 @@ pub fn factorized_gd(
         stalled = if rel < opts.rel_tol { stalled + 1 } else { 0 };
         if stalled >= 5 {
             let j = objective_from(m.as_ref(), nn.as_ref(), (kx * &m).as_ref(), (ky * &nn).as_ref(), tr_ky, lambda);
-            return Ok(FactorizedSolution { m, n: nn, objective: j, n_iter: it + 1, stop: StopReason::RelativeDecrease });
+            return Ok(FactorizedSolution {
+                m,
+                n: nn,
+                objective: j,
+                n_iter: it + 1,
+                stop: StopReason::RelativeDecrease,
+            });
         }
     }
     let j = objective_from(m.as_ref(), nn.as_ref(), (kx * &m).as_ref(), (ky * &nn).as_ref(), tr_ky, lambda);
@@ -394,7 +402,13 @@ pub fn factorized_als(
         let rel = (j - j1).abs() / j.abs().max(f64::MIN_POSITIVE);
         j = j1;
         if rel < opts.rel_tol {
-            return Ok(FactorizedSolution { m, n: nn, objective: j, n_iter: it + 1, stop: StopReason::RelativeDecrease });
+            return Ok(FactorizedSolution {
+                m,
+                n: nn,
+                objective: j,
+                n_iter: it + 1,
+                stop: StopReason::RelativeDecrease,
+            });
         }
     }
     Ok(FactorizedSolution { m, n: nn, objective: j, n_iter: opts.max_iter, stop: StopReason::MaxIter })
@@ -531,7 +545,11 @@ pub fn fista_svt(
 ) -> Result<FistaResult> {
     let (py, px) = (c.nrows(), c.ncols());
     if sigma_x.len() != px {
-        return Err(Error::ShapeMismatch { what: "columns of C vs input eigenvalues", expected: sigma_x.len(), got: px });
+        return Err(Error::ShapeMismatch {
+            what: "columns of C vs input eigenvalues",
+            expected: sigma_x.len(),
+            got: px,
+        });
     }
     check_lambda(lambda11)?;
     let nf = n as f64;

@@ -64,11 +64,15 @@ pub fn read_ratings(path: impl AsRef<Path>) -> Result<Ratings> {
         }
         let mut it = line.split(',');
         let mut field = |what: &str| {
-            it.next().map(str::trim).ok_or_else(|| Error::parse(path, no, format!("missing {what} (expected user,item,rating)")))
+            it.next()
+                .map(str::trim)
+                .ok_or_else(|| Error::parse(path, no, format!("missing {what} (expected user,item,rating)")))
         };
         let (u, i, r) = (field("user")?, field("item")?, field("rating")?);
-        let u: usize = u.parse().map_err(|_| Error::parse(path, no, format!("user id '{u}' is not a non-negative integer")))?;
-        let i: usize = i.parse().map_err(|_| Error::parse(path, no, format!("item id '{i}' is not a non-negative integer")))?;
+        let u: usize =
+            u.parse().map_err(|_| Error::parse(path, no, format!("user id '{u}' is not a non-negative integer")))?;
+        let i: usize =
+            i.parse().map_err(|_| Error::parse(path, no, format!("item id '{i}' is not a non-negative integer")))?;
         let r = parse_finite(r, || "rating".into()).map_err(|m| Error::parse(path, no, m))?;
         if users.len() <= u {
             users.resize_with(u + 1, Vec::new);
@@ -130,7 +134,11 @@ pub fn read_label_ranking(path: impl AsRef<Path>) -> Result<LabelRanking> {
             continue;
         };
         if toks.len() != d + k {
-            return Err(Error::parse(path, no, format!("expected {} fields ({d} features, {k} ranks), got {}", d + k, toks.len())));
+            return Err(Error::parse(
+                path,
+                no,
+                format!("expected {} fields ({d} features, {k} ranks), got {}", d + k, toks.len()),
+            ));
         }
         for t in &toks[..d] {
             feats.push(parse_finite(t, || "feature".into()).map_err(|m| Error::parse(path, no, m))?);
