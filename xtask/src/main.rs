@@ -80,12 +80,14 @@ fn run() -> anyhow::Result<()> {
                 tn_jester::run(&results_dir(out_dir), seed, max_users)
             }
             "tn-theory" => tn_theory::run(&results_dir(out_dir), seed),
+            "tn-jester-render" => tn_jester::rerender(&results_dir(out_dir)),
+            "tn-jester-standins" => tn_jester::run_standins(&results_dir(out_dir), seed),
             "tn-label-ranking" => {
                 let ds = datasets.unwrap_or_else(|| tn_label_ranking::DATASETS.iter().map(|s| s.to_string()).collect());
                 tn_label_ranking::run(&ds, &results_dir(out_dir), seed)
             }
             other => anyhow::bail!(
-                "unknown experiment {other:?}; available: quick, rr-multilabel-small, tn-jester, tn-label-ranking, tn-theory"
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, tn-jester, tn-jester-standins, tn-label-ranking, tn-theory"
             ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
