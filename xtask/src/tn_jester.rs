@@ -556,8 +556,12 @@ pub fn summary(records: &[MetricRecord]) -> String {
             let beats = if b.value < tn.value.min(hs.value) { "beats both" } else { "does not beat the better method" };
             format!("; item-mean {:.3} {beats}", b.value)
         });
+        let paper = match (tn.paper, hs.paper) {
+            (Some(t), Some(h)) => format!("; paper on the real data: trace norm lower by {:.3}", h - t),
+            _ => String::new(),
+        };
         out.push_str(&format!(
-            "- {} users, `{}`: trace norm {:.3} vs SELF + HS {:.3}: {who} by {:.3} ({:.1} split std; paper: trace norm lower by 0.032){base}.\n",
+            "- {} users, `{}`: trace norm {:.3} vs SELF + HS {:.3}: {who} by {:.3} ({:.1} split std{paper}){base}.\n",
             k.0.map_or("?".into(), |v| v.to_string()),
             k.1.and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
             tn.value,
@@ -639,11 +643,18 @@ pub fn rating_standin(
 /// Re-renders `tn-jester.md` from `tn-jester.json` (after a change of the
 /// report only), keeping the validation log of the existing markdown.
 pub fn rerender(out_dir: &Path) -> Result<()> {
-    let records = okr_eval::read_records(out_dir.join("tn-jester.json"))?;
-    let old = std::fs::read_to_string(out_dir.join("tn-jester.md")).unwrap_or_default();
-    let log = old.find("## Validation log").map_or("", |i| &old[i..]);
-    let log = log.find("\n\nRecords:").map_or(log, |j| &log[..j]);
-    write(out_dir, "tn-jester", &records, &format!("{NOTES}\n\n{log}"))
+    for name in ["tn-jester", "tn-jester-standins"] {
+        let Ok(records) = okr_eval::read_records(out_dir.join(format!("{name}.json"))) else { continue };
+        let old = std::fs::read_to_string(out_dir.join(format!("{name}.md"))).unwrap_or_default();
+        // Keep what follows the findings list (notes, validation log) up to the records line.
+        let mut lines = old.lines().skip_while(|l| !l.starts_with("## Findings")).skip(1).peekable();
+        while lines.peek().is_some_and(|l| l.is_empty() || l.starts_with("- ")) {
+            lines.next();
+        }
+        let kept: Vec<&str> = lines.take_while(|l| !l.starts_with("Records: `")).collect();
+        write(out_dir, name, &records, kept.join("\n").trim_end())?;
+    }
+    Ok(())
 }
 
 /// Users kept for the `code` convention (its training set is ~15x larger;
