@@ -437,6 +437,7 @@ pub fn published(dataset: &str, method: &str) -> Option<(f64, f64)> {
 
 /// Runs the protocol on one ratings data set under the given conventions and
 /// returns the records and the validation log (markdown rows).
+#[allow(clippy::too_many_arguments)]
 pub fn run_dataset(
     experiment: &str,
     dataset: &str,
