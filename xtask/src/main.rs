@@ -16,6 +16,9 @@
 //!   (Yu et al. 2014) on bibtex and delicious beside Tables 6-15, and its
 //!   speed lines, and the Rademacher-complexity checks E1-E2 of its theory
 //!   (`docs/results/leml-*.{md,json}`).
+//! - `cargo xtask reproduce tn-jester` / `tn-label-ranking` / `tn-theory`:
+//!   trace-norm surrogate prediction (Luise et al. 2019): jester3 ranking
+//!   (Table 1), the 21 label-ranking data sets, and spec 4's E1-E3.
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
@@ -32,6 +35,9 @@ mod rr_full;
 mod rr_small;
 mod rr_synthetic;
 mod rr_usps;
+mod tn_jester;
+mod tn_label_ranking;
+mod tn_theory;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,7 +59,8 @@ enum Command {
         /// Experiment name; `quick` is the README's main job. The others (one per
         /// paper table or figure, see the crate docs and docs/results/): rr-multilabel-small,
         /// rr-multilabel-full, rr-synthetic, rr-usps, leml-full, leml-missing, leml-speed,
-        /// leml-theory, leml-delicious-ablation.
+        /// leml-theory, leml-delicious-ablation, tn-jester, tn-jester-standins, tn-jester-render,
+        /// tn-label-ranking, tn-theory.
         name: String,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
@@ -97,6 +104,11 @@ const EXPERIMENTS: &[&str] = &[
     "leml-speed",
     "leml-theory",
     "leml-delicious-ablation",
+    "tn-jester",
+    "tn-jester-standins",
+    "tn-jester-render",
+    "tn-label-ranking",
+    "tn-theory",
 ];
 
 fn results_dir(out: Option<PathBuf>) -> PathBuf {
@@ -131,6 +143,18 @@ fn run() -> anyhow::Result<()> {
                 "leml-speed" => leml::run_speed(&results_dir(out_dir), seed),
                 "leml-theory" => leml_theory::run(&results_dir(out_dir), seed),
                 "leml-delicious-ablation" => leml::run_delicious_ablation(&results_dir(out_dir), seed),
+                "tn-jester" => {
+                    let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
+                    tn_jester::run(&results_dir(out_dir), seed, max_users)
+                }
+                "tn-theory" => tn_theory::run(&results_dir(out_dir), seed),
+                "tn-jester-render" => tn_jester::rerender(&results_dir(out_dir)),
+                "tn-jester-standins" => tn_jester::run_standins(&results_dir(out_dir), seed),
+                "tn-label-ranking" => {
+                    let ds =
+                        datasets.unwrap_or_else(|| tn_label_ranking::DATASETS.iter().map(|s| s.to_string()).collect());
+                    tn_label_ranking::run(&ds, &results_dir(out_dir), seed)
+                }
                 "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
                 "rr-usps" => rr_usps::run(&results_dir(out_dir), seed),
                 "rr-multilabel-full" => {

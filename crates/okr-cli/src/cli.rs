@@ -121,6 +121,8 @@ pub enum EstimatorKind {
     /// --loss sq|lr|sh, optionally trained on --observed-fraction of the labels. A score model:
     /// predict/eval threshold or rank its label scores instead of decoding candidates.
     Leml,
+    /// Trace-norm regularized surrogate (LR-SELF): rank --rank factors, weight --lambda, --solver.
+    TraceNorm,
 }
 
 /// Losses of `--estimator leml`.
@@ -132,6 +134,17 @@ pub enum LossKind {
     Lr,
     /// Squared hinge loss on ±1 targets (threshold 0).
     Sh,
+}
+
+/// Solvers of `--estimator trace-norm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TraceNormSolverKind {
+    /// Factorized gradient descent with Armijo backtracking, O(n^2 r) per iteration.
+    Gd,
+    /// Alternating least squares on the factorization (one n x n eigendecomposition).
+    Als,
+    /// Exact convex solver (FISTA + singular value soft thresholding); ignores --rank.
+    Convex,
 }
 
 /// Arguments of `okr fit`.
@@ -158,6 +171,12 @@ pub struct FitArgs {
     /// KDE: centre the output kernel before its KPCA (Weston et al.'s variant); default uncentred.
     #[arg(long)]
     pub centered: bool,
+    /// Trace-norm solver.
+    ///
+    /// The objective is (1/n) sum_i |A B* phi(x_i) - psi(y_i)|^2 + lambda (|A|^2 + |B|^2),
+    /// i.e. 2 lambda times the trace norm of G = A B*.
+    #[arg(long, value_enum, default_value_t = TraceNormSolverKind::Gd, value_name = "SOLVER")]
+    pub solver: TraceNormSolverKind,
     /// Reduced-rank: ridge of the fitted values that define the subspace (default: --lambda).
     #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda1: Option<f64>,
@@ -362,6 +381,14 @@ mod tests {
         assert_eq!(fit(&[]).max_iter, 10);
         assert_eq!(fit(&["--observed-fraction", "-1"]).observed_fraction, Some(-1.0), "reaches validation");
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--loss", "hinge"]).is_err());
+    }
+
+    #[test]
+    fn trace_norm_flags() {
+        let f = fit(&["--estimator", "trace-norm", "--solver", "convex", "--rank", "5"]);
+        assert_eq!((f.estimator, f.solver, f.rank), (EstimatorKind::TraceNorm, TraceNormSolverKind::Convex, 5));
+        assert_eq!(fit(&[]).solver, TraceNormSolverKind::Gd);
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--solver", "sgd"]).is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use okr_estimators::leml::Leml;
-use okr_estimators::{Iokr, Kde, ReducedRankIokr};
+use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel, TraceNorm};
 use okr_eval::Standardizer;
 use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,10 @@ pub enum FittedModel {
     /// LEML, a label-score model on sparse rows (dense files are converted).
     /// Appended last: files of the other variants keep their encoding.
     Leml(Leml),
+    /// Trace-norm (LR-SELF), dense input rows. Appended: files of earlier variants still read.
+    TraceNormDense(TraceNorm<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Trace-norm (LR-SELF), sparse (CSR) input rows.
+    TraceNormSparse(TraceNorm<CsrRows, LabelSets, KernelSpec, KernelSpec>),
 }
 
 impl FittedModel {
@@ -48,6 +52,8 @@ impl FittedModel {
             Self::KdeDense(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeSparse(m) => Some((m.requested_rank(), m.rank())),
             Self::Leml(m) => Some((m.fitted_params().rank(), m.fitted_params().rank())),
+            Self::TraceNormDense(m) => Some((m.params_used().rank(), m.n_atoms())),
+            Self::TraceNormSparse(m) => Some((m.params_used().rank(), m.n_atoms())),
         }
     }
 }

@@ -11,6 +11,7 @@
 
 mod candidates;
 mod error;
+pub mod ranking;
 
 pub use candidates::{CandidateDecoder, Decoded};
 pub use error::{Error, Result};

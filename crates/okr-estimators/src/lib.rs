@@ -24,6 +24,7 @@ mod projection;
 pub mod reduced_rank;
 mod score;
 mod surrogate;
+pub mod trace_norm;
 
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
@@ -32,3 +33,4 @@ pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
 pub use score::ScoreModel;
 pub use surrogate::SurrogateModel;
+pub use trace_norm::{TraceNorm, TraceNormParams, TraceNormSolver, TraceNormValidParams};

@@ -32,6 +32,7 @@ pub mod data_dir;
 pub mod dataset;
 pub mod error;
 pub mod metrics;
+pub mod ranking_metrics;
 pub mod readers;
 pub mod score_metrics;
 pub mod split;

@@ -5,11 +5,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use okr_estimators::leml::{Leml, LemlParams, LemlValidParams, Loss, PartialLabels, Targets};
-use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr};
+use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr, TraceNorm, TraceNormSolver};
 use okr_eval::{Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec};
 
-use crate::cli::{EstimatorKind, FitArgs, KernelKind, LossKind};
+use crate::cli::{EstimatorKind, FitArgs, KernelKind, LossKind, TraceNormSolverKind};
 use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
 use crate::model::{FittedModel, ModelFile};
 
@@ -53,6 +53,15 @@ pub fn run(a: &FitArgs) -> Result<()> {
             let data = read_data(&a.train, &a.data, None)?;
             return fit_leml(a, params, &data);
         }
+        EstimatorKind::TraceNorm => {
+            TraceNorm::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
+            "trace-norm"
+        }
+    };
+    let solver = match a.solver {
+        TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
+        TraceNormSolverKind::Als => TraceNormSolver::Als,
+        TraceNormSolverKind::Convex => TraceNormSolver::Convex,
     };
     let data = read_data(&a.train, &a.data, None)?;
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
@@ -97,18 +106,21 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(a.lambda);
     let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
     let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).centered(a.centered);
+    let tn = || TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).solver(solver).seed(a.seed);
     let model = match (&data.x, &x) {
         (Features::Sparse(raw), _) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankSparse(rr().fit(raw, y)?),
             EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
             EstimatorKind::Leml => unreachable!("fitted above"),
+            EstimatorKind::TraceNorm => FittedModel::TraceNormSparse(tn().fit(raw, y)?),
         },
         (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankDense(rr().fit(xs, y)?),
             EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
             EstimatorKind::Leml => unreachable!("fitted above"),
+            EstimatorKind::TraceNorm => FittedModel::TraceNormDense(tn().fit(xs, y)?),
         },
         (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use anyhow::{Result, bail};
 use faer::{Mat, MatRef};
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel};
+use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel, TraceNorm};
 use okr_eval::{Dataset, Features};
 use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
 
@@ -46,6 +46,8 @@ impl ModelFile {
             FittedModel::KdeSparse(m) => m.training_outputs().clone(),
             // A score model decodes no candidates.
             FittedModel::Leml(_) => LabelSets::new(self.n_labels, Vec::new()).expect("no sets"),
+            FittedModel::TraceNormDense(m) => m.training_outputs().clone(),
+            FittedModel::TraceNormSparse(m) => m.training_outputs().clone(),
         }
     }
 }
@@ -88,7 +90,7 @@ macro_rules! projected_surrogate {
         }
     )*};
 }
-projected_surrogate!(ReducedRankIokr, Kde);
+projected_surrogate!(ReducedRankIokr, Kde, TraceNorm);
 
 /// Loads what `predict` and `eval` share: the model, the data file read with
 /// the model's widths, the candidates (a file, or the model's distinct
@@ -162,6 +164,8 @@ pub fn predict_dataset(
         FittedModel::ReducedRankSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::KdeSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::Leml(_) => bail!("LEML is a label-score model: it does not decode candidates"),
+        FittedModel::TraceNormDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::TraceNormSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
     }
 }
 

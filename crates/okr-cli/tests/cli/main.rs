@@ -188,6 +188,8 @@ fn reduced_rank_and_kde_fit_and_eval() {
         ("reduced-rank", &["--rank", "16", "--lambda1", "1e-3", "--lambda2", "1e-4"][..]),
         ("kde", &["--rank", "16", "--lambda", "1e-4"][..]),
         ("kde", &["--rank", "16", "--lambda", "1e-4", "--centered"][..]),
+        ("trace-norm", &["--rank", "8", "--lambda", "1e-3", "--solver", "gd"][..]),
+        ("trace-norm", &["--rank", "8", "--lambda", "1e-3", "--solver", "convex"][..]),
     ] {
         let model = dir.path(&format!("{estimator}{}.okr", extra.len()));
         let mut args =

@@ -18,6 +18,7 @@
 
 pub mod arff;
 pub mod csv;
+pub mod ranking;
 pub mod svmlight;
 pub mod usps;
 pub mod xc;
