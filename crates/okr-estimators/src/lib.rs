@@ -14,6 +14,7 @@
 
 mod error;
 pub mod iokr;
+pub mod kae;
 pub mod kde;
 mod param_guard;
 mod projection;
@@ -22,6 +23,7 @@ mod surrogate;
 
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
+pub use kae::{K2ae, Kae, KaeParams, KaeValidParams};
 pub use kde::{Kde, KdeParams, KdeValidParams};
 pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
