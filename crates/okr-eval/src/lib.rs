@@ -45,8 +45,8 @@ pub use metrics::{
     rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
 pub use readers::{
-    CsvHeader, SvmlightOptions, read_arff, read_csv, read_svmlight, read_xc, write_arff, write_csv, write_svmlight,
-    write_xc,
+    CsvHeader, SvmlightOptions, TuDataset, read_arff, read_csv, read_svmlight, read_tu, read_xc, write_arff, write_csv,
+    write_svmlight, write_xc,
 };
 pub use split::{KFold, ShuffleSplit, train_test_split};
 pub use standardize::Standardizer;
