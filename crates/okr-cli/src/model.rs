@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use okr_estimators::kae::{K2aeOnRows, Kae};
 use okr_estimators::{Iokr, Kde, ReducedRankIokr};
 use okr_eval::Standardizer;
 use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
@@ -31,6 +32,14 @@ pub enum FittedModel {
     KdeDense(Kde<DenseRows, LabelSets, KernelSpec, KernelSpec>),
     /// KDE, sparse (CSR) input rows.
     KdeSparse(Kde<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    // Autoencoders (appended: the variant indices above are unchanged, so
+    // files of the same format version still read).
+    /// Kernel autoencoder, dense input rows.
+    KaeDense(Kae),
+    /// K2AE, dense input rows.
+    K2aeDense(K2aeOnRows<DenseRows, KernelSpec>),
+    /// K2AE, sparse (CSR) input rows.
+    K2aeSparse(K2aeOnRows<CsrRows, KernelSpec>),
 }
 
 impl FittedModel {
@@ -43,7 +52,13 @@ impl FittedModel {
             Self::ReducedRankSparse(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeDense(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeSparse(m) => Some((m.requested_rank(), m.rank())),
+            Self::KaeDense(_) | Self::K2aeDense(_) | Self::K2aeSparse(_) => None,
         }
+    }
+
+    /// Whether the model is a kernel autoencoder (`okr encode`, not `predict` / `eval`).
+    pub fn is_autoencoder(&self) -> bool {
+        matches!(self, Self::KaeDense(_) | Self::K2aeDense(_) | Self::K2aeSparse(_))
     }
 }
 

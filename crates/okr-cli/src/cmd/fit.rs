@@ -33,6 +33,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
             Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
             "kde"
         }
+        EstimatorKind::Kae | EstimatorKind::K2ae => return super::kae::fit(a),
     };
     let data = read_data(&a.train, &a.data, None)?;
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
@@ -82,11 +83,13 @@ pub fn run(a: &FitArgs) -> Result<()> {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankSparse(rr().fit(raw, y)?),
             EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
+            EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
         },
         (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankDense(rr().fit(xs, y)?),
             EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
+            EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
         },
         (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };
