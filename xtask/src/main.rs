@@ -6,12 +6,19 @@
 //! - `cargo xtask reproduce rr-multilabel-small`: reduced-rank IOKR and IOKR
 //!   on the first 2000 training rows of Bibtex and Corel5k (Brogat-Motte et
 //!   al. 2022, Table 7; `docs/results/rr-multilabel-small.{md,json}`).
+//! - `cargo xtask reproduce kae-graphs`: K2AE vs KPCA codes of the WL graph
+//!   kernel on MUTAG, PTC_MR, NCI1 (`docs/results/kae-graphs.{md,json}`).
+//! - `cargo xtask reproduce kae-kpca`: the KAE <-> kernel PCA link checked
+//!   numerically (`docs/results/kae-kpca.{md,json}`).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
 mod bench;
 mod cv;
 mod data;
+mod kae_common;
+mod kae_graphs;
+mod kae_kpca;
 mod quick;
 mod report;
 mod rr_small;
@@ -69,7 +76,14 @@ fn run() -> anyhow::Result<()> {
                 let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
                 rr_small::run(&ds, &results_dir(out_dir), seed)
             }
-            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small"),
+            "kae-graphs" => {
+                let ds = datasets.unwrap_or_else(|| kae_graphs::DATASETS.iter().map(|d| d.0.to_string()).collect());
+                kae_graphs::run(&ds, &results_dir(out_dir), seed)
+            }
+            "kae-kpca" => kae_kpca::run(&results_dir(out_dir), seed),
+            other => anyhow::bail!(
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, kae-graphs, kae-kpca"
+            ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }
