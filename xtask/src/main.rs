@@ -10,6 +10,8 @@
 //!   kernel on MUTAG, PTC_MR, NCI1 (`docs/results/kae-graphs.{md,json}`).
 //! - `cargo xtask reproduce kae-kpca`: the KAE <-> kernel PCA link checked
 //!   numerically (`docs/results/kae-kpca.{md,json}`).
+//! - `cargo xtask reproduce kae-synthetic`: the KAE paper's toy experiments
+//!   with plots (`docs/results/kae-synthetic.{md,json}` and PNGs).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
@@ -19,6 +21,7 @@ mod data;
 mod kae_common;
 mod kae_graphs;
 mod kae_kpca;
+mod kae_synthetic;
 mod quick;
 mod report;
 mod rr_small;
@@ -81,8 +84,9 @@ fn run() -> anyhow::Result<()> {
                 kae_graphs::run(&ds, &results_dir(out_dir), seed)
             }
             "kae-kpca" => kae_kpca::run(&results_dir(out_dir), seed),
+            "kae-synthetic" => kae_synthetic::run(&results_dir(out_dir), seed),
             other => anyhow::bail!(
-                "unknown experiment {other:?}; available: quick, rr-multilabel-small, kae-graphs, kae-kpca"
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, kae-graphs, kae-kpca, kae-synthetic"
             ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
