@@ -12,6 +12,8 @@
 //!   numerically (`docs/results/kae-kpca.{md,json}`).
 //! - `cargo xtask reproduce kae-synthetic`: the KAE paper's toy experiments
 //!   with plots (`docs/results/kae-synthetic.{md,json}` and PNGs).
+//! - `cargo xtask reproduce kae-fingerprints`: stand-in for the KAE paper's
+//!   metabolite fingerprint reconstruction (`docs/results/kae-fingerprints.{md,json}`).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
@@ -19,6 +21,7 @@ mod bench;
 mod cv;
 mod data;
 mod kae_common;
+mod kae_fingerprints;
 mod kae_graphs;
 mod kae_kpca;
 mod kae_synthetic;
@@ -85,8 +88,9 @@ fn run() -> anyhow::Result<()> {
             }
             "kae-kpca" => kae_kpca::run(&results_dir(out_dir), seed),
             "kae-synthetic" => kae_synthetic::run(&results_dir(out_dir), seed),
+            "kae-fingerprints" => kae_fingerprints::run(&results_dir(out_dir), seed),
             other => anyhow::bail!(
-                "unknown experiment {other:?}; available: quick, rr-multilabel-small, kae-graphs, kae-kpca, kae-synthetic"
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, kae-graphs, kae-kpca, kae-synthetic, kae-fingerprints"
             ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
