@@ -119,7 +119,6 @@ fn profiled_k2ae_gradient_matches_central_differences() {
             let f = |t: &[Mat<f64>]| profiled_objective(k_in.as_ref(), k_in.as_ref(), &spec, t).unwrap();
             let err = fd_rel_error(&f, &theta, 1e-6);
             eprintln!("profiled {} L={big_l}: gradient relative error {err:.2e}", kern.name());
-            eprintln!("{} L={big_l}: gradient relative error {err:.2e}", kern.name());
             assert!(err <= 1e-6, "{kern:?} L={big_l}: relative error {err:e}");
         }
     }
