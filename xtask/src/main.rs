@@ -19,12 +19,25 @@
 //! - `cargo xtask reproduce tn-jester` / `tn-label-ranking` / `tn-theory`:
 //!   trace-norm surrogate prediction (Luise et al. 2019): jester3 ranking
 //!   (Table 1), the 21 label-ranking data sets, and spec 4's E1-E3.
+//! - `cargo xtask reproduce kae-graphs`: K2AE vs KPCA codes of the WL graph
+//!   kernel on MUTAG, PTC_MR, NCI1 (`docs/results/kae-graphs.{md,json}`).
+//! - `cargo xtask reproduce kae-kpca`: the KAE <-> kernel PCA link checked
+//!   numerically (`docs/results/kae-kpca.{md,json}`).
+//! - `cargo xtask reproduce kae-synthetic`: the KAE paper's toy experiments
+//!   with plots (`docs/results/kae-synthetic.{md,json}` and PNGs).
+//! - `cargo xtask reproduce kae-fingerprints`: stand-in for the KAE paper's
+//!   metabolite fingerprint reconstruction (`docs/results/kae-fingerprints.{md,json}`).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 
 mod bench;
 mod cv;
 mod data;
+mod kae_common;
+mod kae_fingerprints;
+mod kae_graphs;
+mod kae_kpca;
+mod kae_synthetic;
 mod leml;
 mod leml_paper;
 mod leml_theory;
@@ -60,7 +73,7 @@ enum Command {
         /// paper table or figure, see the crate docs and docs/results/): rr-multilabel-small,
         /// rr-multilabel-full, rr-synthetic, rr-usps, leml-full, leml-missing, leml-speed,
         /// leml-theory, leml-delicious-ablation, tn-jester, tn-jester-standins, tn-jester-render,
-        /// tn-label-ranking, tn-theory.
+        /// tn-label-ranking, tn-theory, kae-graphs, kae-kpca, kae-synthetic, kae-fingerprints.
         name: String,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
@@ -109,6 +122,10 @@ const EXPERIMENTS: &[&str] = &[
     "tn-jester-render",
     "tn-label-ranking",
     "tn-theory",
+    "kae-graphs",
+    "kae-kpca",
+    "kae-synthetic",
+    "kae-fingerprints",
 ];
 
 fn results_dir(out: Option<PathBuf>) -> PathBuf {
@@ -155,6 +172,13 @@ fn run() -> anyhow::Result<()> {
                         datasets.unwrap_or_else(|| tn_label_ranking::DATASETS.iter().map(|s| s.to_string()).collect());
                     tn_label_ranking::run(&ds, &results_dir(out_dir), seed)
                 }
+                "kae-graphs" => {
+                    let ds = datasets.unwrap_or_else(|| kae_graphs::DATASETS.iter().map(|d| d.0.to_string()).collect());
+                    kae_graphs::run(&ds, &results_dir(out_dir), seed)
+                }
+                "kae-kpca" => kae_kpca::run(&results_dir(out_dir), seed),
+                "kae-synthetic" => kae_synthetic::run(&results_dir(out_dir), seed),
+                "kae-fingerprints" => kae_fingerprints::run(&results_dir(out_dir), seed),
                 "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
                 "rr-usps" => rr_usps::run(&results_dir(out_dir), seed),
                 "rr-multilabel-full" => {

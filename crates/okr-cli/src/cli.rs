@@ -54,6 +54,10 @@ pub enum Command {
     /// reduced-rank and kde, whose subspace depends on the output kernel, they
     /// are the analogous scores of the same weights.
     Eval(EvalArgs),
+    /// Encode an input file with a saved kernel autoencoder (--estimator kae or k2ae).
+    ///
+    /// Writes one line per input: its code, comma separated.
+    Encode(EncodeArgs),
     /// Generate a seeded stand-in multi-label data set in a reader format.
     ///
     /// Presets have the shape of the benchmark data sets (bibtex, corel5k,
@@ -123,6 +127,13 @@ pub enum EstimatorKind {
     Leml,
     /// Trace-norm regularized surrogate (LR-SELF): rank --rank factors, weight --lambda, --solver.
     TraceNorm,
+    /// Kernel autoencoder on dense inputs (labels ignored): --layers layers, inner width
+    /// --code-dim, first kernel --input-kernel (gaussian, linear or polynomial), Gaussian
+    /// inner kernels, penalty --lambda on every layer, last layer by kernel ridge.
+    Kae,
+    /// Gram-only kernel autoencoder (K2AE): sees the inputs only through --input-kernel (any
+    /// kernel, dense or sparse), reconstructs them in that kernel's RKHS.
+    K2ae,
 }
 
 /// Losses of `--estimator leml`.
@@ -221,15 +232,43 @@ pub struct FitArgs {
     /// seeded by --seed; observed values ±1), to study missing labels. Default: all labels.
     #[arg(long, value_name = "F", allow_hyphen_values = true)]
     pub observed_fraction: Option<f64>,
-    /// LEML: alternating iterations (one W-step and one H-step each).
-    #[arg(long, default_value_t = 10, value_name = "N")]
-    pub max_iter: usize,
+    /// Kernel autoencoders: number of layers L >= 2 (code after layer 1 of 2, or the first
+    /// of the L - 1 inner layers of width --code-dim).
+    #[arg(long, default_value_t = 2, value_name = "L")]
+    pub layers: usize,
+    /// Kernel autoencoders: width of the inner layers (the code size).
+    #[arg(long, default_value_t = 2, value_name = "P")]
+    pub code_dim: usize,
+    /// Iteration budget: LEML alternating iterations (one W-step and one H-step each;
+    /// default 10); KAE / K2AE maximum number of gradient (Adam) steps (default 500).
+    #[arg(long, value_name = "N")]
+    pub max_iter: Option<usize>,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
     /// Seed for anything random (recorded in the model).
     #[arg(long, default_value_t = 0, value_name = "SEED")]
     pub seed: u64,
+}
+
+/// Arguments of `okr encode`.
+#[derive(Debug, Clone, Args)]
+pub struct EncodeArgs {
+    /// Model file written by `okr fit --estimator kae|k2ae`.
+    #[arg(long, short = 'm', value_name = "PATH")]
+    pub model: PathBuf,
+    /// Input file to encode.
+    #[arg(long, value_name = "PATH")]
+    pub input: PathBuf,
+    /// How to read the input file.
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Where to write the codes (default: standard output).
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// Candidate options shared by `predict` and `eval`.
@@ -377,8 +416,8 @@ mod tests {
             (EstimatorKind::Leml, Some(LossKind::Lr), 32, Some(0.2))
         );
         assert_eq!(fit(&["--loss", "sh"]).loss, Some(LossKind::Sh));
-        assert_eq!(fit(&["--max-iter", "3"]).max_iter, 3);
-        assert_eq!(fit(&[]).max_iter, 10);
+        assert_eq!(fit(&["--max-iter", "3"]).max_iter, Some(3));
+        assert_eq!(fit(&[]).max_iter, None);
         assert_eq!(fit(&["--observed-fraction", "-1"]).observed_fraction, Some(-1.0), "reaches validation");
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--loss", "hinge"]).is_err());
     }
@@ -389,6 +428,18 @@ mod tests {
         assert_eq!((f.estimator, f.solver, f.rank), (EstimatorKind::TraceNorm, TraceNormSolverKind::Convex, 5));
         assert_eq!(fit(&[]).solver, TraceNormSolverKind::Gd);
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--solver", "sgd"]).is_err());
+    }
+
+    #[test]
+    fn autoencoder_flags() {
+        let f = fit(&["--estimator", "k2ae", "--layers", "3", "--code-dim", "10", "--max-iter", "50"]);
+        assert_eq!((f.estimator, f.layers, f.code_dim, f.max_iter), (EstimatorKind::K2ae, 3, 10, Some(50)));
+        assert_eq!(fit(&["--estimator", "kae"]).estimator, EstimatorKind::Kae);
+        assert_eq!((fit(&[]).layers, fit(&[]).code_dim), (2, 2));
+        match parse(&["encode", "--model", "m.okr", "--input", "x.csv", "--label-count", "0", "-o", "c.csv"]).command {
+            Command::Encode(e) => assert_eq!((e.data.label_count, e.output), (Some(0), Some(PathBuf::from("c.csv")))),
+            c => panic!("{c:?}"),
+        }
     }
 
     #[test]

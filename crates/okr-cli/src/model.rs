@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use okr_estimators::kae::{K2aeOnRows, Kae};
 use okr_estimators::leml::Leml;
 use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel, TraceNorm};
 use okr_eval::Standardizer;
@@ -39,6 +40,14 @@ pub enum FittedModel {
     TraceNormDense(TraceNorm<DenseRows, LabelSets, KernelSpec, KernelSpec>),
     /// Trace-norm (LR-SELF), sparse (CSR) input rows.
     TraceNormSparse(TraceNorm<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    // Autoencoders (appended: the variant indices above are unchanged, so
+    // files of the same format version still read).
+    /// Kernel autoencoder, dense input rows.
+    KaeDense(Kae),
+    /// K2AE, dense input rows.
+    K2aeDense(K2aeOnRows<DenseRows, KernelSpec>),
+    /// K2AE, sparse (CSR) input rows.
+    K2aeSparse(K2aeOnRows<CsrRows, KernelSpec>),
 }
 
 impl FittedModel {
@@ -54,7 +63,13 @@ impl FittedModel {
             Self::Leml(m) => Some((m.fitted_params().rank(), m.fitted_params().rank())),
             Self::TraceNormDense(m) => Some((m.params_used().rank(), m.n_atoms())),
             Self::TraceNormSparse(m) => Some((m.params_used().rank(), m.n_atoms())),
+            Self::KaeDense(_) | Self::K2aeDense(_) | Self::K2aeSparse(_) => None,
         }
+    }
+
+    /// Whether the model is a kernel autoencoder (`okr encode`, not `predict` / `eval`).
+    pub fn is_autoencoder(&self) -> bool {
+        matches!(self, Self::KaeDense(_) | Self::K2aeDense(_) | Self::K2aeSparse(_))
     }
 }
 

@@ -17,6 +17,7 @@
 
 mod error;
 pub mod iokr;
+pub mod kae;
 pub mod kde;
 pub mod leml;
 mod param_guard;
@@ -28,6 +29,7 @@ pub mod trace_norm;
 
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
+pub use kae::{K2ae, Kae, KaeParams, KaeValidParams};
 pub use kde::{Kde, KdeParams, KdeValidParams};
 pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};

@@ -47,8 +47,8 @@ pub use metrics::{
     rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
 pub use readers::{
-    CsvHeader, SvmlightOptions, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_csv, read_svmlight, read_usps,
-    read_xc, write_arff, write_csv, write_svmlight, write_xc,
+    CsvHeader, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_csv, read_svmlight,
+    read_tu, read_usps, read_xc, write_arff, write_csv, write_svmlight, write_xc,
 };
 pub use score_metrics::hamming_loss_at;
 pub use split::{KFold, ShuffleSplit, train_test_split};

@@ -2,7 +2,8 @@
 //!
 //! - Containers ([`Rows`]): [`DenseRows`] (an `(n_samples, n_features)` matrix),
 //!   [`CsrRows`] (compressed sparse rows) and [`LabelSets`] (binary label sets,
-//!   seen as 0/1 vectors over `n_labels` labels).
+//!   seen as 0/1 vectors over `n_labels` labels), and [`Graphs`] (labelled
+//!   graphs, with the Weisfeiler-Lehman subtree kernel [`WlSubtree`]).
 //! - The [`Kernel`] trait: pointwise evaluation plus block methods that fill
 //!   a Gram block for two row sets ([`Kernel::gram_block_into`]) or the
 //!   symmetric Gram matrix of one ([`Kernel::gram_into`]).
@@ -49,6 +50,7 @@
 mod block;
 mod containers;
 mod error;
+mod graphs;
 mod heuristics;
 mod kernels;
 mod math;
@@ -57,6 +59,7 @@ mod traits;
 
 pub use containers::{CsrRows, DenseRows, LabelSets};
 pub use error::{Error, Result};
+pub use graphs::{Graph, Graphs, WlSubtree};
 pub use heuristics::median_sq_distance;
 pub use kernels::gaussian::Gaussian;
 pub use kernels::laplacian::Laplacian;

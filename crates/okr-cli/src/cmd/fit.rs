@@ -40,6 +40,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
             Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
             "kde"
         }
+        EstimatorKind::Kae | EstimatorKind::K2ae => return super::kae::fit(a),
         EstimatorKind::Leml => {
             let params = leml_params(a).check()?;
             if let Some(f) = a.observed_fraction
@@ -114,6 +115,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
             EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
             EstimatorKind::Leml => unreachable!("fitted above"),
             EstimatorKind::TraceNorm => FittedModel::TraceNormSparse(tn().fit(raw, y)?),
+            EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
         },
         (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
@@ -121,6 +123,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
             EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
             EstimatorKind::Leml => unreachable!("fitted above"),
             EstimatorKind::TraceNorm => FittedModel::TraceNormDense(tn().fit(xs, y)?),
+            EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
         },
         (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };
@@ -158,7 +161,7 @@ fn leml_params(a: &FitArgs) -> LemlParams {
         LossKind::Lr => Loss::Logistic,
         LossKind::Sh => Loss::SquaredHinge,
     };
-    Leml::params().rank(a.rank).lambda(a.lambda).loss(loss).max_iter(a.max_iter).seed(a.seed)
+    Leml::params().rank(a.rank).lambda(a.lambda).loss(loss).max_iter(a.max_iter.unwrap_or(10)).seed(a.seed)
 }
 
 /// `okr fit --estimator leml`: sparse features (dense files are converted),

@@ -3,6 +3,7 @@
 mod eval;
 mod fit;
 mod gen_data;
+mod kae;
 mod predict;
 mod scores;
 
@@ -25,6 +26,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fit(a) => fit::run(&a),
         Command::Predict(a) => predict::run(&a),
         Command::Eval(a) => eval::run(&a),
+        Command::Encode(a) => kae::encode(&a),
         Command::Gen(a) => gen_data::run(&a),
     }
 }
@@ -48,6 +50,10 @@ impl ModelFile {
             FittedModel::Leml(_) => LabelSets::new(self.n_labels, Vec::new()).expect("no sets"),
             FittedModel::TraceNormDense(m) => m.training_outputs().clone(),
             FittedModel::TraceNormSparse(m) => m.training_outputs().clone(),
+            // Autoencoders have no outputs; `load_for_decoding` rejects them first.
+            FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
+                LabelSets::from_indicator(Mat::<f64>::zeros(0, self.n_labels).as_ref())
+            }
         }
     }
 }
@@ -103,6 +109,13 @@ pub fn load_for_decoding(
 ) -> Result<(ModelFile, Dataset, LabelSets, CandidateDecoder)> {
     crate::config::set_threads(decode.threads)?;
     let mf = ModelFile::load(model)?;
+    if mf.model.is_autoencoder() {
+        anyhow::bail!(
+            "{} is a {} model (an autoencoder): use `okr encode`, not predict / eval",
+            model.display(),
+            mf.estimator
+        );
+    }
     let data = crate::config::read_data(data_path, data_args, Some(mf.shape()))?;
     let candidates = match &decode.candidates {
         Some(p) => crate::config::read_candidates(p, mf.n_labels)?,
@@ -127,7 +140,7 @@ pub struct Prediction {
 }
 
 /// Dense inputs for a dense model: densified if sparse, then standardized.
-fn dense_inputs(mf: &ModelFile, data: &Dataset) -> Result<DenseRows> {
+pub(crate) fn dense_inputs(mf: &ModelFile, data: &Dataset) -> Result<DenseRows> {
     let dense = match &data.x {
         Features::Dense(x) => Cow::Borrowed(x),
         Features::Sparse(x) => Cow::Owned(DenseRows::new(x.to_dense())?),
@@ -166,6 +179,9 @@ pub fn predict_dataset(
         FittedModel::Leml(_) => bail!("LEML is a label-score model: it does not decode candidates"),
         FittedModel::TraceNormDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
         FittedModel::TraceNormSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
+            anyhow::bail!("{} is an autoencoder: use `okr encode`", mf.estimator)
+        }
     }
 }
 

@@ -373,3 +373,59 @@ fn leml_flags_are_checked() {
     assert_one_line_error(&with(&["--estimator", "leml", "--rank", "0"]), &["rank"]);
     assert!(!model.exists(), "no model file after an error");
 }
+
+#[test]
+fn kae_and_k2ae_fit_then_encode() {
+    let dir = Dir::new();
+    let train = dir.write("train.arff", ARFF);
+    for (est, kernel) in [("kae", "gaussian"), ("k2ae", "tanimoto")] {
+        let model = dir.path(&format!("{est}.okr"));
+        let out = okr(&[
+            "fit",
+            "--train",
+            p(&train),
+            "--label-count",
+            "2",
+            "--model",
+            p(&model),
+            "--estimator",
+            est,
+            "--input-kernel",
+            kernel,
+            "--layers",
+            "3",
+            "--code-dim",
+            "2",
+            "--max-iter",
+            "20",
+            "--lambda",
+            "1e-2",
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let codes = dir.path(&format!("{est}.csv"));
+        let out = okr(&["encode", "--model", p(&model), "--input", p(&train), "--label-count", "2", "-o", p(&codes)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&codes).unwrap();
+        assert_eq!(text.lines().count(), 6);
+        assert!(text.lines().all(|l| l.split(',').count() == 2 && l.split(',').all(|v| v.parse::<f64>().is_ok())));
+        let out = okr(&["predict", "--model", p(&model), "--input", p(&train), "--label-count", "2"]);
+        assert_one_line_error(&out, &["autoencoder", "okr encode"]);
+    }
+    let iokr = fit_toy(&dir);
+    let out = okr(&["encode", "--model", p(&iokr), "--input", p(&train), "--label-count", "2"]);
+    assert_one_line_error(&out, &["okr encode", "kae or k2ae"]);
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&train),
+        "--label-count",
+        "2",
+        "--model",
+        p(&dir.path("x")),
+        "--estimator",
+        "kae",
+        "--layers",
+        "1",
+    ]);
+    assert_one_line_error(&out, &["--layers 1"]);
+}

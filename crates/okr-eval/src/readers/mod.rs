@@ -20,12 +20,14 @@ pub mod arff;
 pub mod csv;
 pub mod ranking;
 pub mod svmlight;
+pub mod tu;
 pub mod usps;
 pub mod xc;
 
 pub use arff::{read_arff, write_arff};
 pub use csv::{CsvHeader, read_csv, write_csv};
 pub use svmlight::{SvmlightOptions, read_svmlight, write_svmlight};
+pub use tu::{TuDataset, read_tu};
 pub use usps::{USPS_PIXELS, UspsImages, find_usps_in, read_usps};
 pub use xc::{read_xc, write_xc};
 

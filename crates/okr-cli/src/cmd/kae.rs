@@ -1,0 +1,164 @@
+//! `okr fit --estimator kae|k2ae` and `okr encode`.
+
+use std::io::{BufWriter, Write};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use indicatif::ProgressBar;
+use okr_estimators::ParamGuard;
+use okr_estimators::kae::{Kae, KaeParams, LayerKernel};
+use okr_eval::{Features, Standardizer};
+use okr_kernels::DenseRows;
+
+use crate::cli::{EncodeArgs, EstimatorKind, FitArgs, KernelKind};
+use crate::cmd::{dense_inputs, sparse_inputs};
+use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
+use crate::model::{FittedModel, ModelFile};
+
+/// Autoencoder parameters from the flags; `first` is the first-layer kernel.
+fn params(a: &FitArgs, first: LayerKernel) -> Result<KaeParams> {
+    if a.layers < 2 {
+        bail!("invalid --layers {}: a kernel autoencoder has at least 2 layers", a.layers);
+    }
+    let p = Kae::params()
+        .hidden_dims(vec![a.code_dim; a.layers - 1])
+        .kernels(std::iter::once(first).chain(std::iter::repeat_n(LayerKernel::GaussianMedian, a.layers - 1)).collect())
+        .lambdas(vec![a.lambda])
+        .max_iter(a.max_iter.unwrap_or(500))
+        .seed(a.seed);
+    p.check_ref()?;
+    Ok(p)
+}
+
+/// The finite KAE's first kernel from `--input-kernel`.
+fn first_layer_kernel(a: &FitArgs) -> Result<LayerKernel> {
+    let gamma = match (a.gamma, a.sigma2) {
+        (Some(g), _) => Some(g),
+        (None, Some(s2)) => Some(1.0 / (2.0 * s2)),
+        (None, None) => None,
+    };
+    Ok(match a.input_kernel {
+        KernelKind::Linear => LayerKernel::Linear,
+        KernelKind::Gaussian => gamma.map_or(LayerKernel::GaussianMedian, |gamma| LayerKernel::Gaussian { gamma }),
+        KernelKind::Polynomial => {
+            LayerKernel::Polynomial { degree: a.degree, gamma: a.gamma.unwrap_or(1.0), coef0: a.coef0 }
+        }
+        other => bail!(
+            "--estimator kae supports --input-kernel gaussian, linear or polynomial (got {other:?}); \
+             use --estimator k2ae for any kernel"
+        ),
+    })
+}
+
+/// `okr fit --estimator kae|k2ae`: unsupervised, the labels of the file are ignored.
+pub fn fit(a: &FitArgs) -> Result<()> {
+    let name = if a.estimator == EstimatorKind::Kae { "kae" } else { "k2ae" };
+    let first = if a.estimator == EstimatorKind::Kae { first_layer_kernel(a)? } else { LayerKernel::Linear };
+    let params = params(a, first)?;
+    let data = read_data(&a.train, &a.data, None)?;
+    let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
+    let standardizer = if a.standardize {
+        match &data.x {
+            Features::Dense(_) => Some(Standardizer::fit(&data.x)?),
+            Features::Sparse(_) => bail!("--standardize with --estimator {name} needs dense input"),
+        }
+    } else {
+        None
+    };
+    let spinner = ProgressBar::new_spinner().with_message(format!("fitting {name} on {n} samples"));
+    let t = Instant::now();
+    let mut progress = |step: usize, objective: f64| {
+        spinner.set_message(format!("fitting {name} on {n} samples: step {step}, objective {objective:.6}"));
+        spinner.tick();
+    };
+    let dense = || -> Result<DenseRows> {
+        let x = match &data.x {
+            Features::Dense(x) => x.clone(),
+            Features::Sparse(x) => DenseRows::new(x.to_dense())?,
+        };
+        Ok(match &standardizer {
+            Some(st) => st.transform(&x)?,
+            None => x,
+        })
+    };
+    let model = match a.estimator {
+        EstimatorKind::Kae => {
+            let x = dense()?;
+            FittedModel::KaeDense(params.check_ref()?.fit_with_progress(x.as_mat(), &mut progress)?)
+        }
+        _ => {
+            let flags = KernelFlags {
+                kind: a.input_kernel,
+                gamma: a.gamma,
+                sigma2: a.sigma2,
+                degree: a.degree,
+                coef0: a.coef0,
+            };
+            let kx = build_kernel(&flags, || median_heuristic_gamma(&data.x), "input")?;
+            match &data.x {
+                Features::Dense(_) => {
+                    let x = dense()?;
+                    FittedModel::K2aeDense(params.check_ref()?.fit_k2ae_rows(kx, &x)?)
+                }
+                Features::Sparse(_) => {
+                    FittedModel::K2aeSparse(params.check_ref()?.fit_k2ae_rows(kx, sparse_inputs(&data)?.as_ref())?)
+                }
+            }
+        }
+    };
+    let fit_seconds = t.elapsed().as_secs_f64();
+    spinner.finish_and_clear();
+    let info = match &model {
+        FittedModel::KaeDense(m) => m.train_info().clone(),
+        FittedModel::K2aeDense(m) => m.model().train_info().clone(),
+        FittedModel::K2aeSparse(m) => m.model().train_info().clone(),
+        _ => unreachable!("autoencoders only"),
+    };
+    let file = ModelFile {
+        okr_version: env!("CARGO_PKG_VERSION").to_string(),
+        estimator: name.into(),
+        n_features: d,
+        n_labels: l,
+        seed: a.seed,
+        fit_seconds,
+        standardizer,
+        model,
+    };
+    file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
+    eprintln!(
+        "okr: fitted {name} on {n} samples ({d} features, code {}) in {fit_seconds:.2} s: {} steps, objective {:.6} -> {:.6} -> {}",
+        a.code_dim,
+        info.n_iter,
+        info.objective_history.first().copied().unwrap_or(f64::NAN),
+        info.final_objective,
+        a.model.display()
+    );
+    Ok(())
+}
+
+/// `okr encode`: one comma-separated code per input line.
+pub fn encode(a: &EncodeArgs) -> Result<()> {
+    set_threads(a.threads)?;
+    let mf = ModelFile::load(&a.model)?;
+    if !mf.model.is_autoencoder() {
+        bail!("{} is a {} model: `okr encode` needs --estimator kae or k2ae", a.model.display(), mf.estimator);
+    }
+    let data = read_data(&a.input, &a.data, Some(mf.shape()))?;
+    let codes = match &mf.model {
+        FittedModel::KaeDense(m) => m.encode(dense_inputs(&mf, &data)?.as_mat())?,
+        FittedModel::K2aeDense(m) => m.encode(&dense_inputs(&mf, &data)?)?,
+        FittedModel::K2aeSparse(m) => m.encode(sparse_inputs(&data)?.as_ref())?,
+        _ => unreachable!("checked above"),
+    };
+    let sink: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut out = BufWriter::new(sink);
+    for i in 0..codes.nrows() {
+        let row: Vec<String> = (0..codes.ncols()).map(|j| format!("{}", codes[(i, j)])).collect();
+        writeln!(out, "{}", row.join(","))?;
+    }
+    out.flush()?;
+    Ok(())
+}
