@@ -15,14 +15,19 @@
 mod error;
 pub mod iokr;
 pub mod kde;
+pub mod nystroem;
 mod param_guard;
 mod projection;
 pub mod reduced_rank;
+pub mod sketch;
+pub mod sketched;
 mod surrogate;
 
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
 pub use kde::{Kde, KdeParams, KdeValidParams};
+pub use nystroem::{Nystroem, NystroemParams, NystroemValidParams};
 pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
+pub use sketched::{SketchedIokr, SketchedIokrParams, SketchedIokrValidParams};
 pub use surrogate::SurrogateModel;
