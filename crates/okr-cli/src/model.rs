@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use okr_estimators::{Iokr, Kde, ReducedRankIokr};
+use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr};
 use okr_eval::Standardizer;
 use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
 use serde::{Deserialize, Serialize};
@@ -31,6 +31,16 @@ pub enum FittedModel {
     KdeDense(Kde<DenseRows, LabelSets, KernelSpec, KernelSpec>),
     /// KDE, sparse (CSR) input rows.
     KdeSparse(Kde<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    // Variants below were appended without a format bump: postcard encodes the
+    // variant index, so files written before them still read the same.
+    /// SIOKR / ISOKR / SISOKR, dense input rows.
+    SketchedDense(SketchedIokr<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// SIOKR / ISOKR / SISOKR, sparse (CSR) input rows.
+    SketchedSparse(SketchedIokr<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Nystroem KRR, dense input rows.
+    NystroemDense(Nystroem<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Nystroem KRR, sparse (CSR) input rows.
+    NystroemSparse(Nystroem<CsrRows, LabelSets, KernelSpec, KernelSpec>),
 }
 
 impl FittedModel {
@@ -43,6 +53,7 @@ impl FittedModel {
             Self::ReducedRankSparse(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeDense(m) => Some((m.requested_rank(), m.rank())),
             Self::KdeSparse(m) => Some((m.requested_rank(), m.rank())),
+            Self::SketchedDense(_) | Self::SketchedSparse(_) | Self::NystroemDense(_) | Self::NystroemSparse(_) => None,
         }
     }
 }

@@ -4,9 +4,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
-use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr};
+use okr_estimators::nystroem::Anchors;
+use okr_estimators::{Iokr, Kde, Nystroem, ParamGuard, ReducedRankIokr, SketchedIokr};
 use okr_eval::{Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec};
+
+use okr_estimators::sketch::SketchSpec;
 
 use crate::cli::{EstimatorKind, FitArgs, KernelKind};
 use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
@@ -20,6 +23,8 @@ pub fn run(a: &FitArgs) -> Result<()> {
     if a.estimator != EstimatorKind::ReducedRank && (a.lambda1.is_some() || a.lambda2.is_some()) {
         bail!("--lambda1 and --lambda2 apply to --estimator reduced-rank only (use --lambda)");
     }
+    let (input_sketch, output_sketch) = sketch_flags(a)?;
+    let anchors = anchors_flag(a)?;
     let name = match a.estimator {
         EstimatorKind::Iokr => {
             Iokr::params(0u8, 0u8).lambda(a.lambda).check()?;
@@ -32,6 +37,14 @@ pub fn run(a: &FitArgs) -> Result<()> {
         EstimatorKind::Kde => {
             Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
             "kde"
+        }
+        EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
+            let p = SketchedIokr::params(0u8, 0u8).lambda(a.lambda).input_sketch(input_sketch);
+            p.output_sketch(output_sketch).check()?.method()
+        }
+        EstimatorKind::Nystroem => {
+            Nystroem::params(0u8, 0u8).lambda(a.lambda).anchors(anchors.clone()).check()?;
+            "nystroem"
         }
     };
     let data = read_data(&a.train, &a.data, None)?;
@@ -77,16 +90,32 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(a.lambda);
     let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
     let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda);
+    let sketched = || {
+        SketchedIokr::params(kx.clone(), ky.clone())
+            .lambda(a.lambda)
+            .input_sketch(input_sketch)
+            .output_sketch(output_sketch)
+            .seed(a.seed)
+    };
+    let nystroem = || Nystroem::params(kx.clone(), ky.clone()).lambda(a.lambda).anchors(anchors.clone()).seed(a.seed);
     let model = match (&data.x, &x) {
         (Features::Sparse(raw), _) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankSparse(rr().fit(raw, y)?),
             EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
+            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
+                FittedModel::SketchedSparse(sketched().fit(raw, y)?)
+            }
+            EstimatorKind::Nystroem => FittedModel::NystroemSparse(nystroem().fit(raw, y)?),
         },
         (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
             EstimatorKind::ReducedRank => FittedModel::ReducedRankDense(rr().fit(xs, y)?),
             EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
+            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
+                FittedModel::SketchedDense(sketched().fit(xs, y)?)
+            }
+            EstimatorKind::Nystroem => FittedModel::NystroemDense(nystroem().fit(xs, y)?),
         },
         (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };
@@ -116,4 +145,51 @@ pub fn run(a: &FitArgs) -> Result<()> {
         a.model.display()
     );
     Ok(())
+}
+
+/// The sketches of the sketched estimators: each needs its flags, and no
+/// other estimator takes them.
+fn sketch_flags(a: &FitArgs) -> Result<(Option<SketchSpec>, Option<SketchSpec>)> {
+    let (needs_in, needs_out) = match a.estimator {
+        EstimatorKind::Siokr => (true, false),
+        EstimatorKind::Isokr => (false, true),
+        EstimatorKind::Sisokr => (true, true),
+        _ => (false, false),
+    };
+    let name = format!("{:?}", a.estimator).to_lowercase();
+    for (flag, needed, given) in [
+        ("--input-sketch", needs_in, a.input_sketch.is_some()),
+        ("--output-sketch", needs_out, a.output_sketch.is_some()),
+    ] {
+        if needed && !given {
+            bail!("--estimator {name} needs {flag} KIND:m (for example uniform:1000 or gaussian:100)");
+        }
+        if given && !needed {
+            bail!("{flag} does not apply to --estimator {name}");
+        }
+    }
+    Ok((a.input_sketch, a.output_sketch))
+}
+
+/// `--anchors`: a count (uniform anchors) or a file of training indices;
+/// 1000 uniform anchors by default. Only for `nystroem`.
+fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
+    let Some(text) = &a.anchors else { return Ok(Anchors::Uniform(1000)) };
+    if a.estimator != EstimatorKind::Nystroem {
+        bail!("--anchors applies to --estimator nystroem only");
+    }
+    if let Ok(m) = text.parse::<usize>() {
+        return Ok(Anchors::Uniform(m));
+    }
+    let body = std::fs::read_to_string(text).with_context(|| format!("cannot read the anchor file {text}"))?;
+    let mut idx = Vec::new();
+    for (line_no, line) in body.lines().enumerate() {
+        for tok in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let i = tok
+                .parse::<usize>()
+                .map_err(|_| anyhow::anyhow!("{text}:{}: {tok:?} is not a 0-based training index", line_no + 1))?;
+            idx.push(i);
+        }
+    }
+    Ok(Anchors::Given(idx))
 }

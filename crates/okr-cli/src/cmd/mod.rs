@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use anyhow::Result;
 use faer::{Mat, MatRef};
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel};
+use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel};
 use okr_eval::{Dataset, Features};
 use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
 
@@ -43,6 +43,10 @@ impl ModelFile {
             FittedModel::ReducedRankSparse(m) => m.training_outputs().clone(),
             FittedModel::KdeDense(m) => m.training_outputs().clone(),
             FittedModel::KdeSparse(m) => m.training_outputs().clone(),
+            FittedModel::SketchedDense(m) => m.distinct_outputs().clone(),
+            FittedModel::SketchedSparse(m) => m.distinct_outputs().clone(),
+            FittedModel::NystroemDense(m) => m.distinct_outputs().clone(),
+            FittedModel::NystroemSparse(m) => m.distinct_outputs().clone(),
         }
     }
 }
@@ -86,6 +90,32 @@ macro_rules! projected_surrogate {
     )*};
 }
 projected_surrogate!(ReducedRankIokr, Kde);
+
+/// Sketched models: atoms over the outputs the output sketch touches (or the
+/// distinct training outputs without one).
+impl<X: Rows> Surrogate<X> for SketchedIokr<X, LabelSets, KernelSpec, KernelSpec>
+where
+    KernelSpec: Kernel<X>,
+{
+    fn training_outputs(&self) -> &LabelSets {
+        self.atom_outputs()
+    }
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        SketchedIokr::atom_weights(self)
+    }
+}
+
+impl<X: Rows> Surrogate<X> for Nystroem<X, LabelSets, KernelSpec, KernelSpec>
+where
+    KernelSpec: Kernel<X>,
+{
+    fn training_outputs(&self) -> &LabelSets {
+        self.distinct_outputs()
+    }
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        None
+    }
+}
 
 /// Loads what `predict` and `eval` share: the model, the data file read with
 /// the model's widths, the candidates (a file, or the model's distinct
@@ -158,6 +188,10 @@ pub fn predict_dataset(
         FittedModel::IokrSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::ReducedRankSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
         FittedModel::KdeSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::SketchedDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::SketchedSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::NystroemDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::NystroemSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
     }
 }
 
