@@ -15,6 +15,8 @@ mod data;
 mod quick;
 mod report;
 mod rr_small;
+mod sketch_multilabel;
+mod sketch_scale;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,7 +71,15 @@ fn run() -> anyhow::Result<()> {
                 let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
                 rr_small::run(&ds, &results_dir(out_dir), seed)
             }
-            other => anyhow::bail!("unknown experiment {other:?}; available: quick, rr-multilabel-small"),
+            "sketch-multilabel" => {
+                let ds =
+                    datasets.unwrap_or_else(|| sketch_multilabel::DATASETS.iter().map(|s| s.to_string()).collect());
+                sketch_multilabel::run(&ds, &results_dir(out_dir), seed)
+            }
+            "sketch-scale" => sketch_scale::run(&results_dir(out_dir), seed),
+            other => anyhow::bail!(
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, sketch-multilabel, sketch-scale"
+            ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }

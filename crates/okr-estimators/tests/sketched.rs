@@ -198,8 +198,8 @@ fn params_and_models_are_send_sync() {
 const CAP_ENV: &str = "OKR_TEST_UNDER_MEMORY_CAP";
 
 /// Re-runs [`sketched_fit_under_memory_cap`] in a child process whose
-/// address space is capped at 4 GiB (`ulimit -v`), with n = 60000: a single
-/// `n x n` f64 matrix would need 26.8 GiB, so the child aborts if any code
+/// address space is capped at 4 GiB (`ulimit -v`), with n = 40000: a single
+/// `n x n` f64 matrix would need 11.9 GiB, so the child aborts if any code
 /// path forms one.
 #[test]
 #[cfg(unix)]
@@ -219,7 +219,7 @@ fn no_n_by_n_matrix_is_formed() {
 #[ignore = "run by no_n_by_n_matrix_is_formed under a memory cap"]
 fn sketched_fit_under_memory_cap() {
     assert_eq!(std::env::var(CAP_ENV).as_deref(), Ok("1"), "run through no_n_by_n_matrix_is_formed");
-    let n = 60_000;
+    let n = 40_000;
     let x = random_rows(n, 2, 1);
     let y = random_rows(n, 2, 2);
     let (kx, ky) = (Gaussian::new(1.0).unwrap(), Gaussian::new(1.0).unwrap());

@@ -97,8 +97,13 @@ impl Sketch {
                 Self { n, m, support: (0..n).collect(), restriction: Restriction::Dense(r) }
             }
             SketchKind::Uniform => {
+                // Without replacement: duplicate rows would add nothing to the
+                // row space and make R K R^T exactly singular.
+                let m = m.min(n);
                 let scale = (n as f64 / m as f64).sqrt();
-                let entries = (0..m).map(|k| (k, rng.random_range(0..n), scale)).collect();
+                let mut idx = distinct_uniform(n, m, rng);
+                idx.sort_unstable();
+                let entries = idx.into_iter().enumerate().map(|(k, i)| (k, i, scale)).collect();
                 Self::from_entries(m, n, entries)
             }
             SketchKind::Leverage => {
@@ -155,7 +160,8 @@ impl Sketch {
     /// non-finite entry or does not sum to a positive number, or `m = 0`.
     pub fn weighted_subsampling(q: &[f64], m: usize, rng: &mut ChaCha8Rng) -> Result<Self> {
         let total: f64 = q.iter().sum();
-        if q.is_empty() || m == 0 || !(total > 0.0 && total.is_finite()) || q.iter().any(|&v| !v.is_finite() || v < 0.0) {
+        if q.is_empty() || m == 0 || !(total > 0.0 && total.is_finite()) || q.iter().any(|&v| !v.is_finite() || v < 0.0)
+        {
             return Err(Error::InvalidParameter {
                 name: "sampling probabilities",
                 value: format!("{} weights summing to {total}, m = {m}", q.len()),

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`Gaussian`](SketchKind::Gaussian) | i.i.d. $\mathcal N(0, 1/m)$ (poster A5, $\nu = 1$) | all |
 //! | [`Rademacher`](SketchKind::Rademacher) | i.i.d. $\pm 1/\sqrt m$ | all |
-//! | [`Uniform`](SketchKind::Uniform) | row $k$ is $\sqrt{n/m}\, e_{i_k}^\top$, $i_k$ uniform with replacement | $\le m$ |
+//! | [`Uniform`](SketchKind::Uniform) | row $k$ is $\sqrt{n/m}\, e_{i_k}^\top$, $m$ distinct $i_k$ drawn uniformly (without replacement; $m \le n$, larger $m$ is capped) | $m$ |
 //! | [`Leverage`](SketchKind::Leverage) | row $k$ is $e_{i_k}^\top / \sqrt{m q_{i_k}}$, $i_k \sim q$, $q \propto$ approximate ridge leverage scores | $\le m$ |
 //! | [`SparseGaussian`](SketchKind::SparseGaussian) | $b_{ij} g_{ij} / \sqrt{m p}$, $b \sim \mathrm{Bernoulli}(p)$, $g \sim \mathcal N(0, 1)$ | about $n(1 - (1-p)^m)$ |
 //! | [`SparseRademacher`](SketchKind::SparseRademacher) | $b_{ij} \sigma_{ij} / \sqrt{m p}$, $\sigma = \pm 1$ | as above |
@@ -46,7 +46,7 @@ pub enum SketchKind {
     Gaussian,
     /// i.i.d. $\pm 1/\sqrt m$ entries.
     Rademacher,
-    /// Uniform sub-sampling with replacement, rows $\sqrt{n/m}\, e_i^\top$.
+    /// Uniform sub-sampling without replacement, rows $\sqrt{n/m}\, e_i^\top$.
     Uniform,
     /// Sub-sampling with probabilities proportional to approximate ridge
     /// leverage scores $\tilde\ell_i(\lambda)$ (computed from a uniform

@@ -40,57 +40,100 @@ pub(crate) fn sum_rows_by_group(a: MatRef<'_, f64>, group_of: &[usize], n_groups
 }
 
 /// The input side of a sketched ridge regression, in the stable Nystroem
-/// form: with $R K R^\top = V \operatorname{diag}(w) V^\top$ (eigenvalues at
-/// or below `rtol * max` dropped), $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$
-/// `(m, r)` and the features $F = K R^\top \Phi$ `(n, r)`,
+/// form: with a whitening $\Phi$ `(m, r)` of $R K R^\top$
+/// ($\Phi^\top R K R^\top \Phi = I_r$ on its numerical range) and the
+/// features $F = K R^\top \Phi$ `(n, r)`,
 /// $$K R^\top B_X^\dagger R = F (F^\top F + n\lambda I_r)^{-1} \Phi^\top R,
-/// \qquad B_X = R K^2 R^\top + n\lambda R K R^\top,$$
-/// on the range of $R K R^\top$. The `r x r` system is shifted by
-/// $n\lambda I$, so it is well conditioned where $B_X$ (whose condition
-/// number is about the square of $R K R^\top$'s) is not.
+/// \qquad B_X = R K^2 R^\top + n\lambda R K R^\top.$$
+/// The `r x r` system is shifted by $n\lambda I$, so it is well conditioned
+/// where $B_X$ (condition number about the square of $R K R^\top$'s) is not.
+///
+/// $\Phi = L^{-\top}$ from a Cholesky factor $R K R^\top = L L^\top$ when its
+/// pivots satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$ (cost
+/// $m^3/3$); otherwise $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from an
+/// eigendecomposition, dropping eigenvalues at or below `rtol * max` (the
+/// poster's pseudo-inverse).
 pub(crate) struct RidgeSystem {
-    phi: Mat<f64>,
+    whitening: Whitening,
     pub(crate) features: Mat<f64>,
     chol: Cholesky,
+}
+
+enum Whitening {
+    /// $\Phi = L^{-\top}$.
+    Cholesky(Cholesky),
+    /// $\Phi$ explicit.
+    Eigen(Mat<f64>),
 }
 
 impl RidgeSystem {
     /// From $A = K R^\top$ `(n, m)` and $R K R^\top$ `(m, m)`.
     pub(crate) fn new(a: MatRef<'_, f64>, rkr: MatRef<'_, f64>, ridge: f64, lambda: f64, rtol: f64) -> Result<Self> {
         let par = Par::rayon(0);
-        let e = okr_linalg::eigh(rkr)?;
-        let w = e.values();
-        let top = w.first().copied().unwrap_or(0.0);
-        let r = if top > 0.0 { w.iter().take_while(|&&v| v > rtol * top).count() } else { 0 };
-        if r == 0 {
-            return Err(Error::ZeroRank { what: "R_X K_X R_X^T", tol: rtol });
-        }
-        let v = e.vectors();
-        let phi = Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt());
-        let mut features = Mat::zeros(a.nrows(), r);
-        matmul(features.as_mut(), Accum::Replace, a, phi.as_ref(), 1.0, par);
+        let no_jitter = JitterPolicy { max_attempts: 0, ..JitterPolicy::with_lambda(lambda) };
+        let chol = Cholesky::factor_in_place(rkr.to_owned(), no_jitter, par).ok().filter(|(c, _)| {
+            let d = c.l().diagonal().column_vector();
+            let (lo, hi) = d.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v * v), hi.max(v * v)));
+            hi > 0.0 && lo > rtol * hi
+        });
+        let (whitening, features) = match chol {
+            Some((c, _)) => {
+                // F^T = L^{-1} A^T.
+                let mut ft = a.transpose().to_owned();
+                faer::linalg::triangular_solve::solve_lower_triangular_in_place(c.l(), ft.as_mut(), par);
+                (Whitening::Cholesky(c), ft.transpose().to_owned())
+            }
+            None => {
+                let e = okr_linalg::eigh(rkr)?;
+                let w = e.values();
+                let top = w.first().copied().unwrap_or(0.0);
+                let r = if top > 0.0 { w.iter().take_while(|&&v| v > rtol * top).count() } else { 0 };
+                if r == 0 {
+                    return Err(Error::ZeroRank { what: "R_X K_X R_X^T", tol: rtol });
+                }
+                let v = e.vectors();
+                let phi = Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt());
+                let mut features = Mat::zeros(a.nrows(), r);
+                matmul(features.as_mut(), Accum::Replace, a, phi.as_ref(), 1.0, par);
+                (Whitening::Eigen(phi), features)
+            }
+        };
+        let r = features.ncols();
         let mut system = Mat::zeros(r, r);
         matmul(system.as_mut(), Accum::Replace, features.transpose(), features.as_ref(), 1.0, par);
         for i in 0..r {
             system[(i, i)] += ridge;
         }
         let (chol, _) = Cholesky::factor_in_place(system, JitterPolicy::with_lambda(lambda), par)?;
-        Ok(Self { phi, features, chol })
+        Ok(Self { whitening, features, chol })
     }
 
     /// Rank `r` kept.
     pub(crate) fn rank(&self) -> usize {
-        self.phi.ncols()
+        self.features.ncols()
     }
 
     /// $\Phi (F^\top F + n\lambda I)^{-1} M$ `(m, k)` for `ft_right` $= M$ `(r, k)`:
     /// applied to $R k^x$ from the left (transposed) it gives the
     /// coefficients of the right-hand side's atoms.
     pub(crate) fn core(&self, mut ft_right: Mat<f64>) -> Mat<f64> {
-        self.chol.solve_in_place(ft_right.as_mut(), Par::rayon(0));
-        let mut out = Mat::zeros(self.phi.nrows(), ft_right.ncols());
-        matmul(out.as_mut(), Accum::Replace, self.phi.as_ref(), ft_right.as_ref(), 1.0, Par::rayon(0));
-        out
+        let par = Par::rayon(0);
+        self.chol.solve_in_place(ft_right.as_mut(), par);
+        match &self.whitening {
+            Whitening::Cholesky(c) => {
+                faer::linalg::triangular_solve::solve_upper_triangular_in_place(
+                    c.l().transpose(),
+                    ft_right.as_mut(),
+                    par,
+                );
+                ft_right
+            }
+            Whitening::Eigen(phi) => {
+                let mut out = Mat::zeros(phi.nrows(), ft_right.ncols());
+                matmul(out.as_mut(), Accum::Replace, phi.as_ref(), ft_right.as_ref(), 1.0, par);
+                out
+            }
+        }
     }
 }
 
