@@ -17,6 +17,7 @@ mod report;
 mod rr_small;
 mod sketch_multilabel;
 mod sketch_scale;
+mod sketch_synthetic;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,8 +78,10 @@ fn run() -> anyhow::Result<()> {
                 sketch_multilabel::run(&ds, &results_dir(out_dir), seed)
             }
             "sketch-scale" => sketch_scale::run(&results_dir(out_dir), seed),
+            "sketch-synthetic" => sketch_synthetic::run(&results_dir(out_dir), seed),
             other => anyhow::bail!(
-                "unknown experiment {other:?}; available: quick, rr-multilabel-small, sketch-multilabel, sketch-scale"
+                "unknown experiment {other:?}; available: quick, rr-multilabel-small, sketch-multilabel, sketch-scale, \
+                 sketch-synthetic"
             ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
