@@ -18,6 +18,7 @@ mod rr_small;
 mod sketch_multilabel;
 mod sketch_scale;
 mod sketch_synthetic;
+mod sketch_timing;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -78,10 +79,13 @@ fn run() -> anyhow::Result<()> {
                 sketch_multilabel::run(&ds, &results_dir(out_dir), seed)
             }
             "sketch-scale" => sketch_scale::run(&results_dir(out_dir), seed),
+            // Renders sketch-scale.md from its records (after an interrupted run).
+            "sketch-scale-report" => sketch_scale::report(&results_dir(out_dir)),
             "sketch-synthetic" => sketch_synthetic::run(&results_dir(out_dir), seed),
+            "sketch-timing" => sketch_timing::run(&results_dir(out_dir), seed),
             other => anyhow::bail!(
                 "unknown experiment {other:?}; available: quick, rr-multilabel-small, sketch-multilabel, sketch-scale, \
-                 sketch-synthetic"
+                 sketch-synthetic, sketch-timing"
             ),
         },
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),

@@ -62,6 +62,28 @@ pub struct RunOutcome {
     pub fit_seconds: f64,
     /// Seconds of coefficients + candidate scoring.
     pub decode_seconds: f64,
+    /// CPU seconds (user + system, all threads) of the fit, when readable.
+    pub fit_cpu_seconds: Option<f64>,
+    /// CPU seconds of the decoding, when readable.
+    pub decode_cpu_seconds: Option<f64>,
+}
+
+/// User + system CPU seconds of this process, all threads (`/proc/self/stat`,
+/// clock ticks of 1/100 s). On a machine shared with other jobs, wall time
+/// grows with the load; CPU time measures the work done.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// The 1-minute load average, for the record of how busy the machine was.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 
 /// Train and test rows of one input container type.
@@ -92,11 +114,14 @@ where
     Gaussian: Kernel<X>,
 {
     let decoder = CandidateDecoder::new();
+    let cpu0 = process_cpu_seconds();
+    let cpu1;
     let (decoded, fit_seconds, decode_seconds) = if cfg.input.is_none() && cfg.output.is_none() {
         let t = Instant::now();
         let model =
             Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit::<X, LabelSets>(split.x_train, split.y_train)?;
         let fit = t.elapsed().as_secs_f64();
+        cpu1 = process_cpu_seconds();
         let t = Instant::now();
         let d = decoder.decode::<X, LabelSets, _>(&model, split.x_test, split.candidates)?;
         (d, fit, t.elapsed().as_secs_f64())
@@ -109,12 +134,21 @@ where
             .seed(seed)
             .fit::<X, LabelSets>(split.x_train, split.y_train)?;
         let fit = t.elapsed().as_secs_f64();
+        cpu1 = process_cpu_seconds();
         let t = Instant::now();
         let d = decoder.decode::<X, LabelSets, _>(&model, split.x_test, split.candidates)?;
         (d, fit, t.elapsed().as_secs_f64())
     };
+    let cpu2 = process_cpu_seconds();
     let pred = split.candidates.select(&decoded.best());
-    Ok(RunOutcome { f1: f1_samples(split.y_test, &pred)?, fit_seconds, decode_seconds })
+    let diff = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
+    Ok(RunOutcome {
+        f1: f1_samples(split.y_test, &pred)?,
+        fit_seconds,
+        decode_seconds,
+        fit_cpu_seconds: diff(cpu0, cpu1),
+        decode_cpu_seconds: diff(cpu1, cpu2),
+    })
 }
 
 /// The poster's figures (F1 in percent; seconds) for Bibtex.

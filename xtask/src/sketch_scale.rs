@@ -126,7 +126,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let siokr = MethodConfig { method: "siokr", input: Some(SketchSpec::new(SketchKind::Uniform, 2000)), output: None };
     measure(&sub, siokr, 0, &mut records)?;
 
-    let md = render(&dataset, &measured, &log, c, lambda, cand.n_rows());
+    let md = render(&records, &log);
     std::fs::write(out_dir.join("sketch-scale.md"), &md).context("writing sketch-scale.md")?;
     println!("{md}");
     Ok(())
@@ -167,44 +167,79 @@ fn to_records(dataset: &str, m: &Measured, n: usize, c: f64, lambda: f64, n_cand
     if let Some(p) = m.peak {
         out.push(base("peak_rss_bytes", p as f64));
     }
+    if let (Some(f), Some(d)) = (m.outcome.fit_cpu_seconds, m.outcome.decode_cpu_seconds) {
+        out.push(base("fit_cpu_seconds", f));
+        out.push(base("decode_cpu_seconds", d));
+    }
     out
 }
 
-fn render(dataset: &str, measured: &[Measured], log: &str, c: f64, lambda: f64, n_candidates: usize) -> String {
+/// Renders `sketch-scale.md` from the records (one row per run).
+fn render(records: &[MetricRecord], log: &str) -> String {
     let mut md = String::from("# `cargo xtask reproduce sketch-scale`\n\n");
+    let Some(first) = records.first() else { return md };
+    let s = |r: &MetricRecord, k: &str| {
+        r.setting.get(k).map_or("-".to_string(), |v| if v.is_null() { "-".into() } else { v.to_string() })
+    };
     md.push_str(&format!(
-        "Data: `{dataset}` (seeded stand-in of the Bookmarks shape: 60000 train / 27856 test, 2150 sparse \
-         features, 208 labels; the real Bookmarks is not available here), {n_candidates} candidates \
-         (distinct training label sets). `c = {c}`, `lambda = {lambda:e}`.\n\n"
+        "Data: `{}` (seeded stand-in of the Bookmarks shape: {} train / 27856 test, 2150 sparse \
+         features, 208 labels; the real Bookmarks is not available here), {} candidates \
+         (distinct training label sets). `c = {}`, `lambda = {}`.\n\n",
+        first.dataset,
+        s(first, "n"),
+        s(first, "n_candidates"),
+        s(first, "c"),
+        s(first, "lambda")
     ));
     md.push_str(
-        "| method | m_x | m_y | seed | n_test | F1 | fit s | poster fit s | decode s | poster decode s | peak RSS GiB |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| method | m_x | m_y | seed | n_test | F1 | fit s | poster fit s | decode s | poster decode s | fit + decode CPU s | peak RSS GiB |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
-    for m in measured {
-        let (pf, pd) = match m.cfg.method {
+    let key = |r: &MetricRecord| (r.method.clone(), s(r, "m_x"), s(r, "m_y"), s(r, "seed"), s(r, "n_test"));
+    let mut keys: Vec<_> = Vec::new();
+    for r in records {
+        if !keys.contains(&key(r)) {
+            keys.push(key(r));
+        }
+    }
+    for k in keys {
+        let get = |metric: &str| records.iter().find(|r| key(r) == k && r.metric == metric);
+        let val = |metric: &str| get(metric).map(|r| r.value);
+        let (method, mx, my, seed, nt) = &k;
+        let (pf, pd) = match method.as_str() {
             "sisokr" => ("118", "20"),
             "siokr" => ("354", "297 (full test set)"),
             _ => ("-", "-"),
         };
+        let cpu = match (val("fit_cpu_seconds"), val("decode_cpu_seconds")) {
+            (Some(a), Some(b)) => format!("{:.1}", a + b),
+            _ => "-".into(),
+        };
         md.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.2} | {:.2} | {pf} | {:.2} | {pd} | {} |\n",
-            m.cfg.method,
-            m.cfg.input.map_or("-".into(), |s| s.size.to_string()),
-            m.cfg.output.map_or("-".into(), |s| s.size.to_string()),
-            m.seed,
-            m.n_test,
-            100.0 * m.outcome.f1,
-            m.outcome.fit_seconds,
-            m.outcome.decode_seconds,
-            m.peak.map_or("-".into(), |p| format!("{:.2}", p as f64 / (1u64 << 30) as f64)),
+            "| {method} | {mx} | {my} | {seed} | {nt} | {} | {} | {pf} | {} | {pd} | {cpu} | {} |\n",
+            val("f1_samples").map_or("-".into(), |v| format!("{:.2}", 100.0 * v)),
+            val("fit_seconds").map_or("-".into(), |v| format!("{v:.1}")),
+            val("decode_seconds").map_or("-".into(), |v| format!("{v:.1}")),
+            val("peak_rss_bytes").map_or("-".into(), |v| format!("{:.2}", v / (1u64 << 30) as f64)),
         ));
     }
     md.push_str(SCALE_NOTES);
-    md.push_str("\n\n## Validation of (c, lambda)\n\nSISOKR (uniform 1000 / uniform 100, seed 0) on 12000 / 3000 training rows, F1 x100:\n\n");
-    md.push_str(log);
+    if !log.is_empty() {
+        md.push_str("\n\n## Validation of (c, lambda)\n\nSISOKR (uniform 1000 / uniform 100, seed 0) on 12000 / 3000 training rows, F1 x100:\n\n");
+        md.push_str(log);
+    }
     md.push_str("\nRecords: `sketch-scale.json`.\n");
     md
+}
+
+/// Renders `sketch-scale.md` from `sketch-scale.json` (for a run that was
+/// stopped before its end: the records are written after every run).
+pub fn report(out_dir: &Path) -> Result<()> {
+    let records = okr_eval::read_records(out_dir.join("sketch-scale.json"))?;
+    let md = render(&records, "");
+    std::fs::write(out_dir.join("sketch-scale.md"), &md).context("writing sketch-scale.md")?;
+    println!("{md}");
+    Ok(())
 }
 
 const SCALE_NOTES: &str = "
@@ -215,6 +250,8 @@ labels per point, ridge `(K + n lambda I)`. Peak RSS is `VmHWM` of the xtask pro
 resetting it (`/proc/self/clear_refs` = 5) before each run, so it covers that run plus the data
 already in memory (the stand-in itself). F1 on a stand-in does not compare with the poster's
 39.3 on the real Bookmarks; only times and memory do, on different hardware (the poster's is not
-stated). Times were taken on 2 cores shared with other engineers' builds: pessimistic. SIOKR
+stated). Times were taken on 2 cores shared with other engineers' builds and experiments (load average
+about 20-27 during the run): wall times are pessimistic by a large factor; CPU seconds (user +
+system, all threads) measure the work, when recorded. SIOKR
 decodes against all distinct training label sets as atoms, so it was timed on the first 500
 test rows only (its decode time is not comparable with the poster's full-test-set figure).";
