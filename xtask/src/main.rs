@@ -48,6 +48,10 @@ mod rr_full;
 mod rr_small;
 mod rr_synthetic;
 mod rr_usps;
+mod sketch_multilabel;
+mod sketch_scale;
+mod sketch_synthetic;
+mod sketch_timing;
 mod tn_jester;
 mod tn_label_ranking;
 mod tn_theory;
@@ -73,7 +77,8 @@ enum Command {
         /// paper table or figure, see the crate docs and docs/results/): rr-multilabel-small,
         /// rr-multilabel-full, rr-synthetic, rr-usps, leml-full, leml-missing, leml-speed,
         /// leml-theory, leml-delicious-ablation, tn-jester, tn-jester-standins, tn-jester-render,
-        /// tn-label-ranking, tn-theory, kae-graphs, kae-kpca, kae-synthetic, kae-fingerprints.
+        /// tn-label-ranking, tn-theory, kae-graphs, kae-kpca, kae-synthetic, kae-fingerprints,
+        /// sketch-multilabel, sketch-scale, sketch-scale-report, sketch-synthetic, sketch-timing.
         name: String,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
@@ -126,6 +131,11 @@ const EXPERIMENTS: &[&str] = &[
     "kae-kpca",
     "kae-synthetic",
     "kae-fingerprints",
+    "sketch-multilabel",
+    "sketch-scale",
+    "sketch-scale-report",
+    "sketch-synthetic",
+    "sketch-timing",
 ];
 
 fn results_dir(out: Option<PathBuf>) -> PathBuf {
@@ -179,6 +189,16 @@ fn run() -> anyhow::Result<()> {
                 "kae-kpca" => kae_kpca::run(&results_dir(out_dir), seed),
                 "kae-synthetic" => kae_synthetic::run(&results_dir(out_dir), seed),
                 "kae-fingerprints" => kae_fingerprints::run(&results_dir(out_dir), seed),
+                "sketch-multilabel" => {
+                    let ds =
+                        datasets.unwrap_or_else(|| sketch_multilabel::DATASETS.iter().map(|s| s.to_string()).collect());
+                    sketch_multilabel::run(&ds, &results_dir(out_dir), seed)
+                }
+                "sketch-scale" => sketch_scale::run(&results_dir(out_dir), seed),
+                // Renders sketch-scale.md from its records (after an interrupted run).
+                "sketch-scale-report" => sketch_scale::report(&results_dir(out_dir)),
+                "sketch-synthetic" => sketch_synthetic::run(&results_dir(out_dir), seed),
+                "sketch-timing" => sketch_timing::run(&results_dir(out_dir), seed),
                 "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
                 "rr-usps" => rr_usps::run(&results_dir(out_dir), seed),
                 "rr-multilabel-full" => {

@@ -4,6 +4,12 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use okr_estimators::sketch::SketchSpec;
+
+/// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
+fn parse_sketch(text: &str) -> Result<SketchSpec, String> {
+    text.parse().map_err(|e: okr_estimators::Error| e.to_string())
+}
 
 /// okr: output kernel regression for structured prediction.
 ///
@@ -34,7 +40,7 @@ pub enum Command {
     ///
     /// The model file stores the parameters, the training data it needs for
     /// prediction and the factorized kernel system; it is written atomically.
-    Fit(FitArgs),
+    Fit(Box<FitArgs>),
     /// Predict label sets for an input file with a saved model.
     ///
     /// Writes one line per input: the predicted labels, comma separated
@@ -134,6 +140,14 @@ pub enum EstimatorKind {
     /// Gram-only kernel autoencoder (K2AE): sees the inputs only through --input-kernel (any
     /// kernel, dense or sparse), reconstructs them in that kernel's RKHS.
     K2ae,
+    /// Sketched-input IOKR: ridge on the span of an --input-sketch of the inputs.
+    Siokr,
+    /// Sketched-output IOKR: IOKR projected on an --output-sketch of the outputs.
+    Isokr,
+    /// Sketched input and output (--input-sketch and --output-sketch); trains in O(n m^2).
+    Sisokr,
+    /// Nystroem kernel ridge on --anchors (a count drawn uniformly, or a file of indices).
+    Nystroem,
 }
 
 /// Losses of `--estimator leml`.
@@ -194,6 +208,22 @@ pub struct FitArgs {
     /// Reduced-rank: ridge of the projected estimator (default: --lambda1).
     #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda2: Option<f64>,
+    /// siokr, sisokr: input sketch KIND:m (e.g. uniform:1000).
+    ///
+    /// KIND is gaussian, rademacher, uniform (sub-sampling), leverage
+    /// (approximate ridge leverage scores), sparse-gaussian[:p],
+    /// sparse-rademacher[:p] (p-sparsified, default p = 8/n), sjlt[:s]
+    /// (default s = 4) or identity; all scaled so that E[R^T R] = I. Sparse
+    /// kinds compute only the Gram columns they touch.
+    #[arg(long, value_name = "KIND:m", value_parser = parse_sketch)]
+    pub input_sketch: Option<SketchSpec>,
+    /// isokr, sisokr: output sketch KIND:m (e.g. gaussian:100); kinds as --input-sketch.
+    #[arg(long, value_name = "KIND:m", value_parser = parse_sketch)]
+    pub output_sketch: Option<SketchSpec>,
+    /// nystroem: anchors, a count m (drawn uniformly with --seed) or a file of
+    /// 0-based training indices (one per line or comma separated).
+    #[arg(long, value_name = "M|PATH")]
+    pub anchors: Option<String>,
     /// Input kernel.
     #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
     pub input_kernel: KernelKind,
@@ -369,7 +399,7 @@ mod tests {
         let mut a = vec!["fit", "--train", "t.arff", "--model", "m.okr"];
         a.extend_from_slice(extra);
         match parse(&a).command {
-            Command::Fit(f) => f,
+            Command::Fit(f) => *f,
             c => panic!("{c:?}"),
         }
     }
@@ -440,6 +470,34 @@ mod tests {
             Command::Encode(e) => assert_eq!((e.data.label_count, e.output), (Some(0), Some(PathBuf::from("c.csv")))),
             c => panic!("{c:?}"),
         }
+    }
+
+    #[test]
+    fn sketched_estimator_flags() {
+        assert_eq!(fit(&["--estimator", "siokr"]).estimator, EstimatorKind::Siokr);
+        assert_eq!(fit(&["--estimator", "isokr"]).estimator, EstimatorKind::Isokr);
+        assert_eq!(fit(&["--estimator", "sisokr"]).estimator, EstimatorKind::Sisokr);
+        assert_eq!(fit(&["--estimator", "nystroem"]).estimator, EstimatorKind::Nystroem);
+    }
+
+    #[test]
+    fn sketch_flags() {
+        use okr_estimators::sketch::SketchKind;
+        let f = fit(&["--input-sketch", "uniform:1000", "--output-sketch", "sjlt:50:2"]);
+        assert_eq!(f.input_sketch, Some(SketchSpec::new(SketchKind::Uniform, 1000)));
+        assert_eq!(f.output_sketch, Some(SketchSpec::new(SketchKind::Sjlt { s: 2 }, 50)));
+        assert!(fit(&[]).input_sketch.is_none());
+        for bad in ["uniform", "uniform:0", "nope:3", "sparse-gaussian:10:2"] {
+            let r = Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--input-sketch", bad]);
+            assert!(r.is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn anchors_flag() {
+        assert_eq!(fit(&["--anchors", "500"]).anchors.as_deref(), Some("500"));
+        assert_eq!(fit(&["--anchors", "idx.txt"]).anchors.as_deref(), Some("idx.txt"));
+        assert!(fit(&[]).anchors.is_none());
     }
 
     #[test]

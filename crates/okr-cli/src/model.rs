@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use okr_estimators::kae::{K2aeOnRows, Kae};
 use okr_estimators::leml::Leml;
-use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel, TraceNorm};
+use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
 use okr_eval::Standardizer;
 use okr_kernels::{CsrRows, DenseRows, KernelSpec, LabelSets};
 use serde::{Deserialize, Serialize};
@@ -48,6 +48,16 @@ pub enum FittedModel {
     K2aeDense(K2aeOnRows<DenseRows, KernelSpec>),
     /// K2AE, sparse (CSR) input rows.
     K2aeSparse(K2aeOnRows<CsrRows, KernelSpec>),
+    // Variants below were appended without a format bump: postcard encodes the
+    // variant index, so files written before them still read the same.
+    /// SIOKR / ISOKR / SISOKR, dense input rows.
+    SketchedDense(SketchedIokr<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// SIOKR / ISOKR / SISOKR, sparse (CSR) input rows.
+    SketchedSparse(SketchedIokr<CsrRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Nystroem KRR, dense input rows.
+    NystroemDense(Nystroem<DenseRows, LabelSets, KernelSpec, KernelSpec>),
+    /// Nystroem KRR, sparse (CSR) input rows.
+    NystroemSparse(Nystroem<CsrRows, LabelSets, KernelSpec, KernelSpec>),
 }
 
 impl FittedModel {
@@ -64,6 +74,7 @@ impl FittedModel {
             Self::TraceNormDense(m) => Some((m.params_used().rank(), m.n_atoms())),
             Self::TraceNormSparse(m) => Some((m.params_used().rank(), m.n_atoms())),
             Self::KaeDense(_) | Self::K2aeDense(_) | Self::K2aeSparse(_) => None,
+            Self::SketchedDense(_) | Self::SketchedSparse(_) | Self::NystroemDense(_) | Self::NystroemSparse(_) => None,
         }
     }
 

@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use okr_estimators::leml::{Leml, LemlParams, LemlValidParams, Loss, PartialLabels, Targets};
-use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr, TraceNorm, TraceNormSolver};
+use okr_estimators::nystroem::Anchors;
+use okr_estimators::sketch::SketchSpec;
+use okr_estimators::{Iokr, Kde, Nystroem, ParamGuard, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
 use okr_eval::{Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec};
 
@@ -27,6 +29,8 @@ pub fn run(a: &FitArgs) -> Result<()> {
     if a.estimator != EstimatorKind::Leml && (a.loss.is_some() || a.observed_fraction.is_some()) {
         bail!("--loss and --observed-fraction apply to --estimator leml only");
     }
+    let (input_sketch, output_sketch) = sketch_flags(a)?;
+    let anchors = anchors_flag(a)?;
     let name = match a.estimator {
         EstimatorKind::Iokr => {
             Iokr::params(0u8, 0u8).lambda(a.lambda).check()?;
@@ -39,6 +43,14 @@ pub fn run(a: &FitArgs) -> Result<()> {
         EstimatorKind::Kde => {
             Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
             "kde"
+        }
+        EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
+            let p = SketchedIokr::params(0u8, 0u8).lambda(a.lambda).input_sketch(input_sketch);
+            p.output_sketch(output_sketch).check()?.method()
+        }
+        EstimatorKind::Nystroem => {
+            Nystroem::params(0u8, 0u8).lambda(a.lambda).anchors(anchors.clone()).check()?;
+            "nystroem"
         }
         EstimatorKind::Kae | EstimatorKind::K2ae => return super::kae::fit(a),
         EstimatorKind::Leml => {
@@ -108,6 +120,14 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
     let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).centered(a.centered);
     let tn = || TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).solver(solver).seed(a.seed);
+    let sketched = || {
+        SketchedIokr::params(kx.clone(), ky.clone())
+            .lambda(a.lambda)
+            .input_sketch(input_sketch)
+            .output_sketch(output_sketch)
+            .seed(a.seed)
+    };
+    let nystroem = || Nystroem::params(kx.clone(), ky.clone()).lambda(a.lambda).anchors(anchors.clone()).seed(a.seed);
     let model = match (&data.x, &x) {
         (Features::Sparse(raw), _) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
@@ -116,6 +136,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
             EstimatorKind::Leml => unreachable!("fitted above"),
             EstimatorKind::TraceNorm => FittedModel::TraceNormSparse(tn().fit(raw, y)?),
             EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
+            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
+                FittedModel::SketchedSparse(sketched().fit(raw, y)?)
+            }
+            EstimatorKind::Nystroem => FittedModel::NystroemSparse(nystroem().fit(raw, y)?),
         },
         (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
@@ -124,6 +148,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
             EstimatorKind::Leml => unreachable!("fitted above"),
             EstimatorKind::TraceNorm => FittedModel::TraceNormDense(tn().fit(xs, y)?),
             EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
+            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
+                FittedModel::SketchedDense(sketched().fit(xs, y)?)
+            }
+            EstimatorKind::Nystroem => FittedModel::NystroemDense(nystroem().fit(xs, y)?),
         },
         (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
     };
@@ -204,4 +232,51 @@ fn fit_leml(a: &FitArgs, params: LemlValidParams, data: &okr_eval::Dataset) -> R
         a.model.display()
     );
     Ok(())
+}
+
+/// The sketches of the sketched estimators: each needs its flags, and no
+/// other estimator takes them.
+fn sketch_flags(a: &FitArgs) -> Result<(Option<SketchSpec>, Option<SketchSpec>)> {
+    let (needs_in, needs_out) = match a.estimator {
+        EstimatorKind::Siokr => (true, false),
+        EstimatorKind::Isokr => (false, true),
+        EstimatorKind::Sisokr => (true, true),
+        _ => (false, false),
+    };
+    let name = format!("{:?}", a.estimator).to_lowercase();
+    for (flag, needed, given) in [
+        ("--input-sketch", needs_in, a.input_sketch.is_some()),
+        ("--output-sketch", needs_out, a.output_sketch.is_some()),
+    ] {
+        if needed && !given {
+            bail!("--estimator {name} needs {flag} KIND:m (for example uniform:1000 or gaussian:100)");
+        }
+        if given && !needed {
+            bail!("{flag} does not apply to --estimator {name}");
+        }
+    }
+    Ok((a.input_sketch, a.output_sketch))
+}
+
+/// `--anchors`: a count (uniform anchors) or a file of training indices;
+/// 1000 uniform anchors by default. Only for `nystroem`.
+fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
+    let Some(text) = &a.anchors else { return Ok(Anchors::Uniform(1000)) };
+    if a.estimator != EstimatorKind::Nystroem {
+        bail!("--anchors applies to --estimator nystroem only");
+    }
+    if let Ok(m) = text.parse::<usize>() {
+        return Ok(Anchors::Uniform(m));
+    }
+    let body = std::fs::read_to_string(text).with_context(|| format!("cannot read the anchor file {text}"))?;
+    let mut idx = Vec::new();
+    for (line_no, line) in body.lines().enumerate() {
+        for tok in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let i = tok
+                .parse::<usize>()
+                .map_err(|_| anyhow::anyhow!("{text}:{}: {tok:?} is not a 0-based training index", line_no + 1))?;
+            idx.push(i);
+        }
+    }
+    Ok(Anchors::Given(idx))
 }

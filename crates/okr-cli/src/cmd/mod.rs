@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use anyhow::{Result, bail};
 use faer::{Mat, MatRef};
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::{Iokr, Kde, ReducedRankIokr, SurrogateModel, TraceNorm};
+use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
 use okr_eval::{Dataset, Features};
 use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
 
@@ -54,6 +54,10 @@ impl ModelFile {
             FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
                 LabelSets::from_indicator(Mat::<f64>::zeros(0, self.n_labels).as_ref())
             }
+            FittedModel::SketchedDense(m) => m.distinct_outputs().clone(),
+            FittedModel::SketchedSparse(m) => m.distinct_outputs().clone(),
+            FittedModel::NystroemDense(m) => m.distinct_outputs().clone(),
+            FittedModel::NystroemSparse(m) => m.distinct_outputs().clone(),
         }
     }
 }
@@ -97,6 +101,32 @@ macro_rules! projected_surrogate {
     )*};
 }
 projected_surrogate!(ReducedRankIokr, Kde, TraceNorm);
+
+/// Sketched models: atoms over the outputs the output sketch touches (or the
+/// distinct training outputs without one).
+impl<X: Rows> Surrogate<X> for SketchedIokr<X, LabelSets, KernelSpec, KernelSpec>
+where
+    KernelSpec: Kernel<X>,
+{
+    fn training_outputs(&self) -> &LabelSets {
+        self.atom_outputs()
+    }
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        SketchedIokr::atom_weights(self)
+    }
+}
+
+impl<X: Rows> Surrogate<X> for Nystroem<X, LabelSets, KernelSpec, KernelSpec>
+where
+    KernelSpec: Kernel<X>,
+{
+    fn training_outputs(&self) -> &LabelSets {
+        self.distinct_outputs()
+    }
+    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        None
+    }
+}
 
 /// Loads what `predict` and `eval` share: the model, the data file read with
 /// the model's widths, the candidates (a file, or the model's distinct
@@ -182,6 +212,10 @@ pub fn predict_dataset(
         FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
             anyhow::bail!("{} is an autoencoder: use `okr encode`", mf.estimator)
         }
+        FittedModel::SketchedDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::SketchedSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        FittedModel::NystroemDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
+        FittedModel::NystroemSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
     }
 }
 

@@ -429,3 +429,85 @@ fn kae_and_k2ae_fit_then_encode() {
     ]);
     assert_one_line_error(&out, &["--layers 1"]);
 }
+
+#[test]
+fn sketched_and_nystroem_fit_eval_predict() {
+    let dir = Dir::new();
+    let out = okr(&["gen", "--preset", "emotions", "--scale", "0.25", "--seed", "3", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let train = dir.path("d/emotions-standin-train.arff");
+    let test = dir.path("d/emotions-standin-test.arff");
+    let anchors = dir.write("anchors.txt", "0, 3, 5\n7\n11,13\n");
+    for (estimator, extra) in [
+        ("siokr", &["--input-sketch", "uniform:40"][..]),
+        ("isokr", &["--output-sketch", "gaussian:10"][..]),
+        ("sisokr", &["--input-sketch", "sparse-rademacher:30", "--output-sketch", "uniform:10", "--seed", "4"][..]),
+        ("nystroem", &["--anchors", "30"][..]),
+        ("nystroem", &["--anchors", p(&anchors)][..]),
+    ] {
+        let model = dir.path(&format!("{estimator}.okr"));
+        let mut args = vec!["fit", "--train", p(&train), "--label-count", "6", "--standardize", "--lambda", "1e-3"];
+        args.extend_from_slice(&["--estimator", estimator]);
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", p(&model)]);
+        let out = okr(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains(&format!("fitted {estimator}")), "{stderr}");
+        let out = okr(&["eval", "-m", p(&model), "--test", p(&test)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let f1 = v["f1_samples"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f1), "{estimator}: {v}");
+        for key in ["p_at_1", "p_at_3", "mse_h"] {
+            assert!(v[key].is_number(), "{estimator}: missing {key} in {v}");
+        }
+        let out = okr(&["predict", "-m", p(&model), "--input", p(&test)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), v["n_test"].as_u64().unwrap() as usize);
+    }
+}
+
+#[test]
+fn identity_sketches_match_iokr() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let eval = |estimator: &str, extra: &[&str]| {
+        let model = dir.path(&format!("{estimator}.okr"));
+        let mut args = vec!["fit", "--train", p(&train), "--label-count", "2", "--estimator", estimator];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", p(&model)]);
+        let fit = okr(&args);
+        assert!(fit.status.success(), "{}", String::from_utf8_lossy(&fit.stderr));
+        let out = okr(&["eval", "-m", p(&model), "--test", p(&train)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let a = eval("iokr", &[]);
+    let b = eval("sisokr", &["--input-sketch", "identity", "--output-sketch", "identity"]);
+    for key in ["f1_samples", "p_at_1", "mse_h"] {
+        let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
+        assert!((x - y).abs() < 1e-6, "{key}: iokr {x} vs sisokr {y}");
+    }
+}
+
+#[test]
+fn sketch_flags_are_checked() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", ARFF);
+    let model = dir.path("m.okr");
+    let fit = |extra: &[&str]| {
+        let mut args = vec!["fit", "--train", p(&train), "--label-count", "2", "-o", p(&model)];
+        args.extend_from_slice(extra);
+        okr(&args)
+    };
+    assert_one_line_error(&fit(&["--estimator", "sisokr", "--input-sketch", "uniform:3"]), &["--output-sketch"]);
+    assert_one_line_error(&fit(&["--estimator", "siokr"]), &["--input-sketch"]);
+    assert_one_line_error(&fit(&["--input-sketch", "uniform:3"]), &["does not apply"]);
+    assert_one_line_error(&fit(&["--estimator", "iokr", "--anchors", "3"]), &["--anchors"]);
+    let bad = dir.write("anchors.txt", "0,99");
+    assert_one_line_error(&fit(&["--estimator", "nystroem", "--anchors", p(&bad)]), &["anchors", "99"]);
+    let junk = dir.write("junk.txt", "0\nx1");
+    assert_one_line_error(&fit(&["--estimator", "nystroem", "--anchors", p(&junk)]), &["junk.txt:2"]);
+    assert!(!model.exists(), "no model file after an error");
+}

@@ -1,0 +1,131 @@
+//! Nystroem kernel ridge regression with an output kernel (Rudi et al.
+//! 2015; reduced-rank spec 1.7): IOKR restricted to the span of `m` anchor
+//! points, for `n` where the `n x n` Gram matrix does not fit.
+//!
+//! $$\hat h(x) = \sum_i \alpha_i(x)\psi(y_i),\qquad
+//! \alpha(x) = K_{nm}(K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger k_m(x).$$
+//!
+//! It equals SIOKR with a uniform sub-sampling input sketch on the same
+//! anchors (the $\sqrt{n/m}$ scaling cancels). The [`SurrogateModel`] atoms
+//! are the distinct training outputs, as for IOKR.
+
+mod fit;
+mod params;
+
+use faer::{Mat, MatMut, MatRef, Par};
+use okr_kernels::{Kernel, Rows};
+use serde::{Deserialize, Serialize};
+
+pub use params::{Anchors, NystroemParams, NystroemValidParams};
+
+use crate::projection::{check_width, projected_coefficients_into};
+use crate::{Result, SurrogateModel};
+
+/// A fitted Nystroem KRR model: the anchors, the weights $W$
+/// `(m, n_distinct)` and the distinct training outputs.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::nystroem::Anchors;
+/// use okr_estimators::{Nystroem, SurrogateModel};
+/// use okr_kernels::{DenseRows, Gaussian, Rows};
+/// let x = DenseRows::new(Mat::from_fn(30, 2, |i, j| ((i * 5 + j) % 7) as f64 / 7.0))?;
+/// let y = DenseRows::new(Mat::from_fn(30, 1, |i, _| (i % 3) as f64))?;
+/// let model = Nystroem::params(Gaussian::new(1.0)?, Gaussian::new(1.0)?)
+///     .anchors(Anchors::Uniform(8))
+///     .fit(&x, &y)?;
+/// assert_eq!(model.anchor_indices().len(), 8);
+/// let c = model.coefficients(&x.select(&[0, 1]))?;
+/// assert_eq!((c.nrows(), c.ncols()), (2, model.distinct_outputs().n_rows()));
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Nystroem<X, Y, KX, KY> {
+    params: NystroemValidParams<KX, KY>,
+    anchors: X,
+    anchor_indices: Vec<usize>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    weights: Mat<f64>,
+    outputs: Y,
+    output_of: Vec<usize>,
+    rank: usize,
+}
+
+impl<KX, KY> Nystroem<(), (), KX, KY> {
+    /// Default parameters (1000 uniform anchors, `lambda = 1e-3`) with the given kernels.
+    pub fn params(input_kernel: KX, output_kernel: KY) -> NystroemParams<KX, KY> {
+        NystroemParams::new(input_kernel, output_kernel)
+    }
+}
+
+impl<X: Rows, Y: Rows, KX, KY> Nystroem<X, Y, KX, KY> {
+    /// The parameters the model was fitted with.
+    pub fn params_used(&self) -> &NystroemValidParams<KX, KY> {
+        &self.params
+    }
+    /// Training indices of the anchors.
+    pub fn anchor_indices(&self) -> &[usize] {
+        &self.anchor_indices
+    }
+    /// The anchor inputs.
+    pub fn anchors(&self) -> &X {
+        &self.anchors
+    }
+    /// The weights $W$ `(m, n_distinct)`: $C = K(x, \text{anchors}) W$.
+    pub fn weights(&self) -> MatRef<'_, f64> {
+        self.weights.as_ref()
+    }
+    /// The distinct training outputs (the atoms), first-occurrence order.
+    pub fn distinct_outputs(&self) -> &Y {
+        &self.outputs
+    }
+    /// For every training sample, the index of its output in
+    /// [`distinct_outputs`](Self::distinct_outputs).
+    pub fn output_of_sample(&self) -> &[usize] {
+        &self.output_of
+    }
+    /// Rank kept in the pseudo-inverse of the `m x m` system.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+}
+
+impl<X, Y, KX, KY> SurrogateModel<X, Y> for Nystroem<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    fn n_atoms(&self) -> usize {
+        self.outputs.n_rows()
+    }
+
+    fn check_inputs(&self, x: &X) -> Result<()> {
+        check_width("input features", &self.anchors, x)
+    }
+
+    fn check_outputs(&self, y: &Y) -> Result<()> {
+        check_width("output dimension", &self.outputs, y)
+    }
+
+    /// $C = K(x, \text{anchors})\, W$.
+    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        projected_coefficients_into(&self.params.input_kernel, &self.anchors, x, self.weights.as_ref(), dst, par)
+    }
+
+    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_outputs(candidates)?;
+        self.params.output_kernel.gram_block_into(&self.outputs, candidates, dst, par);
+        Ok(())
+    }
+
+    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
+        self.params.output_kernel.diag(y)
+    }
+
+    fn atom_gram(&self) -> Mat<f64> {
+        self.params.output_kernel.gram(&self.outputs)
+    }
+}

@@ -1,0 +1,269 @@
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
+use okr_kernels::{Kernel, Rows};
+use okr_linalg::{Cholesky, JitterPolicy};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{SketchedAtoms, SketchedIokr, SketchedIokrParams, SketchedIokrValidParams};
+use crate::projection::check_training_set;
+use crate::sketch::Sketch;
+use crate::{Error, ParamGuard, Result};
+
+/// Pseudo-inverse of a symmetric PSD matrix by eigendecomposition, dropping
+/// eigenvalues at or below `rtol * max`: $V_r \operatorname{diag}(1/w_r) V_r^\top$.
+/// Returns the pseudo-inverse and the rank kept.
+pub(crate) fn psd_pinv(a: MatRef<'_, f64>, rtol: f64, what: &'static str) -> Result<(Mat<f64>, usize)> {
+    let e = okr_linalg::eigh(a)?;
+    let w = e.values();
+    let top = w.first().copied().unwrap_or(0.0);
+    let r = if top > 0.0 { w.iter().take_while(|&&v| v > rtol * top).count() } else { 0 };
+    if r == 0 {
+        return Err(Error::ZeroRank { what, tol: rtol });
+    }
+    let v = e.vectors().subcols(0, r);
+    let vs = Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j]);
+    let mut out = Mat::zeros(v.nrows(), v.nrows());
+    matmul(out.as_mut(), Accum::Replace, vs.as_ref(), v.transpose(), 1.0, Par::rayon(0));
+    Ok((out, r))
+}
+
+/// $P^\top A$ `(n_groups, k)`: the rows of `a` `(n, k)` summed by group.
+pub(crate) fn sum_rows_by_group(a: MatRef<'_, f64>, group_of: &[usize], n_groups: usize) -> Mat<f64> {
+    let mut out = Mat::zeros(n_groups, a.ncols());
+    for j in 0..a.ncols() {
+        for (i, &g) in group_of.iter().enumerate() {
+            out[(g, j)] += a[(i, j)];
+        }
+    }
+    out
+}
+
+/// The input side of a sketched ridge regression, in the stable Nystroem
+/// form: with a whitening $\Phi$ `(m, r)` of $R K R^\top$
+/// ($\Phi^\top R K R^\top \Phi = I_r$ on its numerical range) and the
+/// features $F = K R^\top \Phi$ `(n, r)`,
+/// $$K R^\top B_X^\dagger R = F (F^\top F + n\lambda I_r)^{-1} \Phi^\top R,
+/// \qquad B_X = R K^2 R^\top + n\lambda R K R^\top.$$
+/// The `r x r` system is shifted by $n\lambda I$, so it is well conditioned
+/// where $B_X$ (condition number about the square of $R K R^\top$'s) is not.
+///
+/// $\Phi = L^{-\top}$ from a Cholesky factor $R K R^\top = L L^\top$ when its
+/// pivots satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$ (cost
+/// $m^3/3$); otherwise $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from an
+/// eigendecomposition, dropping eigenvalues at or below `rtol * max` (the
+/// poster's pseudo-inverse).
+pub(crate) struct RidgeSystem {
+    whitening: Whitening,
+    pub(crate) features: Mat<f64>,
+    chol: Cholesky,
+}
+
+enum Whitening {
+    /// $\Phi = L^{-\top}$.
+    Cholesky(Cholesky),
+    /// $\Phi$ explicit.
+    Eigen(Mat<f64>),
+}
+
+impl RidgeSystem {
+    /// From $A = K R^\top$ `(n, m)` and $R K R^\top$ `(m, m)`.
+    pub(crate) fn new(a: MatRef<'_, f64>, rkr: MatRef<'_, f64>, ridge: f64, lambda: f64, rtol: f64) -> Result<Self> {
+        let par = Par::rayon(0);
+        let no_jitter = JitterPolicy { max_attempts: 0, ..JitterPolicy::with_lambda(lambda) };
+        let chol = Cholesky::factor_in_place(rkr.to_owned(), no_jitter, par).ok().filter(|(c, _)| {
+            let d = c.l().diagonal().column_vector();
+            let (lo, hi) = d.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v * v), hi.max(v * v)));
+            hi > 0.0 && lo > rtol * hi
+        });
+        let (whitening, features) = match chol {
+            Some((c, _)) => {
+                // F^T = L^{-1} A^T.
+                let mut ft = a.transpose().to_owned();
+                faer::linalg::triangular_solve::solve_lower_triangular_in_place(c.l(), ft.as_mut(), par);
+                (Whitening::Cholesky(c), ft.transpose().to_owned())
+            }
+            None => {
+                let e = okr_linalg::eigh(rkr)?;
+                let w = e.values();
+                let top = w.first().copied().unwrap_or(0.0);
+                let r = if top > 0.0 { w.iter().take_while(|&&v| v > rtol * top).count() } else { 0 };
+                if r == 0 {
+                    return Err(Error::ZeroRank { what: "R_X K_X R_X^T", tol: rtol });
+                }
+                let v = e.vectors();
+                let phi = Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt());
+                let mut features = Mat::zeros(a.nrows(), r);
+                matmul(features.as_mut(), Accum::Replace, a, phi.as_ref(), 1.0, par);
+                (Whitening::Eigen(phi), features)
+            }
+        };
+        let r = features.ncols();
+        let mut system = Mat::zeros(r, r);
+        matmul(system.as_mut(), Accum::Replace, features.transpose(), features.as_ref(), 1.0, par);
+        for i in 0..r {
+            system[(i, i)] += ridge;
+        }
+        let (chol, _) = Cholesky::factor_in_place(system, JitterPolicy::with_lambda(lambda), par)?;
+        Ok(Self { whitening, features, chol })
+    }
+
+    /// Rank `r` kept.
+    pub(crate) fn rank(&self) -> usize {
+        self.features.ncols()
+    }
+
+    /// $\Phi (F^\top F + n\lambda I)^{-1} M$ `(m, k)` for `ft_right` $= M$ `(r, k)`:
+    /// applied to $R k^x$ from the left (transposed) it gives the
+    /// coefficients of the right-hand side's atoms.
+    pub(crate) fn core(&self, mut ft_right: Mat<f64>) -> Mat<f64> {
+        let par = Par::rayon(0);
+        self.chol.solve_in_place(ft_right.as_mut(), par);
+        match &self.whitening {
+            Whitening::Cholesky(c) => {
+                faer::linalg::triangular_solve::solve_upper_triangular_in_place(
+                    c.l().transpose(),
+                    ft_right.as_mut(),
+                    par,
+                );
+                ft_right
+            }
+            Whitening::Eigen(phi) => {
+                let mut out = Mat::zeros(phi.nrows(), ft_right.ncols());
+                matmul(out.as_mut(), Accum::Replace, phi.as_ref(), ft_right.as_ref(), 1.0, par);
+                out
+            }
+        }
+    }
+}
+
+impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
+    /// Fits SISOKR (or SIOKR, ISOKR, IOKR when a side is not sketched).
+    ///
+    /// With $A = K_X R_X^\top$, $B_X = A^\top A + n\lambda R_X K_X R_X^\top$,
+    /// $D = K_Y R_Y^\top$ and $E = R_Y K_Y R_Y^\top$, the coefficients over the
+    /// $m_Y$ atoms $a_j = \sum_i (R_Y)_{ji}\psi(y_i)$ are
+    /// $c(x) = E^\dagger D^\top A\, B_X^\dagger\, R_X k_X^x$, i.e. the poster's
+    /// $\tilde\Omega_Y \tilde\Omega_X R_X k^x_X$. The model stores
+    /// $Z = R_{X,S}^\top B_X^\dagger A^\top D E^\dagger$ `(|S_X|, m_Y)` so that
+    /// $C = K_X(x, X_S)\, Z$. Without an output sketch the atoms are the
+    /// distinct training outputs ($D E^\dagger$ replaced by the 0/1 map $P$);
+    /// without an input sketch $A B_X^\dagger R_X$ is replaced by
+    /// $(K_X + n\lambda I)^{-1}$ (a Cholesky factorization, $O(n^3)$).
+    /// $B_X^\dagger$ is applied in the stable Nystroem form (features
+    /// $F = A \Phi$ whitened by $R_X K_X R_X^\top$, then $F^\top F + n\lambda I$
+    /// by Cholesky), equal to the poster's pseudo-inverse on the range of
+    /// $R_X K_X R_X^\top$.
+    ///
+    /// Time $O(n |S_X| d + n m_X^2 + n m_X m_Y + m_X^3 + m_Y^3)$ plus
+    /// $O(n |S_Y| m_Y)$ for the output side (with $|S| \le m$ for
+    /// sub-sampling, $|S| = n$ for dense sketches); memory $O(n (m_X + m_Y))$.
+    /// No `n x n` matrix is formed when the input side is sketched.
+    ///
+    /// # Errors
+    /// [`Error::Empty`], [`Error::ShapeMismatch`] for the training pair;
+    /// [`Error::ZeroRank`] when a sketched system is zero;
+    /// [`Error::Linalg`] for a failed decomposition.
+    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<SketchedIokr<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        let n = check_training_set(x, y)?;
+        let par = Par::rayon(0);
+        let ridge = n as f64 * self.lambda;
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        // Input sketch first, so its draw does not depend on the output side.
+        let rx = match &self.input_sketch {
+            Some(spec) => Some(Sketch::draw_for_kernel(spec, &self.input_kernel, x, self.lambda, &mut rng)?),
+            None => None,
+        };
+        let (outputs, output_of) = y.group_duplicates();
+
+        // Output side: the right factor T = D E^+ (n, m_Y), or the group map P.
+        let (right, atoms, output_rank) = match &self.output_sketch {
+            Some(spec) => {
+                let ry = Sketch::draw_for_kernel(spec, &self.output_kernel, y, self.lambda, &mut rng)?;
+                let g = ry.sketch_gram(&self.output_kernel, y, par);
+                let (e_pinv, rank) = psd_pinv(g.rkr.as_ref(), self.pinv_rtol, "R_Y K_Y R_Y^T")?;
+                let mut t = Mat::zeros(n, ry.nrows());
+                matmul(t.as_mut(), Accum::Replace, g.kr.as_ref(), e_pinv.as_ref(), 1.0, par);
+                let atoms = SketchedAtoms {
+                    support: y.select(ry.support()),
+                    support_indices: ry.support().to_vec(),
+                    weights: ry.support_matrix(),
+                    gram: g.rkr,
+                };
+                (Some(t), Some(atoms), Some(rank))
+            }
+            None => (None, None, None),
+        };
+
+        let (x_support, x_support_indices, input_map, input_rank) = match rx {
+            Some(rx) => {
+                let g = rx.sketch_gram(&self.input_kernel, x, par);
+                let system = RidgeSystem::new(g.kr.as_ref(), g.rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
+                // F^T T (r, n_atoms).
+                let ft_right = match &right {
+                    Some(t) => {
+                        let mut ft = Mat::zeros(system.rank(), t.ncols());
+                        matmul(ft.as_mut(), Accum::Replace, system.features.transpose(), t.as_ref(), 1.0, par);
+                        ft
+                    }
+                    None => {
+                        sum_rows_by_group(system.features.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned()
+                    }
+                };
+                let core = system.core(ft_right);
+                let rank = system.rank();
+                let z = rx.apply_support_transpose(core.as_ref());
+                (x.select(rx.support()), rx.support().to_vec(), z, Some(rank))
+            }
+            None => {
+                let build = || {
+                    let mut k = self.input_kernel.gram(x);
+                    for i in 0..n {
+                        k[(i, i)] += ridge;
+                    }
+                    k
+                };
+                let (chol, _) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), par)?;
+                let rhs = match right {
+                    Some(t) => t,
+                    None => Mat::from_fn(n, outputs.n_rows(), |i, u| if output_of[i] == u { 1.0 } else { 0.0 }),
+                };
+                (x.clone(), (0..n).collect(), chol.solve(rhs.as_ref(), par), None)
+            }
+        };
+        Ok(SketchedIokr {
+            params: self.clone(),
+            n_samples: n,
+            x_support,
+            x_support_indices,
+            input_map,
+            outputs,
+            output_of,
+            atoms,
+            input_rank,
+            output_rank,
+        })
+    }
+}
+
+impl<KX: Clone, KY: Clone> SketchedIokrParams<KX, KY> {
+    /// Checks the parameters, then fits (see [`SketchedIokrValidParams::fit`]).
+    ///
+    /// # Errors
+    /// An invalid parameter, or any error of [`SketchedIokrValidParams::fit`].
+    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<SketchedIokr<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        self.check_ref()?.fit(x, y)
+    }
+}

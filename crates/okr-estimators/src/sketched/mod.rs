@@ -1,0 +1,232 @@
+//! Sketched input / sketched output kernel regression: SIOKR, ISOKR and
+//! SISOKR (El Ahmad, Laforgue, d'Alché-Buc; SISOKR poster, spec 5.3).
+//!
+//! The IOKR estimator $\hat h(x) = \sum_i \hat\alpha_i(x)\psi(y_i)$ is
+//! replaced by a low-rank $\tilde h = \tilde P_Y \hat h_{\tilde P_X}$ built from
+//! random sketches $R_X \in \mathbb R^{m_X \times n}$ and
+//! $R_Y \in \mathbb R^{m_Y \times n}$ ([`Sketch`](crate::sketch::Sketch)):
+//! $$\tilde\alpha(x) = R_Y^\top \tilde\Omega_Y \tilde\Omega_X R_X k_X^x,\quad
+//! \tilde\Omega_Y = (R_Y K_Y R_Y^\top)^\dagger R_Y K_Y,\quad
+//! \tilde\Omega_X = K_X R_X^\top (R_X K_X^2 R_X^\top + n\lambda R_X K_X R_X^\top)^\dagger.$$
+//! SIOKR sketches the input only ($R_Y = I$), ISOKR the output only
+//! ($R_X = I$). Pseudo-inverses drop eigenvalues at or below
+//! `pinv_rtol * max` (default `1e-12`).
+//!
+//! The [`SurrogateModel`] atoms are the $m_Y$ sketched outputs
+//! $a_j = \sum_i (R_Y)_{ji}\psi(y_i)$ (without an output sketch: the
+//! distinct training outputs), so decoding costs $O(n_{te}\, m_Y\, n_c)$;
+//! coefficients are $C = K_X(x, X_S)\, Z$ over the support $S$ of $R_X$ only
+//! (`m_X` points for sub-sampling). The poster's inference formula has a
+//! dimension typo; okr uses $K_X^{te,tr} R_X^\top \tilde\Omega_X^\top \tilde\Omega_Y^\top R_Y K_Y^{tr,c}$
+//! (spec 5.3).
+
+mod fit;
+mod params;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use okr_kernels::{Kernel, Rows};
+use serde::{Deserialize, Serialize};
+
+pub use params::{SketchedIokrParams, SketchedIokrValidParams};
+
+use crate::projection::check_width;
+use crate::sketch::tile_rows;
+use crate::{Result, SurrogateModel};
+
+pub(crate) use fit::{RidgeSystem, sum_rows_by_group};
+
+/// The output atoms of a model with an output sketch: the training outputs
+/// the sketch touches and its restriction $R_{Y,S}$.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SketchedAtoms<Y> {
+    support: Y,
+    support_indices: Vec<usize>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    weights: Mat<f64>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    gram: Mat<f64>,
+}
+
+/// A fitted SIOKR / ISOKR / SISOKR model.
+///
+/// Keeps the training inputs on the support of $R_X$, the input map $Z$
+/// `(|S_X|, n_atoms)`, the distinct training outputs (the default
+/// candidates) and, with an output sketch, the touched outputs with the
+/// weights $R_{Y,S}$ `(m_Y, |S_Y|)` and the atom Gram $R_Y K_Y R_Y^\top$.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::sketch::SketchSpec;
+/// use okr_estimators::{SketchedIokr, SurrogateModel};
+/// use okr_kernels::{DenseRows, Gaussian, Rows};
+/// let x = DenseRows::new(Mat::from_fn(40, 2, |i, j| ((i * 7 + j * 3) % 11) as f64 / 11.0))?;
+/// let y = DenseRows::new(Mat::from_fn(40, 3, |i, j| ((i + j) % 4) as f64))?;
+/// let model = SketchedIokr::params(Gaussian::new(1.0)?, Gaussian::new(0.5)?)
+///     .input_sketch(Some("uniform:10".parse()?))
+///     .output_sketch(Some("gaussian:5".parse()?))
+///     .lambda(1e-3)
+///     .fit(&x, &y)?;
+/// assert_eq!(model.method(), "sisokr");
+/// assert!(model.input_support().len() <= 10); // only these Gram columns are used
+/// let c = model.coefficients(&x.select(&[0, 1, 2]))?;
+/// assert_eq!((c.nrows(), c.ncols()), (3, 5));
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SketchedIokr<X, Y, KX, KY> {
+    params: SketchedIokrValidParams<KX, KY>,
+    n_samples: usize,
+    x_support: X,
+    x_support_indices: Vec<usize>,
+    #[serde(with = "okr_linalg::serde_mat")]
+    input_map: Mat<f64>,
+    outputs: Y,
+    output_of: Vec<usize>,
+    atoms: Option<SketchedAtoms<Y>>,
+    input_rank: Option<usize>,
+    output_rank: Option<usize>,
+}
+
+impl<KX, KY> SketchedIokr<(), (), KX, KY> {
+    /// Default parameters (no sketch, `lambda = 1e-3`, seed 0) with the given kernels.
+    pub fn params(input_kernel: KX, output_kernel: KY) -> SketchedIokrParams<KX, KY> {
+        SketchedIokrParams::new(input_kernel, output_kernel)
+    }
+}
+
+impl<X: Rows, Y: Rows, KX, KY> SketchedIokr<X, Y, KX, KY> {
+    /// The parameters the model was fitted with.
+    pub fn params_used(&self) -> &SketchedIokrValidParams<KX, KY> {
+        &self.params
+    }
+    /// `sisokr`, `siokr`, `isokr` or `iokr`.
+    pub fn method(&self) -> &'static str {
+        self.params.method()
+    }
+    /// Number of training samples `n`.
+    pub fn n_samples(&self) -> usize {
+        self.n_samples
+    }
+    /// Indices of the training inputs the model keeps: the support of $R_X$
+    /// (all samples without an input sketch).
+    pub fn input_support(&self) -> &[usize] {
+        &self.x_support_indices
+    }
+    /// The training inputs on the support.
+    pub fn x_support(&self) -> &X {
+        &self.x_support
+    }
+    /// The input map $Z$ `(|S_X|, n_atoms)`: $C = K_X(x, X_S) Z$.
+    pub fn input_map(&self) -> MatRef<'_, f64> {
+        self.input_map.as_ref()
+    }
+    /// The distinct training outputs in first-occurrence order (the default
+    /// candidates; the atoms when there is no output sketch).
+    pub fn distinct_outputs(&self) -> &Y {
+        &self.outputs
+    }
+    /// For every training sample, the index of its output in
+    /// [`distinct_outputs`](Self::distinct_outputs).
+    pub fn output_of_sample(&self) -> &[usize] {
+        &self.output_of
+    }
+    /// The outputs the atoms are written over: the training outputs touched by
+    /// $R_Y$, or the distinct training outputs without an output sketch.
+    pub fn atom_outputs(&self) -> &Y {
+        self.atoms.as_ref().map_or(&self.outputs, |a| &a.support)
+    }
+    /// Indices (into the training samples) of [`atom_outputs`](Self::atom_outputs)
+    /// with an output sketch; `None` without one.
+    pub fn output_support(&self) -> Option<&[usize]> {
+        self.atoms.as_ref().map(|a| a.support_indices.as_slice())
+    }
+    /// Weights $B$ `(n_atoms, atom_outputs.n_rows())` of the atoms,
+    /// $a_j = \sum_s B_{js}\psi(y_s)$: $R_{Y,S}$, or `None` for the identity.
+    pub fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
+        self.atoms.as_ref().map(|a| a.weights.as_ref())
+    }
+    /// Rank kept in the pseudo-inverse of $B_X$ (input sketch only).
+    pub fn input_rank(&self) -> Option<usize> {
+        self.input_rank
+    }
+    /// Rank kept in the pseudo-inverse of $R_Y K_Y R_Y^\top$ (output sketch only).
+    pub fn output_rank(&self) -> Option<usize> {
+        self.output_rank
+    }
+}
+
+impl<X, Y, KX, KY> SurrogateModel<X, Y> for SketchedIokr<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    fn n_atoms(&self) -> usize {
+        self.input_map.ncols()
+    }
+
+    fn check_inputs(&self, x: &X) -> Result<()> {
+        check_width("input features", &self.x_support, x)
+    }
+
+    fn check_outputs(&self, y: &Y) -> Result<()> {
+        check_width("output dimension", &self.outputs, y)
+    }
+
+    /// $C = K_X(x, X_S)\, Z$, in tiles of test rows so the Gram temporary
+    /// stays within 64 MiB: $O(n_{te} |S_X| (d + n_{atoms}))$.
+    fn coefficients_into(&self, x: &X, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_inputs(x)?;
+        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), self.n_atoms()), "coefficient block shape");
+        let s = self.x_support.n_rows();
+        let tile = tile_rows(s, x.n_rows());
+        let mut k = Mat::zeros(s, tile);
+        for start in (0..x.n_rows()).step_by(tile) {
+            let t = tile.min(x.n_rows() - start);
+            let mut kt = k.as_mut().subcols_mut(0, t);
+            self.params.input_kernel.gram_block_into(&self.x_support, &x.slice(start..start + t), kt.as_mut(), par);
+            let out = dst.as_mut().subrows_mut(start, t);
+            matmul(out, Accum::Replace, kt.as_ref().transpose(), self.input_map.as_ref(), 1.0, par);
+        }
+        Ok(())
+    }
+
+    /// $R_{Y,S}\, K_Y(Y_S, c)$ in candidate tiles, or $K_Y(\text{outputs}, c)$
+    /// without an output sketch.
+    fn atom_products_into(&self, candidates: &Y, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_outputs(candidates)?;
+        let ky = &self.params.output_kernel;
+        let Some(atoms) = &self.atoms else {
+            ky.gram_block_into(&self.outputs, candidates, dst, par);
+            return Ok(());
+        };
+        assert_eq!((dst.nrows(), dst.ncols()), (self.n_atoms(), candidates.n_rows()), "atom products shape");
+        let s = atoms.support.n_rows();
+        let nc = candidates.n_rows();
+        let tile = tile_rows(s, nc);
+        let mut k = Mat::zeros(s, tile);
+        for start in (0..nc).step_by(tile) {
+            let t = tile.min(nc - start);
+            let mut kt = k.as_mut().subcols_mut(0, t);
+            ky.gram_block_into(&atoms.support, &candidates.slice(start..start + t), kt.as_mut(), par);
+            let out = dst.as_mut().subcols_mut(start, t);
+            matmul(out, Accum::Replace, atoms.weights.as_ref(), kt.as_ref(), 1.0, par);
+        }
+        Ok(())
+    }
+
+    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
+        self.params.output_kernel.diag(y)
+    }
+
+    /// $R_Y K_Y R_Y^\top$ (stored at fit), or $K_Y$ on the distinct outputs.
+    fn atom_gram(&self) -> Mat<f64> {
+        match &self.atoms {
+            Some(a) => a.gram.clone(),
+            None => self.params.output_kernel.gram(&self.outputs),
+        }
+    }
+}

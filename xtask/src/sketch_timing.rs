@@ -1,0 +1,104 @@
+//! `cargo xtask reproduce sketch-timing`: wall-clock and CPU seconds of the
+//! configurations chosen by `sketch-multilabel` on Bibtex (read from
+//! `sketch-multilabel.json`), with the machine's load average, so that the
+//! time budget can be judged when the machine is shared.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use okr_estimators::sketch::SketchSpec;
+use okr_eval::{Features, MetricRecord, read_records, write_records};
+use okr_kernels::Gaussian;
+
+use crate::data::load_mulan_or_standin;
+use crate::sketch_multilabel::{MethodConfig, RunOutcome, SplitRef, load_average, run_method};
+
+const SEEDS: u64 = 5;
+
+fn spec(kind: &str, size: Option<u64>) -> Result<Option<SketchSpec>> {
+    match (kind.trim(), size) {
+        ("none", _) | (_, None) => Ok(None),
+        (k, Some(m)) => Ok(Some(format!("{k}:{m}").parse()?)),
+    }
+}
+
+/// Runs the timing pass and writes `sketch-timing.{json,md}`.
+pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
+    let source = out_dir.join("sketch-multilabel.json");
+    let chosen =
+        read_records(&source).with_context(|| format!("run sketch-multilabel first ({})", source.display()))?;
+    let data = load_mulan_or_standin("bibtex", seed)?;
+    let (Features::Sparse(x_train), Features::Sparse(x_test)) = (&data.train.x, &data.test.x) else {
+        anyhow::bail!("bibtex is expected to be sparse");
+    };
+    let (cand, _) = data.train.y.unique();
+    let split = SplitRef { x_train, y_train: &data.train.y, x_test, y_test: &data.test.y, candidates: &cand };
+    let ky = Gaussian::from_sigma2(data.train.y.mean_cardinality())?;
+    let load_before = load_average();
+    let mut records = Vec::new();
+    let mut md = String::from(
+        "# `cargo xtask reproduce sketch-timing`\n\n\
+         | method | m_x | m_y | runs | fit s (wall) | decode s (wall) | fit + decode s (wall) | fit + decode CPU s | CPU s / 2 threads |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in chosen.iter().filter(|r| r.dataset == data.name && r.metric == "f1_samples") {
+        let get = |k: &str| r.setting.get(k).cloned().unwrap_or(serde_json::Value::Null);
+        let kinds = get("sketch").as_str().unwrap_or("none / none").to_string();
+        let (kin, kout) = kinds.split_once('/').unwrap_or(("none", "none"));
+        let method: &'static str = match r.method.as_str() {
+            "iokr" => "iokr",
+            "siokr" => "siokr",
+            "isokr" => "isokr",
+            "sisokr" => "sisokr",
+            _ => continue,
+        };
+        let cfg =
+            MethodConfig { method, input: spec(kin, get("m_x").as_u64())?, output: spec(kout, get("m_y").as_u64())? };
+        let kx = Gaussian::new(get("gamma").as_f64().context("gamma")?)?;
+        let lambda = get("lambda").as_f64().context("lambda")?;
+        let runs = if method == "iokr" { 1 } else { SEEDS };
+        let outcomes: Vec<RunOutcome> =
+            (0..runs).map(|s| run_method(&split, &kx, &ky, lambda, &cfg, s)).collect::<Result<_>>()?;
+        let mean = |f: &dyn Fn(&RunOutcome) -> f64| outcomes.iter().map(f).sum::<f64>() / outcomes.len() as f64;
+        let fit = mean(&|o| o.fit_seconds);
+        let dec = mean(&|o| o.decode_seconds);
+        let cpu = mean(&|o| o.fit_cpu_seconds.unwrap_or(f64::NAN) + o.decode_cpu_seconds.unwrap_or(f64::NAN));
+        let threads = rayon::current_num_threads();
+        eprintln!("xtask: timing {method}: wall {fit:.3} + {dec:.3} s, CPU {cpu:.3} s");
+        md.push_str(&format!(
+            "| {method} | {} | {} | {runs} | {fit:.3} | {dec:.3} | {:.3} | {cpu:.3} | {:.3} |\n",
+            cfg.input.map_or("-".into(), |s| s.to_string()),
+            cfg.output.map_or("-".into(), |s| s.to_string()),
+            fit + dec,
+            cpu / threads as f64
+        ));
+        let base = |metric: &str, value: f64| {
+            MetricRecord::new("sketch-timing", &data.name, method, metric, value)
+                .with_setting("m_x", cfg.input.map(|s| s.size))
+                .with_setting("m_y", cfg.output.map(|s| s.size))
+                .with_setting("sketch", kinds.clone())
+                .with_setting("runs", runs)
+                .with_setting("threads", threads)
+                .with_seconds(value)
+        };
+        records.push(base("fit_seconds", fit));
+        records.push(base("decode_seconds", dec));
+        records.push(base("fit_decode_cpu_seconds", cpu));
+    }
+    let load_after = load_average();
+    md.push_str(&format!(
+        "\nConfigurations and hyper-parameters as chosen in `sketch-multilabel.json` (Bibtex, test split, \
+         sketch seeds 0..{SEEDS}). CPU seconds are user + system time of the process over all threads \
+         (`/proc/self/stat`); `CPU s / 2 threads` is what the wall time would be if both cores were \
+         busy with this job alone and the work parallelized perfectly, an estimate and not a \
+         measurement of wall time. 1-minute load average: {} before, {} after (2 cores).\n\n\
+         Records: `sketch-timing.json`.\n",
+        load_before.map_or("-".into(), |v| format!("{v:.1}")),
+        load_after.map_or("-".into(), |v| format!("{v:.1}")),
+    ));
+    std::fs::create_dir_all(out_dir)?;
+    write_records(out_dir.join("sketch-timing.json"), &records)?;
+    std::fs::write(out_dir.join("sketch-timing.md"), &md)?;
+    println!("{md}");
+    Ok(())
+}
