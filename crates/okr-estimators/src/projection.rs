@@ -62,3 +62,69 @@ pub(crate) fn projected_atom_products_into<Y: Rows, KY: Kernel<Y>>(
     matmul(dst, Accum::Replace, encoder, k.as_ref(), 1.0, par);
     Ok(())
 }
+
+/// Implements [`SurrogateModel`](crate::SurrogateModel) for a model whose
+/// atoms are rows of an `encoder` `(r, n_distinct)` over its distinct training
+/// `outputs`, with coefficients $C = K_x(x, X_{train})\,M$ for a stored map
+/// `$map` `(n, r)` (reduced rank, KDE, trace norm). The fields `params`
+/// (with `input_kernel` and `output_kernel`), `x_train`, `outputs` and
+/// `encoder` are required; `atom_gram` is given as a closure of the model:
+/// the identity for orthonormal atoms, $G K_y G^\top$ otherwise.
+macro_rules! projected_surrogate_model {
+    ($ty:ident, $map:ident, atom_gram = |$model:ident| $gram:expr) => {
+        impl<X, Y, KX, KY> $crate::SurrogateModel<X, Y> for $ty<X, Y, KX, KY>
+        where
+            X: okr_kernels::Rows,
+            Y: okr_kernels::Rows,
+            KX: okr_kernels::Kernel<X>,
+            KY: okr_kernels::Kernel<Y>,
+        {
+            fn n_atoms(&self) -> usize {
+                self.encoder.nrows()
+            }
+
+            fn check_inputs(&self, x: &X) -> $crate::Result<()> {
+                $crate::projection::check_width("input features", &self.x_train, x)
+            }
+
+            fn check_outputs(&self, y: &Y) -> $crate::Result<()> {
+                $crate::projection::check_width("output dimension", &self.outputs, y)
+            }
+
+            /// $C = K_x(x, X_{train})\, M$: one Gram block and one `(n_test, n) x (n, r)` GEMM.
+            fn coefficients_into(&self, x: &X, dst: faer::MatMut<'_, f64>, par: faer::Par) -> $crate::Result<()> {
+                let map = self.$map.as_ref();
+                $crate::projection::projected_coefficients_into(
+                    &self.params.input_kernel,
+                    &self.x_train,
+                    x,
+                    map,
+                    dst,
+                    par,
+                )
+            }
+
+            /// $G\, K_y(\text{distinct outputs}, c)$ `(r, n_c)`: the atoms' products with the candidates.
+            fn atom_products_into(
+                &self,
+                candidates: &Y,
+                dst: faer::MatMut<'_, f64>,
+                par: faer::Par,
+            ) -> $crate::Result<()> {
+                let enc = self.encoder.as_ref();
+                let ky = &self.params.output_kernel;
+                $crate::projection::projected_atom_products_into(ky, &self.outputs, candidates, enc, dst, par)
+            }
+
+            fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
+                okr_kernels::Kernel::diag(&self.params.output_kernel, y)
+            }
+
+            fn atom_gram(&self) -> faer::Mat<f64> {
+                let $model = self;
+                $gram
+            }
+        }
+    };
+}
+pub(crate) use projected_surrogate_model;

@@ -18,14 +18,11 @@
 mod fit;
 mod params;
 
-use faer::{Mat, MatMut, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use faer::{Mat, MatRef};
+use okr_kernels::Rows;
 use serde::{Deserialize, Serialize};
 
 pub use params::{KdeParams, KdeValidParams};
-
-use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
-use crate::{Result, SurrogateModel};
 
 /// A fitted KDE model: the same surrogate structure as
 /// [`ReducedRankIokr`](crate::ReducedRankIokr) (orthonormal atoms, encoder
@@ -99,42 +96,8 @@ impl<X: Rows, Y: Rows, KX, KY> Kde<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for Kde<X, Y, KX, KY>
-where
-    X: Rows,
-    Y: Rows,
-    KX: Kernel<X>,
-    KY: Kernel<Y>,
-{
-    fn n_atoms(&self) -> usize {
-        self.encoder.nrows()
-    }
-
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.x_train, x)
-    }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.outputs, y)
-    }
-
-    /// $C = K_x(x, X_{train})\, M$.
-    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        projected_coefficients_into(&self.params.input_kernel, &self.x_train, x, self.predict_map.as_ref(), dst, par)
-    }
-
-    /// $G\, K_y(\text{distinct outputs}, c)$ `(p, n_c)`.
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        let enc = self.encoder.as_ref();
-        projected_atom_products_into(&self.params.output_kernel, &self.outputs, candidates, enc, dst, par)
-    }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
-    }
-
-    /// The identity: the KPCA directions are orthonormal.
-    fn atom_gram(&self) -> Mat<f64> {
-        Mat::identity(self.n_atoms(), self.n_atoms())
-    }
-}
+crate::projection::projected_surrogate_model!(
+    Kde,
+    predict_map,
+    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
+);

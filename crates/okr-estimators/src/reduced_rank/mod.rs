@@ -14,7 +14,7 @@
 //! gives the coordinates $U\psi(c) = G\, k^y(c)$, and $U\hat h_{\lambda_2}(x) = M^\top k_x(x)$
 //! with $M = W_2 K_y G^\top$ `(n, p)`.
 //!
-//! The [`SurrogateModel`] atoms are the $p$ directions $e_j$: coefficients
+//! The [`SurrogateModel`](crate::SurrogateModel) atoms are the $p$ directions $e_j$: coefficients
 //! $C = K_x(x, X) M$ `(n_test, p)`, atom products $G\, K_y(\text{train}, c)$
 //! `(p, n_c)`, and an identity atom Gram. Decoding costs $O(n_{te}\, p\, n_c)$
 //! once the candidates are projected, instead of IOKR's $O(n_{te}\, n\, n_c)$.
@@ -29,14 +29,13 @@
 mod fit;
 mod params;
 
-use faer::{Mat, MatMut, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use faer::{Mat, MatRef};
+use okr_kernels::Rows;
 use serde::{Deserialize, Serialize};
 
 pub use params::{ReducedRankParams, ReducedRankValidParams};
 
-use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
-use crate::{Error, Result, SurrogateModel};
+use crate::{Error, Result};
 
 /// A fitted reduced-rank IOKR model.
 ///
@@ -162,42 +161,8 @@ impl<X: Rows, Y: Rows, KX: Clone, KY: Clone> ReducedRankIokr<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for ReducedRankIokr<X, Y, KX, KY>
-where
-    X: Rows,
-    Y: Rows,
-    KX: Kernel<X>,
-    KY: Kernel<Y>,
-{
-    fn n_atoms(&self) -> usize {
-        self.encoder.nrows()
-    }
-
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.x_train, x)
-    }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.outputs, y)
-    }
-
-    /// $C = K_x(x, X_{train})\, M$: one Gram block and one `(n_test, n) x (n, p)` GEMM.
-    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        projected_coefficients_into(&self.params.input_kernel, &self.x_train, x, self.predict_map.as_ref(), dst, par)
-    }
-
-    /// $G\, K_y(\text{distinct outputs}, c)$ `(p, n_c)`: the coordinates $U\psi(c)$.
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        let enc = self.encoder.as_ref();
-        projected_atom_products_into(&self.params.output_kernel, &self.outputs, candidates, enc, dst, par)
-    }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
-    }
-
-    /// The identity: the directions $e_j$ are orthonormal ($G K_y G^\top = I_p$).
-    fn atom_gram(&self) -> Mat<f64> {
-        Mat::identity(self.n_atoms(), self.n_atoms())
-    }
-}
+crate::projection::projected_surrogate_model!(
+    ReducedRankIokr,
+    predict_map,
+    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
+);

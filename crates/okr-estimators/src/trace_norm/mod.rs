@@ -6,7 +6,7 @@
 //! with $A = \Psi^*N$ (output side) and $B = \Phi^*M$ (input side), $M, N \in \mathbb R^{n\times r}$,
 //! so that $\hat g(x) = \Psi^* N M^\top v_x$ and $\alpha(x) = N M^\top v_x$.
 //!
-//! The [`SurrogateModel`] atoms are the $r$ columns of $A$,
+//! The [`SurrogateModel`](crate::SurrogateModel) atoms are the $r$ columns of $A$,
 //! $a_j = \sum_i N_{ij}\psi(y_i)$: coefficients $C = K_x(x, X)\,M$ `(n_test, r)`,
 //! atom products $N^\top K_y(Y, c)$, atom Gram $N^\top K_y N$. Decoding therefore
 //! costs $O(n_{te}\, r\, n_c)$ after projecting the candidates.
@@ -21,7 +21,7 @@ pub mod masked;
 mod params;
 pub mod solvers;
 
-use faer::{Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
@@ -31,8 +31,8 @@ pub use solvers::{
     factorized_als, factorized_gd, factorized_objective, fista_svt, scaled_init,
 };
 
-use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
-use crate::{Result, SurrogateModel};
+use crate::Result;
+use crate::projection::{check_width, projected_coefficients_into};
 
 /// A fitted trace-norm (LR-SELF) model.
 ///
@@ -179,43 +179,11 @@ impl<X: Rows, Y: Rows, KX: Kernel<X>, KY> TraceNorm<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for TraceNorm<X, Y, KX, KY>
-where
-    X: Rows,
-    Y: Rows,
-    KX: Kernel<X>,
-    KY: Kernel<Y>,
-{
-    fn n_atoms(&self) -> usize {
-        self.m.ncols()
+crate::projection::projected_surrogate_model!(
+    TraceNorm,
+    m,
+    atom_gram = |m| {
+        let ky = okr_kernels::Kernel::gram(&m.params.output_kernel, &m.outputs);
+        &m.encoder * &ky * m.encoder.transpose()
     }
-
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.x_train, x)
-    }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.outputs, y)
-    }
-
-    /// $C = K_x(x, X_{train})\,M$: one Gram block and one GEMM.
-    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        projected_coefficients_into(&self.params.input_kernel, &self.x_train, x, self.m.as_ref(), dst, par)
-    }
-
-    /// $N^\top K_y(Y_{train}, c)$ `(r, n_c)`, over the distinct outputs.
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        let enc = self.encoder.as_ref();
-        projected_atom_products_into(&self.params.output_kernel, &self.outputs, candidates, enc, dst, par)
-    }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
-    }
-
-    /// $N^\top K_y N$ `(r, r)`.
-    fn atom_gram(&self) -> Mat<f64> {
-        let ky = self.params.output_kernel.gram(&self.outputs);
-        &self.encoder * &ky * self.encoder.transpose()
-    }
-}
+);
