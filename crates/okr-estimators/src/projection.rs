@@ -6,6 +6,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 
+use crate::sketch::tile_rows;
 use crate::{Error, Result};
 
 /// Checks a training pair: at least one sample and one output per input.
@@ -29,7 +30,9 @@ pub(crate) fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> 
     }
 }
 
-/// `dst = K_x(x, X_train)^T`-side product: $C = K_x(x, X)\, M$ with `M` `(n, p)`.
+/// $C = K_x(x, X)\, M$ with `M` `(n, p)`, in tiles of test rows so that the
+/// Gram temporary stays within 64 MiB (`sketch::tile_rows`)
+/// whatever the number of test rows.
 pub(crate) fn projected_coefficients_into<X: Rows, KX: Kernel<X>>(
     kx: &KX,
     x_train: &X,
@@ -40,13 +43,31 @@ pub(crate) fn projected_coefficients_into<X: Rows, KX: Kernel<X>>(
 ) -> Result<()> {
     check_width("input features", x_train, x)?;
     assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), predict_map.ncols()), "coefficient block shape");
-    let mut k = Mat::zeros(x_train.n_rows(), x.n_rows());
-    kx.gram_block_into(x_train, x, k.as_mut(), par);
-    matmul(dst, Accum::Replace, k.transpose(), predict_map, 1.0, par);
+    coefficients_in_tiles(kx, x_train, x, predict_map, dst, par, tile_rows(x_train.n_rows(), x.n_rows()));
     Ok(())
 }
 
-/// $G\, K_y(\text{outputs}, c)$ `(p, n_c)` with the encoder `G` `(p, n_outputs)`.
+fn coefficients_in_tiles<X: Rows, KX: Kernel<X>>(
+    kx: &KX,
+    x_train: &X,
+    x: &X,
+    predict_map: MatRef<'_, f64>,
+    mut dst: MatMut<'_, f64>,
+    par: Par,
+    tile: usize,
+) {
+    let (n, n_te) = (x_train.n_rows(), x.n_rows());
+    let mut k = Mat::zeros(n, tile);
+    for start in (0..n_te).step_by(tile) {
+        let t = tile.min(n_te - start);
+        let mut kt = k.as_mut().subcols_mut(0, t);
+        kx.gram_block_into(x_train, &x.slice(start..start + t), kt.as_mut(), par);
+        matmul(dst.as_mut().subrows_mut(start, t), Accum::Replace, kt.as_ref().transpose(), predict_map, 1.0, par);
+    }
+}
+
+/// $G\, K_y(\text{outputs}, c)$ `(p, n_c)` with the encoder `G` `(p, n_outputs)`,
+/// in tiles of candidates (bounded Gram temporary, as above).
 pub(crate) fn projected_atom_products_into<Y: Rows, KY: Kernel<Y>>(
     ky: &KY,
     outputs: &Y,
@@ -57,10 +78,35 @@ pub(crate) fn projected_atom_products_into<Y: Rows, KY: Kernel<Y>>(
 ) -> Result<()> {
     check_width("output dimension", outputs, candidates)?;
     assert_eq!((dst.nrows(), dst.ncols()), (encoder.nrows(), candidates.n_rows()), "atom products shape");
-    let mut k = Mat::zeros(outputs.n_rows(), candidates.n_rows());
-    ky.gram_block_into(outputs, candidates, k.as_mut(), par);
-    matmul(dst, Accum::Replace, encoder, k.as_ref(), 1.0, par);
+    atom_products_in_tiles(
+        ky,
+        outputs,
+        candidates,
+        encoder,
+        dst,
+        par,
+        tile_rows(outputs.n_rows(), candidates.n_rows()),
+    );
     Ok(())
+}
+
+fn atom_products_in_tiles<Y: Rows, KY: Kernel<Y>>(
+    ky: &KY,
+    outputs: &Y,
+    candidates: &Y,
+    encoder: MatRef<'_, f64>,
+    mut dst: MatMut<'_, f64>,
+    par: Par,
+    tile: usize,
+) {
+    let (n, n_c) = (outputs.n_rows(), candidates.n_rows());
+    let mut k = Mat::zeros(n, tile);
+    for start in (0..n_c).step_by(tile) {
+        let t = tile.min(n_c - start);
+        let mut kt = k.as_mut().subcols_mut(0, t);
+        ky.gram_block_into(outputs, &candidates.slice(start..start + t), kt.as_mut(), par);
+        matmul(dst.as_mut().subcols_mut(start, t), Accum::Replace, encoder, kt.as_ref(), 1.0, par);
+    }
 }
 
 /// Implements [`SurrogateModel`](crate::SurrogateModel) for a model whose
@@ -128,3 +174,33 @@ macro_rules! projected_surrogate_model {
     };
 }
 pub(crate) use projected_surrogate_model;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use okr_kernels::{DenseRows, Gaussian};
+
+    fn rows(n: usize, d: usize, seed: usize) -> DenseRows {
+        DenseRows::new(Mat::from_fn(n, d, |i, j| (((i * 7 + j * 3 + seed) % 11) as f64) / 11.0)).unwrap()
+    }
+
+    /// Every tile size, including ones that do not divide the row count,
+    /// gives the one-block product.
+    #[test]
+    fn tiles_equal_one_block() {
+        let k = Gaussian::new(0.7).unwrap();
+        let (train, test) = (rows(9, 3, 1), rows(10, 3, 2));
+        let map = Mat::from_fn(9, 4, |i, j| (i as f64 - 2.0 * j as f64) / 5.0);
+        let enc = Mat::from_fn(4, 9, |i, j| (i * j) as f64 / 7.0 - 0.5);
+        let full_c = k.gram_block(&test, &train) * &map;
+        let full_g = &enc * k.gram_block(&train, &test);
+        for tile in [1, 3, 4, 10] {
+            let mut c = Mat::zeros(10, 4);
+            coefficients_in_tiles(&k, &train, &test, map.as_ref(), c.as_mut(), Par::Seq, tile);
+            assert!((&c - &full_c).norm_max() < 1e-13, "coefficients, tile {tile}");
+            let mut g = Mat::zeros(4, 10);
+            atom_products_in_tiles(&k, &train, &test, enc.as_ref(), g.as_mut(), Par::Seq, tile);
+            assert!((&g - &full_g).norm_max() < 1e-13, "atom products, tile {tile}");
+        }
+    }
+}

@@ -23,15 +23,13 @@
 mod fit;
 mod params;
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{SketchedIokrParams, SketchedIokrValidParams};
 
-use crate::projection::check_width;
-use crate::sketch::tile_rows;
+use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
 use crate::{Result, SurrogateModel};
 
 pub(crate) use fit::{RidgeSystem, sum_rows_by_group};
@@ -176,46 +174,27 @@ where
         check_width("output dimension", &self.outputs, y)
     }
 
-    /// $C = K_X(x, X_S)\, Z$, in tiles of test rows so the Gram temporary
-    /// stays within 64 MiB: $O(n_{te} |S_X| (d + n_{atoms}))$.
-    fn coefficients_into(&self, x: &X, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_inputs(x)?;
-        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), self.n_atoms()), "coefficient block shape");
-        let s = self.x_support.n_rows();
-        let tile = tile_rows(s, x.n_rows());
-        let mut k = Mat::zeros(s, tile);
-        for start in (0..x.n_rows()).step_by(tile) {
-            let t = tile.min(x.n_rows() - start);
-            let mut kt = k.as_mut().subcols_mut(0, t);
-            self.params.input_kernel.gram_block_into(&self.x_support, &x.slice(start..start + t), kt.as_mut(), par);
-            let out = dst.as_mut().subrows_mut(start, t);
-            matmul(out, Accum::Replace, kt.as_ref().transpose(), self.input_map.as_ref(), 1.0, par);
-        }
-        Ok(())
+    /// $C = K_X(x, X_S)\, Z$, in tiles of test rows (Gram temporary within
+    /// 64 MiB): $O(n_{te} |S_X| (d + n_{atoms}))$.
+    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        let kx = &self.params.input_kernel;
+        projected_coefficients_into(kx, &self.x_support, x, self.input_map.as_ref(), dst, par)
     }
 
     /// $R_{Y,S}\, K_Y(Y_S, c)$ in candidate tiles, or $K_Y(\text{outputs}, c)$
     /// without an output sketch.
-    fn atom_products_into(&self, candidates: &Y, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
         self.check_outputs(candidates)?;
         let ky = &self.params.output_kernel;
-        let Some(atoms) = &self.atoms else {
-            ky.gram_block_into(&self.outputs, candidates, dst, par);
-            return Ok(());
-        };
-        assert_eq!((dst.nrows(), dst.ncols()), (self.n_atoms(), candidates.n_rows()), "atom products shape");
-        let s = atoms.support.n_rows();
-        let nc = candidates.n_rows();
-        let tile = tile_rows(s, nc);
-        let mut k = Mat::zeros(s, tile);
-        for start in (0..nc).step_by(tile) {
-            let t = tile.min(nc - start);
-            let mut kt = k.as_mut().subcols_mut(0, t);
-            ky.gram_block_into(&atoms.support, &candidates.slice(start..start + t), kt.as_mut(), par);
-            let out = dst.as_mut().subcols_mut(start, t);
-            matmul(out, Accum::Replace, atoms.weights.as_ref(), kt.as_ref(), 1.0, par);
+        match &self.atoms {
+            Some(atoms) => {
+                projected_atom_products_into(ky, &atoms.support, candidates, atoms.weights.as_ref(), dst, par)
+            }
+            None => {
+                ky.gram_block_into(&self.outputs, candidates, dst, par);
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
