@@ -93,6 +93,10 @@ impl Rows for DenseRows {
 /// let x = CsrRows::from_rows(4, vec![vec![(0, 1.0), (3, 2.0)], vec![], vec![(2, -1.0)]])?;
 /// assert_eq!((x.n_rows(), x.n_features(), x.nnz()), (3, 4, 3));
 /// assert_eq!(x.row(0), (&[0usize, 3][..], &[1.0, 2.0][..]));
+/// // Identical rows share a group; the distinct rows keep first-occurrence order.
+/// let d = CsrRows::from_rows(4, vec![vec![(1, 1.0)], vec![], vec![(1, 1.0)], vec![(1, 2.0)]])?;
+/// let (distinct, group) = d.group_duplicates();
+/// assert_eq!((distinct.n_rows(), group), (3, vec![0, 1, 0, 2]));
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -236,6 +240,17 @@ impl Rows for CsrRows {
     fn n_rows(&self) -> usize {
         self.indptr.len() - 1
     }
+    /// Rows are identical when their stored indices and value bits are.
+    fn group_duplicates(&self) -> (Self, Vec<usize>) {
+        group_by_key(
+            self.n_rows(),
+            |i| {
+                let (idx, val) = self.row(i);
+                (idx, val.iter().map(|v| v.to_bits()).collect::<Vec<u64>>())
+            },
+            |first| self.select(first),
+        )
+    }
     fn feature_dim(&self) -> Option<usize> {
         Some(self.n_features)
     }
@@ -359,24 +374,32 @@ impl LabelSets {
     }
 }
 
+/// Groups rows `0..n` by `key`: the distinct rows (built by `select` from
+/// the first occurrences, in order) and the group of every row.
+fn group_by_key<R, K: std::hash::Hash + Eq>(
+    n: usize,
+    key: impl Fn(usize) -> K,
+    select: impl FnOnce(&[usize]) -> R,
+) -> (R, Vec<usize>) {
+    let mut seen = std::collections::HashMap::new();
+    let mut first = Vec::new();
+    let groups = (0..n)
+        .map(|i| {
+            *seen.entry(key(i)).or_insert_with(|| {
+                first.push(i);
+                first.len() - 1
+            })
+        })
+        .collect();
+    (select(&first), groups)
+}
+
 impl Rows for LabelSets {
     fn n_rows(&self) -> usize {
         self.indptr.len() - 1
     }
     fn group_duplicates(&self) -> (Self, Vec<usize>) {
-        let mut seen = std::collections::HashMap::new();
-        let mut first = Vec::new();
-        let groups = self
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                *seen.entry(s).or_insert_with(|| {
-                    first.push(i);
-                    first.len() - 1
-                })
-            })
-            .collect();
-        (self.select(&first), groups)
+        group_by_key(self.n_rows(), |i| self.set(i), |first| self.select(first))
     }
     fn feature_dim(&self) -> Option<usize> {
         Some(self.n_labels)

@@ -27,6 +27,7 @@ pub mod eigh;
 mod error;
 pub mod iterative;
 pub mod pinv;
+pub mod products;
 pub mod serde_mat;
 pub mod svd;
 
@@ -39,4 +40,5 @@ pub use iterative::{
     conjugate_gradient_in_place, preconditioned_conjugate_gradient, tron,
 };
 pub use pinv::pinv;
+pub use products::crossprod;
 pub use svd::{ThinSvd, thin_svd};

@@ -82,6 +82,21 @@ fn autotraits() {
 proptest! {
     #![proptest_config(config(256))]
 
+    /// `crossprod(A)` equals the full product $A^\top A$ and is exactly symmetric,
+    /// for any shape (including empty and single-row matrices).
+    #[test]
+    fn crossprod_equals_full_product(n in 0usize..=60, k in 0usize..=30, seed: u64, parallel: bool) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let a = uniform(n, k, &mut rng);
+        let par = if parallel { Par::rayon(2) } else { Par::Seq };
+        let g = okr_linalg::crossprod(a.as_ref(), par);
+        let full = a.transpose() * &a;
+        prop_assert_eq!((g.nrows(), g.ncols()), (k, k));
+        let tol = 4.0 * (n.max(1) as f64) * EPS;
+        prop_assert!(max_abs((&g - &full).as_ref()) <= tol, "error {}", max_abs((&g - &full).as_ref()));
+        prop_assert!((0..k).all(|i| (0..k).all(|j| g[(i, j)] == g[(j, i)])));
+    }
+
     /// $V \operatorname{diag}(w) V^\top = A$, $V^\top V = I$, $w$ descending and
     /// equal to the prescribed spectrum (Weyl: $|\hat w_j - w_j| \le \lVert E \rVert_2$).
     #[test]

@@ -55,8 +55,8 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
         let system = RidgeSystem::new(knm.as_ref(), kmm.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
         let rank = system.rank();
         let (outputs, output_of) = y.group_duplicates();
-        let ft_p = sum_rows_by_group(system.features.as_ref(), &output_of, outputs.n_rows());
-        let w = system.core(ft_p.transpose().to_owned());
+        let at_p = sum_rows_by_group(knm.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned();
+        let w = system.core(system.whiten(at_p));
         Ok(Nystroem { params: self.clone(), anchors, anchor_indices, weights: w, outputs, output_of, rank })
     }
 }

@@ -62,6 +62,58 @@ impl Sketch {
         Self { n, m, support, restriction: Restriction::Sparse { ptr, rows, values } }
     }
 
+    /// For a sub-sampling sketch (one non-zero per row), drops every row whose
+    /// column duplicates an earlier row's: the same column, or a column in
+    /// the same group of `group_of` (one group id per sample, e.g. from
+    /// [`Rows::group_duplicates`]). Returns `None` when nothing is dropped or
+    /// the sketch has a row with more than one non-zero.
+    ///
+    /// The sketched estimators depend on $R$ only through the span of
+    /// $\{\sum_j R_{kj}\varphi(z_j)\}_k$ (the projector $\tilde P$), and
+    /// identical samples span the same direction, so the merged sketch gives
+    /// the same estimator with a non-singular $R K R^\top$ (a Cholesky
+    /// factorization instead of an eigendecomposition) and fewer Gram columns.
+    ///
+    /// # Panics
+    /// If `group_of.len()` differs from the number of columns `n`.
+    ///
+    /// # Example
+    /// ```
+    /// use okr_estimators::sketch::{Sketch, SketchKind, SketchSpec};
+    /// let r = Sketch::draw(&SketchSpec::new(SketchKind::Uniform, 4), 4, 0)?;
+    /// // Samples 0 and 2 are identical (group 0), as are 1 and 3 (group 1).
+    /// let merged = r.merge_duplicate_columns(&[0, 1, 0, 1]).unwrap();
+    /// assert_eq!(merged.nrows(), 2);
+    /// assert_eq!(merged.support().len(), 2);
+    /// Ok::<(), okr_estimators::Error>(())
+    /// ```
+    pub fn merge_duplicate_columns(&self, group_of: &[usize]) -> Option<Self> {
+        assert_eq!(group_of.len(), self.n, "one group per sketched sample");
+        let Restriction::Sparse { ptr, rows, values } = &self.restriction else {
+            return None;
+        };
+        // The column and value of every row.
+        let mut of_row: Vec<Option<(usize, f64)>> = vec![None; self.m];
+        for (s, &col) in self.support.iter().enumerate() {
+            for e in ptr[s]..ptr[s + 1] {
+                if of_row[rows[e]].replace((col, values[e])).is_some() {
+                    return None;
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut entries = Vec::with_capacity(self.m);
+        for (col, value) in of_row.into_iter().flatten() {
+            if seen.insert(group_of[col]) {
+                entries.push((entries.len(), col, value));
+            }
+        }
+        if entries.len() == self.m {
+            return None;
+        }
+        Some(Self::from_entries(entries.len(), self.n, entries))
+    }
+
     /// Draws a data-oblivious sketch `(spec.size, n)` from `seed`.
     ///
     /// # Errors

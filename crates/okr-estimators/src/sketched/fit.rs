@@ -10,6 +10,56 @@ use crate::projection::check_training_set;
 use crate::sketch::Sketch;
 use crate::{Error, ParamGuard, Result};
 
+/// $E^\dagger$ for a symmetric PSD matrix $E$ `(m, m)`, applied from the
+/// right: a Cholesky factorization when its pivots satisfy
+/// $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$ (then $E^\dagger = E^{-1}$),
+/// otherwise an eigendecomposition dropping eigenvalues at or below
+/// `rtol * max`.
+pub(crate) enum PsdInverse {
+    Cholesky(Cholesky),
+    Pinv(Mat<f64>),
+}
+
+impl PsdInverse {
+    /// The inverse and the rank kept.
+    pub(crate) fn new(e: MatRef<'_, f64>, rtol: f64, lambda: f64, what: &'static str) -> Result<(Self, usize)> {
+        if let Some(c) = pivoted_cholesky_or_none(e, rtol, lambda) {
+            let rank = c.dim();
+            return Ok((Self::Cholesky(c), rank));
+        }
+        let (pinv, rank) = psd_pinv(e, rtol, what)?;
+        Ok((Self::Pinv(pinv), rank))
+    }
+
+    /// $M E^\dagger$ `(k, m)` for `m` `(k, m)`.
+    pub(crate) fn apply_right(&self, m: MatRef<'_, f64>) -> Mat<f64> {
+        let par = Par::rayon(0);
+        match self {
+            Self::Cholesky(c) => {
+                // (E^{-1} M^T)^T.
+                let mut mt = m.transpose().to_owned();
+                c.solve_in_place(mt.as_mut(), par);
+                mt.transpose().to_owned()
+            }
+            Self::Pinv(p) => {
+                let mut out = Mat::zeros(m.nrows(), p.ncols());
+                matmul(out.as_mut(), Accum::Replace, m, p.as_ref(), 1.0, par);
+                out
+            }
+        }
+    }
+}
+
+/// The Cholesky factor of `a` without jitter, if it exists and its pivots
+/// satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$.
+fn pivoted_cholesky_or_none(a: MatRef<'_, f64>, rtol: f64, lambda: f64) -> Option<Cholesky> {
+    let no_jitter = JitterPolicy { max_attempts: 0, ..JitterPolicy::with_lambda(lambda) };
+    let (c, _) = Cholesky::factor_in_place(a.to_owned(), no_jitter, Par::rayon(0)).ok()?;
+    let d = c.l().diagonal().column_vector();
+    let (lo, hi) = d.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v * v), hi.max(v * v)));
+    (hi > 0.0 && lo > rtol * hi).then_some(c)
+}
+
 /// Pseudo-inverse of a symmetric PSD matrix by eigendecomposition, dropping
 /// eigenvalues at or below `rtol * max`: $V_r \operatorname{diag}(1/w_r) V_r^\top$.
 /// Returns the pseudo-inverse and the rank kept.
@@ -42,7 +92,7 @@ pub(crate) fn sum_rows_by_group(a: MatRef<'_, f64>, group_of: &[usize], n_groups
 /// The input side of a sketched ridge regression, in the stable Nystroem
 /// form: with a whitening $\Phi$ `(m, r)` of $R K R^\top$
 /// ($\Phi^\top R K R^\top \Phi = I_r$ on its numerical range) and the
-/// features $F = K R^\top \Phi$ `(n, r)`,
+/// (implicit) features $F = K R^\top \Phi$ `(n, r)`,
 /// $$K R^\top B_X^\dagger R = F (F^\top F + n\lambda I_r)^{-1} \Phi^\top R,
 /// \qquad B_X = R K^2 R^\top + n\lambda R K R^\top.$$
 /// The `r x r` system is shifted by $n\lambda I$, so it is well conditioned
@@ -53,9 +103,15 @@ pub(crate) fn sum_rows_by_group(a: MatRef<'_, f64>, group_of: &[usize], n_groups
 /// $m^3/3$); otherwise $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from an
 /// eigendecomposition, dropping eigenvalues at or below `rtol * max` (the
 /// poster's pseudo-inverse).
+///
+/// $F$ is never formed: the system is built from the cross-product
+/// $A^\top A$ ($A = K R^\top$) as $F^\top F = \Phi^\top (A^\top A) \Phi$, and
+/// right-hand sides enter as $F^\top T = \Phi^\top (A^\top T)$
+/// ([`whiten`](Self::whiten)). That costs $n m^2 + 2 m^3$ flops instead of
+/// the $3 n m^2$ of forming $F$ and $F^\top F$, and lets callers accumulate
+/// $A^\top A$ and $A^\top T$ over row tiles of $A$.
 pub(crate) struct RidgeSystem {
     whitening: Whitening,
-    pub(crate) features: Mat<f64>,
     chol: Cholesky,
 }
 
@@ -69,20 +125,21 @@ enum Whitening {
 impl RidgeSystem {
     /// From $A = K R^\top$ `(n, m)` and $R K R^\top$ `(m, m)`.
     pub(crate) fn new(a: MatRef<'_, f64>, rkr: MatRef<'_, f64>, ridge: f64, lambda: f64, rtol: f64) -> Result<Self> {
+        let ata = okr_linalg::crossprod(a, Par::rayon(0));
+        Self::from_cross_product(ata, rkr, ridge, lambda, rtol)
+    }
+
+    /// From the cross-product $A^\top A$ `(m, m)` and $R K R^\top$ `(m, m)`.
+    pub(crate) fn from_cross_product(
+        ata: Mat<f64>,
+        rkr: MatRef<'_, f64>,
+        ridge: f64,
+        lambda: f64,
+        rtol: f64,
+    ) -> Result<Self> {
         let par = Par::rayon(0);
-        let no_jitter = JitterPolicy { max_attempts: 0, ..JitterPolicy::with_lambda(lambda) };
-        let chol = Cholesky::factor_in_place(rkr.to_owned(), no_jitter, par).ok().filter(|(c, _)| {
-            let d = c.l().diagonal().column_vector();
-            let (lo, hi) = d.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v * v), hi.max(v * v)));
-            hi > 0.0 && lo > rtol * hi
-        });
-        let (whitening, features) = match chol {
-            Some((c, _)) => {
-                // F^T = L^{-1} A^T.
-                let mut ft = a.transpose().to_owned();
-                faer::linalg::triangular_solve::solve_lower_triangular_in_place(c.l(), ft.as_mut(), par);
-                (Whitening::Cholesky(c), ft.transpose().to_owned())
-            }
+        let whitening = match pivoted_cholesky_or_none(rkr, rtol, lambda) {
+            Some(c) => Whitening::Cholesky(c),
             None => {
                 let e = okr_linalg::eigh(rkr)?;
                 let w = e.values();
@@ -92,25 +149,49 @@ impl RidgeSystem {
                     return Err(Error::ZeroRank { what: "R_X K_X R_X^T", tol: rtol });
                 }
                 let v = e.vectors();
-                let phi = Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt());
-                let mut features = Mat::zeros(a.nrows(), r);
-                matmul(features.as_mut(), Accum::Replace, a, phi.as_ref(), 1.0, par);
-                (Whitening::Eigen(phi), features)
+                Whitening::Eigen(Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt()))
             }
         };
-        let r = features.ncols();
-        let mut system = Mat::zeros(r, r);
-        matmul(system.as_mut(), Accum::Replace, features.transpose(), features.as_ref(), 1.0, par);
-        for i in 0..r {
-            system[(i, i)] += ridge;
+        // F^T F = Phi^T (A^T A) Phi: whiten the columns, transpose (A^T A is
+        // symmetric), whiten again.
+        let half = Self::whiten_with(&whitening, ata);
+        let mut system = Self::whiten_with(&whitening, half.transpose().to_owned());
+        let r = system.nrows();
+        for j in 0..r {
+            for i in j + 1..r {
+                let v = 0.5 * (system[(i, j)] + system[(j, i)]);
+                system[(i, j)] = v;
+                system[(j, i)] = v;
+            }
+            system[(j, j)] += ridge;
         }
         let (chol, _) = Cholesky::factor_in_place(system, JitterPolicy::with_lambda(lambda), par)?;
-        Ok(Self { whitening, features, chol })
+        Ok(Self { whitening, chol })
+    }
+
+    fn whiten_with(whitening: &Whitening, mut atm: Mat<f64>) -> Mat<f64> {
+        let par = Par::rayon(0);
+        match whitening {
+            Whitening::Cholesky(c) => {
+                faer::linalg::triangular_solve::solve_lower_triangular_in_place(c.l(), atm.as_mut(), par);
+                atm
+            }
+            Whitening::Eigen(phi) => {
+                let mut out = Mat::zeros(phi.ncols(), atm.ncols());
+                matmul(out.as_mut(), Accum::Replace, phi.transpose(), atm.as_ref(), 1.0, par);
+                out
+            }
+        }
+    }
+
+    /// $F^\top T = \Phi^\top (A^\top T)$ `(r, k)` from `atm` $= A^\top T$ `(m, k)`.
+    pub(crate) fn whiten(&self, atm: Mat<f64>) -> Mat<f64> {
+        Self::whiten_with(&self.whitening, atm)
     }
 
     /// Rank `r` kept.
     pub(crate) fn rank(&self) -> usize {
-        self.features.ncols()
+        self.chol.dim()
     }
 
     /// $\Phi (F^\top F + n\lambda I)^{-1} M$ `(m, k)` for `ft_right` $= M$ `(r, k)`:
@@ -181,41 +262,47 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
             None => None,
         };
         let (outputs, output_of) = y.group_duplicates();
+        // Identical samples span the same feature direction: merging them in a
+        // sub-sampling sketch leaves the estimator unchanged and makes R K R^T
+        // non-singular (Cholesky instead of an eigendecomposition).
+        let rx = rx.map(|r| match r.merge_duplicate_columns(&x.group_duplicates().1) {
+            Some(merged) => merged,
+            None => r,
+        });
 
-        // Output side: the right factor T = D E^+ (n, m_Y), or the group map P.
-        let (right, atoms, output_rank) = match &self.output_sketch {
+        // Output side: D = K_Y R_Y^T (n, m_Y) and E^+ with E = R_Y K_Y R_Y^T;
+        // the right factor is T = D E^+, or the group map P without a sketch.
+        let output = match &self.output_sketch {
             Some(spec) => {
                 let ry = Sketch::draw_for_kernel(spec, &self.output_kernel, y, self.lambda, &mut rng)?;
+                let ry = ry.merge_duplicate_columns(&output_of).unwrap_or(ry);
                 let g = ry.sketch_gram(&self.output_kernel, y, par);
-                let (e_pinv, rank) = psd_pinv(g.rkr.as_ref(), self.pinv_rtol, "R_Y K_Y R_Y^T")?;
-                let mut t = Mat::zeros(n, ry.nrows());
-                matmul(t.as_mut(), Accum::Replace, g.kr.as_ref(), e_pinv.as_ref(), 1.0, par);
+                let (e_inv, rank) = PsdInverse::new(g.rkr.as_ref(), self.pinv_rtol, self.lambda, "R_Y K_Y R_Y^T")?;
                 let atoms = SketchedAtoms {
                     support: y.select(ry.support()),
                     support_indices: ry.support().to_vec(),
                     weights: ry.support_matrix(),
                     gram: g.rkr,
                 };
-                (Some(t), Some(atoms), Some(rank))
+                Some((g.kr, e_inv, atoms, rank))
             }
-            None => (None, None, None),
+            None => None,
         };
 
         let (x_support, x_support_indices, input_map, input_rank) = match rx {
             Some(rx) => {
                 let g = rx.sketch_gram(&self.input_kernel, x, par);
                 let system = RidgeSystem::new(g.kr.as_ref(), g.rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
-                // F^T T (r, n_atoms).
-                let ft_right = match &right {
-                    Some(t) => {
-                        let mut ft = Mat::zeros(system.rank(), t.ncols());
-                        matmul(ft.as_mut(), Accum::Replace, system.features.transpose(), t.as_ref(), 1.0, par);
-                        ft
+                // A^T T (m, n_atoms) = (A^T D) E^+, then F^T T = Phi^T A^T T.
+                let at_right = match &output {
+                    Some((d, e_inv, _, _)) => {
+                        let mut ad = Mat::zeros(g.kr.ncols(), d.ncols());
+                        matmul(ad.as_mut(), Accum::Replace, g.kr.transpose(), d.as_ref(), 1.0, par);
+                        e_inv.apply_right(ad.as_ref())
                     }
-                    None => {
-                        sum_rows_by_group(system.features.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned()
-                    }
+                    None => sum_rows_by_group(g.kr.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned(),
                 };
+                let ft_right = system.whiten(at_right);
                 let core = system.core(ft_right);
                 let rank = system.rank();
                 let z = rx.apply_support_transpose(core.as_ref());
@@ -230,8 +317,8 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
                     k
                 };
                 let (chol, _) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), par)?;
-                let rhs = match right {
-                    Some(t) => t,
+                let rhs = match &output {
+                    Some((d, e_inv, _, _)) => e_inv.apply_right(d.as_ref()),
                     None => Mat::from_fn(n, outputs.n_rows(), |i, u| if output_of[i] == u { 1.0 } else { 0.0 }),
                 };
                 (x.clone(), (0..n).collect(), chol.solve(rhs.as_ref(), par), None)
@@ -245,9 +332,9 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
             input_map,
             outputs,
             output_of,
-            atoms,
+            output_rank: output.as_ref().map(|o| o.3),
+            atoms: output.map(|o| o.2),
             input_rank,
-            output_rank,
         })
     }
 }
