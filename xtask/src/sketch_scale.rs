@@ -8,6 +8,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
+
+use crate::plot::{Panel, Series, draw_png};
 use okr_kernels::{CsrRows, Gaussian, Rows, median_sq_distance};
 
 use crate::sketch_multilabel::{MethodConfig, RunOutcome, SplitRef, run_method};
@@ -128,8 +130,57 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
 
     let md = render(&records, &log);
     std::fs::write(out_dir.join("sketch-scale.md"), &md).context("writing sketch-scale.md")?;
+    plot(&records, out_dir)?;
     println!("{md}");
     Ok(())
+}
+
+/// `sketch-scale.png`: F1, fit and decode seconds of SISOKR (seed 0) against
+/// `m_x` (at `m_y = 100`) and against `m_y` (at `m_x = 2000`).
+fn plot(records: &[MetricRecord], out_dir: &Path) -> Result<()> {
+    let get = |r: &MetricRecord, k: &str| r.setting.get(k).and_then(|v| v.as_f64());
+    let curve = |metric: &str, along: &str, fixed: (&str, f64)| -> Vec<(f64, f64)> {
+        let mut pts: Vec<(f64, f64)> = records
+            .iter()
+            .filter(|r| r.method == "sisokr" && r.metric == metric && get(r, "seed") == Some(0.0))
+            .filter(|r| get(r, fixed.0) == Some(fixed.1))
+            .filter_map(|r| Some((get(r, along)?, r.value)))
+            .map(|(m, v)| (m, if metric == "f1_samples" { 100.0 * v } else { v }))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pts
+    };
+    let panels = [
+        ("m_x", ("m_y", 100.0), "input sketch size m_x (m_y = 100)"),
+        ("m_y", ("m_x", 2000.0), "output sketch size m_y (m_x = 2000)"),
+    ]
+    .into_iter()
+    .flat_map(|(along, fixed, x_label)| {
+        [
+            Panel {
+                title: format!("SISOKR test F1 vs {along} (stand-in)"),
+                x_label: x_label.into(),
+                y_label: "F1 x100".into(),
+                log_x: true,
+                series: vec![Series::line("F1", 0, curve("f1_samples", along, fixed))],
+                ..Panel::default()
+            },
+            Panel {
+                title: format!("SISOKR seconds vs {along}"),
+                x_label: x_label.into(),
+                y_label: "seconds (2 threads)".into(),
+                log_x: true,
+                log_y: true,
+                series: vec![
+                    Series::line("fit", 1, curve("fit_seconds", along, fixed)),
+                    Series::line("decode", 2, curve("decode_seconds", along, fixed)),
+                ],
+                ..Panel::default()
+            },
+        ]
+    })
+    .collect::<Vec<_>>();
+    draw_png(&out_dir.join("sketch-scale.png"), &panels, 2, (560, 400))
 }
 
 fn to_records(dataset: &str, m: &Measured, n: usize, c: f64, lambda: f64, n_candidates: usize) -> Vec<MetricRecord> {
@@ -238,6 +289,7 @@ pub fn report(out_dir: &Path) -> Result<()> {
     let records = okr_eval::read_records(out_dir.join("sketch-scale.json"))?;
     let md = render(&records, "");
     std::fs::write(out_dir.join("sketch-scale.md"), &md).context("writing sketch-scale.md")?;
+    plot(&records, out_dir)?;
     println!("{md}");
     Ok(())
 }

@@ -15,6 +15,8 @@ use faer::Mat;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, SketchedIokr, SurrogateModel};
 use okr_eval::{MetricRecord, write_records};
+
+use crate::plot::{Panel, Series, draw_png};
 use okr_kernels::{DenseRows, Gaussian, Linear, Rows};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -166,6 +168,44 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
          Records: `sketch-synthetic.json`.\n"
     );
     std::fs::write(out_dir.join("sketch-synthetic.md"), &md).context("writing sketch-synthetic.md")?;
+    plot(&records, iokr_risk, out_dir)?;
     println!("{md}");
     Ok(())
+}
+
+/// `sketch-synthetic.png`: excess risk against `m` for every sketch kind,
+/// with exact IOKR as a horizontal line.
+fn plot(records: &[MetricRecord], iokr_risk: f64, out_dir: &Path) -> Result<()> {
+    let mut kinds: Vec<String> = Vec::new();
+    for r in records {
+        if let Some(k) = r.setting.get("sketch").and_then(|v| v.as_str()) {
+            if !kinds.iter().any(|x| x == k) {
+                kinds.push(k.to_string());
+            }
+        }
+    }
+    let mut series: Vec<Series> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            let pts = records
+                .iter()
+                .filter(|r| r.setting.get("sketch").and_then(|v| v.as_str()) == Some(kind))
+                .filter_map(|r| Some((r.setting.get("m_x")?.as_f64()?, r.value)))
+                .collect();
+            Series::line(kind.clone(), i, pts)
+        })
+        .collect();
+    let ms: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    let (lo, hi) = (ms.iter().copied().fold(f64::INFINITY, f64::min), ms.iter().copied().fold(0.0, f64::max));
+    series.push(Series::thin("exact IOKR", 7, vec![(lo, iokr_risk), (hi, iokr_risk)]));
+    let panel = Panel {
+        title: "SIOKR excess risk vs sketch size".into(),
+        x_label: "input sketch size m".into(),
+        y_label: "excess risk".into(),
+        log_x: true,
+        log_y: true,
+        series,
+    };
+    draw_png(&out_dir.join("sketch-synthetic.png"), &[panel], 1, (800, 520))
 }

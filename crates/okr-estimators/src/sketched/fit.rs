@@ -270,21 +270,33 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
             None => r,
         });
 
-        // Output side: D = K_Y R_Y^T (n, m_Y) and E^+ with E = R_Y K_Y R_Y^T;
-        // the right factor is T = D E^+, or the group map P without a sketch.
+        // Output side: E = R_Y K_Y R_Y^T and D = K_Y R_Y^T (n, m_Y), whose rows
+        // repeat within a group of identical outputs: only the distinct rows
+        // D_u (n_distinct, m_Y) are computed, D = P D_u with the group map P.
         let output = match &self.output_sketch {
             Some(spec) => {
                 let ry = Sketch::draw_for_kernel(spec, &self.output_kernel, y, self.lambda, &mut rng)?;
                 let ry = ry.merge_duplicate_columns(&output_of).unwrap_or(ry);
-                let g = ry.sketch_gram(&self.output_kernel, y, par);
-                let (e_inv, rank) = PsdInverse::new(g.rkr.as_ref(), self.pinv_rtol, self.lambda, "R_Y K_Y R_Y^T")?;
+                let du = ry.sketch_cross(&self.output_kernel, y, &outputs, par).transpose().to_owned();
+                let m = ry.nrows();
+                let d_support = Mat::from_fn(ry.support().len(), m, |s, j| du[(output_of[ry.support()[s]], j)]);
+                let mut e = Mat::zeros(m, m);
+                ry.apply_support_into(d_support.as_ref(), e.as_mut(), par);
+                for j in 0..m {
+                    for i in j + 1..m {
+                        let v = 0.5 * (e[(i, j)] + e[(j, i)]);
+                        e[(i, j)] = v;
+                        e[(j, i)] = v;
+                    }
+                }
+                let (e_inv, rank) = PsdInverse::new(e.as_ref(), self.pinv_rtol, self.lambda, "R_Y K_Y R_Y^T")?;
                 let atoms = SketchedAtoms {
                     support: y.select(ry.support()),
                     support_indices: ry.support().to_vec(),
                     weights: ry.support_matrix(),
-                    gram: g.rkr,
+                    gram: e,
                 };
-                Some((g.kr, e_inv, atoms, rank))
+                Some((du, e_inv, atoms, rank))
             }
             None => None,
         };
@@ -293,14 +305,16 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
             Some(rx) => {
                 let g = rx.sketch_gram(&self.input_kernel, x, par);
                 let system = RidgeSystem::new(g.kr.as_ref(), g.rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
-                // A^T T (m, n_atoms) = (A^T D) E^+, then F^T T = Phi^T A^T T.
+                // A^T T (m, n_atoms) = ((P^T A)^T D_u) E^+ (or P^T A without an
+                // output sketch), then F^T T = Phi^T A^T T.
+                let pta = sum_rows_by_group(g.kr.as_ref(), &output_of, outputs.n_rows());
                 let at_right = match &output {
-                    Some((d, e_inv, _, _)) => {
-                        let mut ad = Mat::zeros(g.kr.ncols(), d.ncols());
-                        matmul(ad.as_mut(), Accum::Replace, g.kr.transpose(), d.as_ref(), 1.0, par);
+                    Some((du, e_inv, _, _)) => {
+                        let mut ad = Mat::zeros(g.kr.ncols(), du.ncols());
+                        matmul(ad.as_mut(), Accum::Replace, pta.transpose(), du.as_ref(), 1.0, par);
                         e_inv.apply_right(ad.as_ref())
                     }
-                    None => sum_rows_by_group(g.kr.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned(),
+                    None => pta.transpose().to_owned(),
                 };
                 let ft_right = system.whiten(at_right);
                 let core = system.core(ft_right);
@@ -318,7 +332,10 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
                 };
                 let (chol, _) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), par)?;
                 let rhs = match &output {
-                    Some((d, e_inv, _, _)) => e_inv.apply_right(d.as_ref()),
+                    Some((du, e_inv, _, _)) => {
+                        let t = e_inv.apply_right(du.as_ref());
+                        Mat::from_fn(n, t.ncols(), |i, j| t[(output_of[i], j)])
+                    }
                     None => Mat::from_fn(n, outputs.n_rows(), |i, u| if output_of[i] == u { 1.0 } else { 0.0 }),
                 };
                 (x.clone(), (0..n).collect(), chol.solve(rhs.as_ref(), par), None)
