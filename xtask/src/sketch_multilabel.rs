@@ -160,7 +160,7 @@ fn poster(dataset: &str, method: &str, metric: &str) -> Option<f64> {
         return None;
     }
     let row = match method {
-        "sisokr" => (44.1, 1.41, 0.46),
+        "sisokr" | "sisokr-fast" => (44.1, 1.41, 0.46),
         "isokr" => (44.8, 2.51, 0.58),
         "siokr" => (44.7, 1.99, 1.22),
         "iokr" => (44.9, 2.54, 1.18),
@@ -196,6 +196,10 @@ const SKETCH_LAMBDA_FACTORS: [f64; 4] = [1.0 / 30.0, 0.1, 1.0 / 3.0, 1.0];
 /// A configuration within this much validation F1 of its method's best is
 /// good enough; the cheapest such one is chosen.
 const F1_SLACK: f64 = 0.005;
+/// SISOKR is also run at its speed-oriented choice (`sisokr-fast`): the
+/// cheapest size within this much of its best validation F1 (the poster's
+/// SISOKR sits 0.8 points below its IOKR, for the speed).
+const FAST_SLACK: f64 = 0.015;
 
 fn uniform(m: usize) -> Option<SketchSpec> {
     Some(SketchSpec::new(SketchKind::Uniform, m))
@@ -283,9 +287,11 @@ where
     log.push_str(&format!(
         "\nSketched methods at that `c`: validation F1 (x100) at the best `lambda` among IOKR's `lambda` \
          times {{1/30, 1/10, 1/3, 1}}, and fit + decode seconds (one seed). Chosen (bold): the cheapest \
-         size (smallest `m_x`, then `m_y`, uniform before Gaussian) within {:.1} points of the method's \
-         best validation F1.\n\n",
-        100.0 * F1_SLACK
+         size (smallest `m_x`, then uniform before Gaussian, then smallest `m_y`) within {:.1} points of \
+         the method's best validation F1; for SISOKR also (italic) the cheapest within {:.1} points, run \
+         as `sisokr-fast`.\n\n",
+        100.0 * F1_SLACK,
+        100.0 * FAST_SLACK
     ));
     log.push_str("| method | m_x | output sketch | lambda | val F1 | fit + decode s |\n|---|---|---|---|---|---|\n");
     for (method, cfgs) in candidates_by_method {
@@ -307,18 +313,26 @@ where
             }
         }
         let best = rows.iter().map(|(_, _, r)| r.f1).fold(f64::NEG_INFINITY, f64::max);
+        // A dense (Gaussian) output sketch reads all of K_Y: dearer than any
+        // sub-sampling size.
         let cost = |c: &MethodConfig| {
             let kind = c.output.map_or(0, |s| usize::from(s.kind != SketchKind::Uniform));
-            (c.input.map_or(0, |s| s.size), c.output.map_or(0, |s| s.size), kind)
+            (c.input.map_or(0, |s| s.size), kind, c.output.map_or(0, |s| s.size))
         };
-        let pick = rows
-            .iter()
-            .filter(|(_, _, r)| r.f1 >= best - F1_SLACK)
-            .map(|(c, l, _)| (*c, *l))
-            .min_by_key(|(c, _)| cost(c));
+        let cheapest_within = |slack: f64| {
+            rows.iter().filter(|(_, _, r)| r.f1 >= best - slack).map(|(c, l, _)| (*c, *l)).min_by_key(|(c, _)| cost(c))
+        };
+        let pick = cheapest_within(F1_SLACK);
+        let fast = if method == "sisokr" {
+            cheapest_within(FAST_SLACK).filter(|(f, _)| pick.is_none_or(|(p, _)| cost(&p) != cost(f)))
+        } else {
+            None
+        };
         for (cfg, lambda, r) in &rows {
             let chosen_row = pick.is_some_and(|(p, _)| cost(&p) == cost(cfg));
+            let fast_row = fast.is_some_and(|(p, _)| cost(&p) == cost(cfg));
             let cell = format!("{:.2}", 100.0 * r.f1);
+            let cell = if fast_row { format!("_{cell}_") } else { cell };
             log.push_str(&format!(
                 "| {method} | {} | {} | {lambda:.1e} | {} | {:.2} |\n",
                 cfg.input.map_or("-".into(), |s| s.size.to_string()),
@@ -330,6 +344,9 @@ where
         if let Some(choice) = pick {
             chosen.push(choice);
         }
+        if let Some((cfg, lambda)) = fast {
+            chosen.push((MethodConfig { method: "sisokr-fast", ..cfg }, lambda));
+        }
     }
 
     // Test runs.
@@ -339,7 +356,7 @@ where
     for (cfg, lambda) in &chosen {
         let seeds = match cfg.method {
             "iokr" => 1,
-            "sisokr" => N_SEEDS,
+            "sisokr" | "sisokr-fast" => N_SEEDS,
             _ => OTHER_SEEDS,
         };
         let mut f1s = Vec::new();
@@ -482,7 +499,9 @@ The poster does not state its sketch kinds, sizes, kernels, `lambda` or candidat
 the F1 level and the time ordering compare. Times are wall-clock with 2 threads; the machine's
 load during the run is in `sketch-timing.md`, which re-times the chosen configurations on a
 quiet machine. The last column is the CPU time (user + system, all threads) of fit + decode.
-The poster's timing columns are read as (training, inference).";
+The poster's timing columns are read as (training, inference). `sisokr-fast` is SISOKR at the
+speed-oriented choice: the cheapest sizes within 1.5 validation points of its best (the
+poster's SISOKR sits 0.8 points below its IOKR).";
 
 /// Runs the experiment on `datasets` and writes `sketch-multilabel.{json,md}`.
 pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {

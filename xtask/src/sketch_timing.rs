@@ -50,6 +50,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
             "siokr" => "siokr",
             "isokr" => "isokr",
             "sisokr" => "sisokr",
+            "sisokr-fast" => "sisokr-fast",
             _ => continue,
         };
         let cfg =
