@@ -175,7 +175,6 @@ fn plot(records: &[MetricRecord], out_dir: &Path) -> Result<()> {
                     Series::line("fit", 1, curve("fit_seconds", along, fixed)),
                     Series::line("decode", 2, curve("decode_seconds", along, fixed)),
                 ],
-                ..Panel::default()
             },
         ]
     })

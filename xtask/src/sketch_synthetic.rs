@@ -178,10 +178,10 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
 fn plot(records: &[MetricRecord], iokr_risk: f64, out_dir: &Path) -> Result<()> {
     let mut kinds: Vec<String> = Vec::new();
     for r in records {
-        if let Some(k) = r.setting.get("sketch").and_then(|v| v.as_str()) {
-            if !kinds.iter().any(|x| x == k) {
-                kinds.push(k.to_string());
-            }
+        if let Some(k) = r.setting.get("sketch").and_then(|v| v.as_str())
+            && !kinds.iter().any(|x| x == k)
+        {
+            kinds.push(k.to_string());
         }
     }
     let mut series: Vec<Series> = kinds
