@@ -8,8 +8,8 @@ use common::lcg;
 use faer::{Col, Mat};
 use okr_estimators::ScoreModel;
 use okr_estimators::leml::{
-    BilinearObjective, BinaryRelevance, Cplst, FullSquaredObjective, IdentityMap, Leml, Loss, PartialLabels,
-    SparseDesign, Targets,
+    BilinearObjective, BinaryRelevance, Cplst, FeatureMap, FullSquaredObjective, IdentityMap, Leml, Loss,
+    PartialLabels, SparseDesign, Targets,
 };
 use okr_kernels::{CsrRows, LabelSets};
 use okr_linalg::TronObjective;
@@ -162,6 +162,62 @@ proptest! {
     }
 }
 
+/// A random sparse `(n, d)` matrix: each entry kept with probability
+/// `density`, values in (-1, 1).
+fn random_sparse(n: usize, d: usize, density: f64, seed: u64) -> CsrRows {
+    let mut r = lcg(seed);
+    let mut rows = vec![Vec::new(); n];
+    for row in &mut rows {
+        for j in 0..d {
+            if (r() + 1.0) / 2.0 < density {
+                row.push((j, r()));
+            }
+        }
+    }
+    CsrRows::from_rows(d, rows).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// The fused `XᵀX S` equals a dense triple loop and the two unfused
+    /// sparse products, across column blocks (k up to 3 blocks of 16 plus a
+    /// tail) and row ranges.
+    #[test]
+    fn gram_mul_matches_dense_oracle(
+        n in 0usize..300, d in 1usize..40, k in 1usize..50, density in 0.0f64..1.0, seed in 0u64..10_000,
+    ) {
+        let x = random_sparse(n, d, density, seed);
+        let xd = x.to_dense();
+        let design = SparseDesign::new(&x);
+        let mut r = lcg(seed + 1);
+        let s: Vec<f64> = (0..d * k).map(|_| r()).collect();
+        let mut fused = vec![f64::NAN; d * k];
+        design.gram_mul(&s, k, &mut fused);
+        let mut xs = vec![0.0; n * k];
+        for i in 0..n {
+            for j in 0..d {
+                for t in 0..k {
+                    xs[i * k + t] += xd[(i, j)] * s[j * k + t];
+                }
+            }
+        }
+        let mut want = vec![0.0; d * k];
+        for i in 0..n {
+            for j in 0..d {
+                for t in 0..k {
+                    want[j * k + t] += xd[(i, j)] * xs[i * k + t];
+                }
+            }
+        }
+        prop_assert!(close(&fused, &want, 1e-12), "fused vs dense oracle");
+        let mut b = vec![f64::NAN; n * k];
+        design.mul(&s, k, &mut b);
+        let mut unfused = vec![f64::NAN; d * k];
+        design.tmul(&b, k, &mut unfused);
+        prop_assert!(close(&fused, &unfused, 1e-12), "fused vs unfused");
+    }
+}
+
 /// The H-step is the W-step of the transposed problem with the identity as
 /// design: labels are the samples and `A = XW` the fixed factor.
 #[test]
@@ -195,7 +251,7 @@ fn h_step_objective_matches_explicit_features() {
 
 #[test]
 fn algorithm2_equals_algorithm1_on_a_full_omega() {
-    for (n, d, l, k, seed) in [(8, 5, 4, 2, 21), (20, 9, 7, 5, 22)] {
+    for (n, d, l, k, seed) in [(8, 5, 4, 2, 21), (20, 9, 7, 5, 22), (150, 12, 6, 37, 23)] {
         let x = features(n, d, seed);
         let design = SparseDesign::new(&x);
         let y = label_sets(n, l, seed + 1);

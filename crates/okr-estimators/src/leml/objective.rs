@@ -14,6 +14,8 @@
 //!   $\nabla = X^\top (X W H^\top H - Y H) + \lambda W$,
 //!   $\nabla^2 S = X^\top X S H^\top H + \lambda S$; cost
 //!   $O((\mathrm{nnz}(X) + \mathrm{nnz}(Y)) k + (n + L) k^2)$, independent of $nL$.
+//!   When $d \le n$ the product is $X^\top X (S M)$ through the fused
+//!   [`SparseDesign::gram_mul`], which never forms the `(n, k)` block $X S$.
 //!
 //! Variables are the coefficient matrix `(n_features, k)` stored row-major in
 //! a column vector of length `n_features * k`.
@@ -379,18 +381,17 @@ impl TronObjective for FullSquaredObjective<'_> {
         let (s, out) = (slice(s), slice_mut(out));
         let (n, d, k) = (self.x.n_samples(), self.x.n_features(), self.k);
         match &self.gram {
+            // Xᵀ X (S M) fused, or Xᵀ ((X S) M): M on the smaller side.
+            None if d <= n => {
+                let mut sm = vec![0.0; d * k];
+                self.times_m(s, d, &mut sm);
+                self.x.gram_mul(&sm, k, out);
+            }
             None => {
-                // X (S M) or (X S) M, whichever dense product is smaller.
+                let mut xs = vec![0.0; n * k];
+                self.x.mul(s, k, &mut xs);
                 let mut b = vec![0.0; n * k];
-                if d <= n {
-                    let mut sm = vec![0.0; d * k];
-                    self.times_m(s, d, &mut sm);
-                    self.x.mul(&sm, k, &mut b);
-                } else {
-                    let mut xs = vec![0.0; n * k];
-                    self.x.mul(s, k, &mut xs);
-                    self.times_m(&xs, n, &mut b);
-                }
+                self.times_m(&xs, n, &mut b);
                 self.x.tmul(&b, k, out);
             }
             Some((g, _)) => {

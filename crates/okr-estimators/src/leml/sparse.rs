@@ -3,13 +3,21 @@
 //! Every product is parallel over output rows (rayon), so `X·B` runs on the
 //! CSR of `X` and `Xᵀ·C` on the CSR of `Xᵀ`: no scatter, no atomics.
 
+use std::ops::Range;
+
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use okr_kernels::{CsrRows, LabelSets, Rows};
+use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
 
 /// Rows handed to one rayon task at least (keeps tiny products sequential).
 const MIN_ROWS_PER_TASK: usize = 64;
+
+/// Columns of one block of the fused [`Csr::gram_mul`]: 16 `f64` are four
+/// AVX2 registers, and a `(ncols, 16)` block of the right-hand side and of
+/// the result stays in cache while the rows of `X` stream past.
+const BLOCK: usize = 16;
 
 /// A compressed sparse row matrix (row indices sorted within each row).
 #[derive(Debug, Clone, PartialEq)]
@@ -118,6 +126,135 @@ impl Csr {
     }
 }
 
+impl Csr {
+    /// `out = selfᵀ (self · s)` without the `(nrows, k)` intermediate: `s` and
+    /// `out` are `(ncols, k)`, row-major. For every column block of width
+    /// [`BLOCK`] and every row `x_i`, the block of `t = x_iᵀ S` is gathered in
+    /// registers and scattered back as `out[j, ·] += x_ij t`; blocks (and, when
+    /// there are fewer blocks than threads, ranges of rows with their own
+    /// accumulators) run in parallel. Cost `O(nnz · k)`, two FMAs per stored
+    /// entry and column like the two unfused products.
+    #[track_caller]
+    pub fn gram_mul(&self, s: &[f64], k: usize, out: &mut [f64]) {
+        let d = self.ncols;
+        assert_eq!(s.len(), d * k, "S must be (ncols, k)");
+        assert_eq!(out.len(), d * k, "the result must be (ncols, k)");
+        if k == 0 {
+            return;
+        }
+        let blocks = k.div_ceil(BLOCK);
+        let threads = rayon::current_num_threads().max(1);
+        let chunks = threads.div_ceil(blocks).min(self.nrows.div_ceil(MIN_ROWS_PER_TASK)).max(1);
+        let row_ranges = self.nnz_balanced_ranges(chunks);
+        let tasks: Vec<(usize, Range<usize>)> =
+            (0..blocks).flat_map(|b| row_ranges.iter().map(move |r| (b, r.clone()))).collect();
+        let arch = pulp::Arch::new();
+        let parts: Vec<Vec<f64>> = tasks
+            .par_iter()
+            .map(|(b, rows)| {
+                let (c0, w) = (b * BLOCK, BLOCK.min(k - b * BLOCK));
+                let mut packed = vec![0.0; d * BLOCK];
+                for (dst, src) in packed.chunks_exact_mut(BLOCK).zip(s.chunks_exact(k)) {
+                    dst[..w].copy_from_slice(&src[c0..c0 + w]);
+                }
+                let mut acc = vec![0.0; d * BLOCK];
+                arch.dispatch(GramBlock { x: self, rows: rows.clone(), s: &packed, acc: &mut acc });
+                acc
+            })
+            .collect();
+        out.par_chunks_mut(k).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(j, row)| {
+            row.fill(0.0);
+            for ((b, _), part) in tasks.iter().zip(&parts) {
+                let (c0, w) = (b * BLOCK, BLOCK.min(k - b * BLOCK));
+                for (o, p) in row[c0..c0 + w].iter_mut().zip(&part[j * BLOCK..j * BLOCK + w]) {
+                    *o += p;
+                }
+            }
+        });
+    }
+
+    /// `parts` contiguous row ranges covering all rows, with about the same
+    /// number of stored entries each.
+    fn nnz_balanced_ranges(&self, parts: usize) -> Vec<Range<usize>> {
+        let nnz = self.nnz();
+        let mut bounds = vec![0];
+        for c in 1..parts {
+            let target = nnz * c / parts;
+            let row = self.indptr.partition_point(|&p| p < target).min(self.nrows);
+            bounds.push(row.max(*bounds.last().expect("non-empty")));
+        }
+        bounds.push(self.nrows);
+        bounds.windows(2).map(|w| w[0]..w[1]).collect()
+    }
+}
+
+/// One column block of [`Csr::gram_mul`] over a range of rows:
+/// `acc += X[rows]ᵀ (X[rows] s)`, with `s` and `acc` `(ncols, BLOCK)`.
+struct GramBlock<'a> {
+    x: &'a Csr,
+    rows: Range<usize>,
+    s: &'a [f64],
+    acc: &'a mut [f64],
+}
+
+impl WithSimd for GramBlock<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let x = self.x;
+        let s = pulp::as_arrays::<BLOCK, f64>(self.s).0;
+        let acc = pulp::as_arrays_mut::<BLOCK, f64>(self.acc).0;
+        for i in self.rows {
+            let range = x.indptr[i]..x.indptr[i + 1];
+            let (idx, val) = (&x.indices[range.clone()], &x.values[range]);
+            // Two accumulators (even and odd entries) halve the chain of
+            // dependent FMAs of the gather.
+            let (mut t, mut t_odd) = ([0.0; BLOCK], [0.0; BLOCK]);
+            let (pairs, last) = (idx.chunks_exact(2), val.chunks_exact(2));
+            let (idx_rest, val_rest) = (pairs.remainder(), last.remainder());
+            for (j, v) in pairs.zip(last) {
+                fma_block(simd, v[0], &s[j[0]], &mut t);
+                fma_block(simd, v[1], &s[j[1]], &mut t_odd);
+            }
+            if let (Some(&j), Some(&v)) = (idx_rest.first(), val_rest.first()) {
+                fma_block(simd, v, &s[j], &mut t);
+            }
+            add_block(simd, &t_odd, &mut t);
+            for (&j, &v) in idx.iter().zip(val) {
+                fma_block(simd, v, &t, &mut acc[j]);
+            }
+        }
+    }
+}
+
+/// `y += alpha x` on one block row, in SIMD registers.
+#[inline(always)]
+fn fma_block<S: Simd>(simd: S, alpha: f64, x: &[f64; BLOCK], y: &mut [f64; BLOCK]) {
+    let a = simd.splat_f64s(alpha);
+    let (xv, xt) = S::as_simd_f64s(x);
+    let (yv, yt) = S::as_mut_simd_f64s(y);
+    for (y, x) in yv.iter_mut().zip(xv) {
+        *y = simd.mul_add_e_f64s(a, *x, *y);
+    }
+    for (y, x) in yt.iter_mut().zip(xt) {
+        *y += alpha * x;
+    }
+}
+
+/// `y += x` on one block row.
+#[inline(always)]
+fn add_block<S: Simd>(simd: S, x: &[f64; BLOCK], y: &mut [f64; BLOCK]) {
+    let (xv, xt) = S::as_simd_f64s(x);
+    let (yv, yt) = S::as_mut_simd_f64s(y);
+    for (y, x) in yv.iter_mut().zip(xv) {
+        *y = simd.add_f64s(*x, *y);
+    }
+    for (y, x) in yt.iter_mut().zip(xt) {
+        *y += x;
+    }
+}
+
 #[inline(always)]
 pub(crate) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     for (y, x) in y.iter_mut().zip(x) {
@@ -213,6 +350,29 @@ impl SparseDesign {
     /// Number of stored entries of `X`.
     pub fn nnz(&self) -> usize {
         self.x.nnz()
+    }
+
+    /// $X^\top X S$ for a dense `s` `(n_features, k)` into `out`
+    /// `(n_features, k)`, both row-major, fused so that no `(n_samples, k)`
+    /// intermediate is formed ([`Csr::gram_mul`]); equal to `tmul` after `mul`
+    /// up to rounding.
+    ///
+    /// # Panics
+    /// If `s.len()` or `out.len()` is not `n_features * k`.
+    ///
+    /// # Example
+    /// ```
+    /// use okr_estimators::leml::SparseDesign;
+    /// use okr_kernels::CsrRows;
+    /// let x = CsrRows::from_rows(2, vec![vec![(0, 1.0), (1, 2.0)], vec![(1, -1.0)]])?;
+    /// let mut out = vec![0.0; 2];
+    /// SparseDesign::new(&x).gram_mul(&[1.0, 1.0], 1, &mut out); // k = 1
+    /// assert_eq!(out, vec![3.0, 7.0]); // XᵀX = [[1, 2], [2, 5]]
+    /// # Ok::<(), okr_kernels::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn gram_mul(&self, s: &[f64], k: usize, out: &mut [f64]) {
+        self.x.gram_mul(s, k, out)
     }
 
     /// The Gram matrix $X^\top X$ `(d, d)`, computed sparsely in
