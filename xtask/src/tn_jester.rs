@@ -647,7 +647,8 @@ pub fn render(records: &[MetricRecord]) -> String {
 /// One line per (users, convention): which of trace norm and SELF + HS is
 /// lower, by how much, in units of the larger split std, and the sanity baseline.
 pub fn summary(records: &[MetricRecord]) -> String {
-    let key = |r: &MetricRecord| (r.setting.get("users").cloned(), r.setting.get("convention").cloned());
+    let key =
+        |r: &MetricRecord| (r.dataset.clone(), r.setting.get("users").cloned(), r.setting.get("convention").cloned());
     let mut out = String::from("## Findings (computed from the records)\n\n");
     let mut seen = Vec::new();
     for r in records {
@@ -670,9 +671,10 @@ pub fn summary(records: &[MetricRecord]) -> String {
             _ => String::new(),
         };
         out.push_str(&format!(
-            "- {} users, `{}`: trace norm {:.3} vs SELF + HS {:.3}: {who} by {:.3} ({:.1} split std{paper}){base}.\n",
-            k.0.map_or("?".into(), |v| v.to_string()),
-            k.1.and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+            "- {}, {} users, `{}`: trace norm {:.3} vs SELF + HS {:.3}: {who} by {:.3} ({:.1} split std{paper}){base}.\n",
+            k.0,
+            k.1.map_or("?".into(), |v| v.to_string()),
+            k.2.and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
             tn.value,
             hs.value,
             diff.abs(),
@@ -1100,8 +1102,8 @@ at most 200 iterations, rank in {5, 10}; SELF + HS = per-pair kernel ridge, in i
 observed by fewer users than features, i.e. most ml100k pairs; maximum-agreement decoding, exact up to 18 items; \
 tasks no training user observes predict 0 for both methods). \
 Trace-norm grids: sushi lambda {1, 10, 100, 1e3, 1e4} x rank {5, 10}; jester1/2 {300, 1e3, 3e3, 1e4, 3e4, 1e5} x {5, 10}; \
-**ml100k {100, 300, 1e3, 3e3} x rank 5 only, at most 60 L-BFGS iterations** (about 700k pair tasks: an iteration \
-takes ~1.5 s on the shared machine; a first try gave 0.44 at lambda 1e4 and 0.214 at 1e3). \
+**ml100k {100, 300, 1e3, 3e3} x rank 5 only, at most 60 L-BFGS iterations** (about 960k observed pair tasks: an iteration \
+takes 1.5-2 s on the shared machine; a first try gave 0.44 at lambda 1e4 and 0.214 at 1e3). \
 Splits: 5 for sushi, 3 for jester1 and jester2, **2 for ml100k** (time, 2 shared cores); seeds 0, 1, ...; \
 split 0 selects the hyper-parameters of both methods on its validation part.";
 
