@@ -77,8 +77,8 @@ enum Command {
         /// paper table or figure, see the crate docs and docs/results/): rr-multilabel-small,
         /// rr-multilabel-full, rr-synthetic, rr-usps, leml-full, leml-missing, leml-speed,
         /// leml-theory, leml-delicious-ablation, tn-jester, tn-jester-standins, tn-jester-render,
-        /// tn-label-ranking, tn-theory, kae-graphs, kae-kpca, kae-synthetic, kae-fingerprints,
-        /// sketch-multilabel, sketch-scale, sketch-scale-report, sketch-synthetic, sketch-timing.
+        /// tn-label-ranking, tn-label-ranking-render, tn-theory, kae-graphs, kae-kpca,
+        /// kae-synthetic, kae-fingerprints, sketch-multilabel, sketch-scale, sketch-scale-report, sketch-synthetic, sketch-timing.
         name: String,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
@@ -126,6 +126,7 @@ const EXPERIMENTS: &[&str] = &[
     "tn-jester-standins",
     "tn-jester-render",
     "tn-label-ranking",
+    "tn-label-ranking-render",
     "tn-theory",
     "kae-graphs",
     "kae-kpca",
@@ -175,8 +176,9 @@ fn run() -> anyhow::Result<()> {
                     tn_jester::run(&results_dir(out_dir), seed, max_users)
                 }
                 "tn-theory" => tn_theory::run(&results_dir(out_dir), seed),
+                "tn-label-ranking-render" => tn_label_ranking::render(&results_dir(out_dir)),
                 "tn-jester-render" => tn_jester::rerender(&results_dir(out_dir)),
-                "tn-jester-standins" => tn_jester::run_standins(&results_dir(out_dir), seed),
+                "tn-jester-standins" => tn_jester::run_standins(&results_dir(out_dir), seed, datasets.as_deref()),
                 "tn-label-ranking" => {
                     let ds =
                         datasets.unwrap_or_else(|| tn_label_ranking::DATASETS.iter().map(|s| s.to_string()).collect());

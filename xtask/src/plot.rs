@@ -165,3 +165,134 @@ fn draw_panel(panel: &Panel, area: &Area<'_>) -> Result<(), Box<dyn std::error::
     }
     Ok(())
 }
+
+/// One bar of a grouped bar chart.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    /// Palette index and legend entry (index into the series names).
+    pub series: usize,
+    /// Bar height.
+    pub value: f64,
+    /// Half-length of the error bar (one std), if any.
+    pub std: Option<f64>,
+    /// A reference value (the paper's) drawn as a black tick across the bar.
+    pub reference: Option<f64>,
+}
+
+/// A labelled group of bars (one data set or setting).
+#[derive(Debug, Clone)]
+pub struct BarGroup {
+    /// Label under the group.
+    pub label: String,
+    /// The bars, left to right.
+    pub bars: Vec<Bar>,
+}
+
+/// Draws a grouped bar chart into a PNG at `path`: one colour per series
+/// name, error bars of one std, references (published values) as black ticks.
+/// The y axis starts at `y_min` (or 0) and ends above the largest bar or reference.
+pub fn draw_bars_png(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    series: &[&str],
+    groups: &[BarGroup],
+    y_min: Option<f64>,
+    size: (u32, u32),
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("plot {}: {e}", path.display());
+    let root = BitMapBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let top = groups
+        .iter()
+        .flat_map(|g| g.bars.iter())
+        .map(|b| (b.value + b.std.unwrap_or(0.0)).max(b.reference.unwrap_or(f64::NEG_INFINITY)))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let lo = y_min.unwrap_or(0.0);
+    // Head room for the legend in the upper right.
+    let hi = top + 0.3 * (top - lo).max(1e-9);
+    let max_bars = groups.iter().map(|g| g.bars.len()).max().unwrap_or(1).max(1) as f64;
+    let labels: Vec<String> = groups.iter().map(|g| g.label.clone()).collect();
+    // Many groups get vertical labels; a few keep them horizontal.
+    let rotate = groups.len() > 8;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(if rotate { 110 } else { 40 })
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..groups.len() as f64, lo..hi)
+        .map_err(|e| err(&e))?;
+    let style = if rotate {
+        ("sans-serif", 12).into_font().transform(FontTransform::Rotate90)
+    } else {
+        ("sans-serif", 13).into_font()
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(groups.len() * 2 + 1)
+        .x_label_formatter(&|v| {
+            // Label the group centres only.
+            let f = v.fract();
+            if (f - 0.5).abs() < 1e-6 {
+                labels.get(v.floor() as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .x_label_style(style)
+        .y_desc(y_label)
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(|e| err(&e))?;
+    let width = 0.8 / max_bars;
+    let mut legend_done = vec![false; series.len()];
+    let mut paper_legend = false;
+    for (gi, g) in groups.iter().enumerate() {
+        for (bi, b) in g.bars.iter().enumerate() {
+            let x0 = gi as f64 + 0.1 + bi as f64 * width;
+            let x1 = x0 + width * 0.9;
+            let c = colour(b.series);
+            let drawn = chart
+                .draw_series(std::iter::once(Rectangle::new([(x0, lo), (x1, b.value)], c.filled())))
+                .map_err(|e| err(&e))?;
+            if !legend_done.get(b.series).copied().unwrap_or(true) {
+                legend_done[b.series] = true;
+                drawn
+                    .label(series[b.series])
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+            }
+            let xm = (x0 + x1) / 2.0;
+            if let Some(s) = b.std.filter(|s| *s > 0.0) {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(xm, b.value - s), (xm, b.value + s)],
+                        BLACK.stroke_width(1),
+                    )))
+                    .map_err(|e| err(&e))?;
+            }
+            if let Some(r) = b.reference {
+                let drawn = chart
+                    .draw_series(std::iter::once(PathElement::new(vec![(x0, r), (x1, r)], BLACK.stroke_width(3))))
+                    .map_err(|e| err(&e))?;
+                if !paper_legend {
+                    paper_legend = true;
+                    drawn
+                        .label("paper (Table 1)")
+                        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], BLACK.stroke_width(3)));
+                }
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

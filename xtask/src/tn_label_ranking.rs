@@ -197,7 +197,7 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
     (m, (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt())
 }
 
-/// Runs the experiment and writes `tn-label-ranking.{json,md,svg}`.
+/// Runs the experiment and writes `tn-label-ranking.{json,md,png}`.
 pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     let mut records = Vec::new();
     let mut table = String::from(
@@ -237,12 +237,12 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     }
     std::fs::create_dir_all(out_dir)?;
     okr_eval::write_records(out_dir.join("tn-label-ranking.json"), &records)?;
-    plot(&rows, &out_dir.join("tn-label-ranking.svg"))?;
+    plot(&rows, &out_dir.join("tn-label-ranking.png"))?;
     let wins = rows.iter().filter(|r| r.3 > r.1).count();
     let md = format!(
         "# `cargo xtask reproduce tn-label-ranking`\n\n{table}\n\
          Trace norm has the higher mean tau on {wins} of {} data sets.\n\n{NOTES}\n\n\
-         ![Kendall tau per data set](tn-label-ranking.svg)\n\nRecords: `tn-label-ranking.json` (metric `kendall_tau`).\n",
+         ![Kendall tau per data set](tn-label-ranking.png)\n\nRecords: `tn-label-ranking.json` (metric `kendall_tau`).\n",
         rows.len()
     );
     std::fs::write(out_dir.join("tn-label-ranking.md"), md)?;
@@ -259,30 +259,56 @@ Kendall tau: IOKR over 1e-6..1 (K + n lambda I), trace norm over lambda_max x {0
 |G|_* in (11), exact convex solver). Std over the 10 folds (ddof = 1). `TN rank` is the rank of the selected \
 trace-norm solution.";
 
+/// The bar chart of mean Kendall tau per data set (std error bars), IOKR vs trace norm.
 fn plot(rows: &[(String, f64, f64, f64, f64)], path: &Path) -> Result<()> {
-    use plotters::prelude::*;
-    let root = SVGBackend::new(path, (1000, 420)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let lo = rows.iter().map(|r| r.1.min(r.3)).fold(1.0f64, f64::min).min(0.0) - 0.05;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("Kendall tau, 10-fold CV: IOKR (blue) vs trace norm (red)", ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(70)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0f64..rows.len() as f64, lo..1.0f64)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(rows.len())
-        .x_label_formatter(&|v| rows.get(v.floor() as usize).map(|r| r.0.clone()).unwrap_or_default())
-        .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
-        .y_desc("Kendall tau")
-        .draw()?;
-    for (i, r) in rows.iter().enumerate() {
-        let x = i as f64;
-        chart.draw_series(std::iter::once(Rectangle::new([(x + 0.1, lo), (x + 0.45, r.1)], BLUE.filled())))?;
-        chart.draw_series(std::iter::once(Rectangle::new([(x + 0.5, lo), (x + 0.85, r.3)], RED.filled())))?;
+    use crate::plot::{Bar, BarGroup, draw_bars_png};
+    let groups: Vec<BarGroup> = rows
+        .iter()
+        .map(|(name, im, is, tm, ts)| BarGroup {
+            label: name.clone(),
+            bars: vec![
+                Bar { series: 0, value: *im, std: Some(*is), reference: None },
+                Bar { series: 1, value: *tm, std: Some(*ts), reference: None },
+            ],
+        })
+        .collect();
+    let lo = rows.iter().map(|r| (r.1 - r.2).min(r.3 - r.4)).fold(0.0f64, f64::min);
+    draw_bars_png(
+        path,
+        "Kendall tau, 10-fold CV (mean ± std): IOKR vs trace norm",
+        "Kendall tau",
+        &["IOKR (Kendall embedding)", "trace norm"],
+        &groups,
+        Some(if lo < 0.0 { lo - 0.05 } else { 0.0 }),
+        (1200, 520),
+    )
+}
+
+/// `tn-label-ranking-render`: rebuilds `tn-label-ranking.png` from the
+/// recorded `tn-label-ranking.json` (no re-run of the CV) and points the
+/// markdown at it.
+pub fn render(out_dir: &Path) -> Result<()> {
+    let records = okr_eval::read_records(out_dir.join("tn-label-ranking.json"))?;
+    let mut rows: Vec<(String, f64, f64, f64, f64)> = Vec::new();
+    for r in &records {
+        let i = match rows.iter().position(|row| row.0 == r.dataset) {
+            Some(i) => i,
+            None => {
+                rows.push((r.dataset.clone(), f64::NAN, 0.0, f64::NAN, 0.0));
+                rows.len() - 1
+            }
+        };
+        let std = r.std.unwrap_or(0.0);
+        match r.method.as_str() {
+            "iokr" => (rows[i].1, rows[i].2) = (r.value, std),
+            "trace-norm" => (rows[i].3, rows[i].4) = (r.value, std),
+            _ => {}
+        }
     }
-    root.present()?;
+    plot(&rows, &out_dir.join("tn-label-ranking.png"))?;
+    let md_path = out_dir.join("tn-label-ranking.md");
+    if let Ok(md) = std::fs::read_to_string(&md_path) {
+        std::fs::write(&md_path, md.replace("tn-label-ranking.svg", "tn-label-ranking.png"))?;
+    }
     Ok(())
 }
