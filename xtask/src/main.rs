@@ -12,6 +12,9 @@
 //!   of the same paper (Figures 3 and 5; `docs/results/rr-synthetic.*`).
 //! - `cargo xtask reproduce rr-usps`: USPS half-image completion (Table 3,
 //!   Figure 4; `docs/results/rr-usps.*`).
+//! - `cargo xtask reproduce rr-scale`: Nystroem KRR and Nystroem reduced-rank
+//!   IOKR on the Bookmarks-shaped stand-in at full size (Tables 5-6; time and
+//!   peak memory; `docs/results/rr-scale.*`).
 //! - `cargo xtask reproduce leml-full | leml-missing | leml-speed | leml-theory`: LEML
 //!   (Yu et al. 2014) on bibtex and delicious beside Tables 6-15, and its
 //!   speed lines, and the Rademacher-complexity checks E1-E2 of its theory
@@ -45,6 +48,7 @@ mod plot;
 mod quick;
 mod report;
 mod rr_full;
+mod rr_scale;
 mod rr_small;
 mod rr_synthetic;
 mod rr_usps;
@@ -75,7 +79,7 @@ enum Command {
     Reproduce {
         /// Experiment name; `quick` is the README's main job. The others (one per
         /// paper table or figure, see the crate docs and docs/results/): rr-multilabel-small,
-        /// rr-multilabel-full, rr-synthetic, rr-usps, leml-full, leml-missing, leml-speed,
+        /// rr-multilabel-full, rr-synthetic, rr-usps, rr-scale, leml-full, leml-missing, leml-speed,
         /// leml-theory, leml-delicious-ablation, tn-jester, tn-jester-standins, tn-jester-render,
         /// tn-label-ranking, tn-label-ranking-render, tn-theory, kae-graphs, kae-kpca,
         /// kae-synthetic, kae-fingerprints, sketch-multilabel, sketch-scale, sketch-scale-report, sketch-synthetic, sketch-timing.
@@ -117,6 +121,7 @@ const EXPERIMENTS: &[&str] = &[
     "rr-multilabel-full",
     "rr-synthetic",
     "rr-usps",
+    "rr-scale",
     "leml-full",
     "leml-missing",
     "leml-speed",
@@ -203,6 +208,7 @@ fn run() -> anyhow::Result<()> {
                 "sketch-timing" => sketch_timing::run(&results_dir(out_dir), seed),
                 "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
                 "rr-usps" => rr_usps::run(&results_dir(out_dir), seed),
+                "rr-scale" => rr_scale::run(&results_dir(out_dir), seed),
                 "rr-multilabel-full" => {
                     let ds = datasets.unwrap_or_else(|| rr_full::DATASETS.iter().map(|s| s.to_string()).collect());
                     rr_full::run(&ds, &results_dir(out_dir), seed)

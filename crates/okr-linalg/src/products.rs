@@ -1,7 +1,7 @@
 //! Structured matrix products that faer's general `matmul` does not name.
 
 use faer::linalg::matmul::triangular::{BlockStructure, matmul};
-use faer::{Accum, Mat, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 /// The cross-product $A^\top A$ `(k, k)` of `a` `(n, k)`, exactly symmetric.
 ///
@@ -36,11 +36,84 @@ pub fn crossprod(a: MatRef<'_, f64>, par: Par) -> Mat<f64> {
     g
 }
 
+/// Accumulates the cross-product $A^\top A$ of `a` `(n, k)` into the lower
+/// triangle of `dst` `(k, k)`: $\mathrm{tril}(D) \mathrel{+}= \mathrm{tril}(A^\top A)$.
+///
+/// The SYRK-shaped half of [`crossprod`], for callers that sum the
+/// cross-product over row tiles of a tall matrix that is never formed whole
+/// (streamed Nystroem fits). The strict upper triangle of `dst` is not
+/// touched; finish with [`mirror_lower_in_place`].
+///
+/// # Panics
+/// If `dst` is not `(k, k)`.
+///
+/// # Example
+/// ```
+/// use faer::{Mat, mat};
+/// let a = mat![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+/// let mut g = Mat::zeros(2, 2);
+/// okr_linalg::products::crossprod_lower_add_into(g.as_mut(), a.subrows(0, 2), faer::Par::Seq);
+/// okr_linalg::products::crossprod_lower_add_into(g.as_mut(), a.subrows(2, 1), faer::Par::Seq);
+/// okr_linalg::products::mirror_lower_in_place(g.as_mut());
+/// assert_eq!(g, okr_linalg::crossprod(a.as_ref(), faer::Par::Seq));
+/// ```
+#[track_caller]
+pub fn crossprod_lower_add_into(dst: MatMut<'_, f64>, a: MatRef<'_, f64>, par: Par) {
+    let k = a.ncols();
+    assert_eq!((dst.nrows(), dst.ncols()), (k, k), "cross-product accumulator shape");
+    matmul(
+        dst,
+        BlockStructure::TriangularLower,
+        Accum::Add,
+        a.transpose(),
+        BlockStructure::Rectangular,
+        a,
+        BlockStructure::Rectangular,
+        1.0,
+        par,
+    );
+}
+
 /// Copies the strict lower triangle of a square matrix onto its upper triangle.
-pub(crate) fn mirror_lower(g: &mut Mat<f64>) {
+///
+/// # Panics
+/// If `g` is not square.
+#[track_caller]
+pub fn mirror_lower_in_place(mut g: MatMut<'_, f64>) {
+    assert_eq!(g.nrows(), g.ncols(), "mirror_lower_in_place needs a square matrix");
     for j in 0..g.ncols() {
         for i in j + 1..g.nrows() {
             g[(j, i)] = g[(i, j)];
+        }
+    }
+}
+
+/// Copies the strict lower triangle of a square matrix onto its upper triangle.
+pub(crate) fn mirror_lower(g: &mut Mat<f64>) {
+    mirror_lower_in_place(g.as_mut());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Summing the cross-product over row tiles of every size gives the
+    /// one-shot cross-product.
+    #[test]
+    fn tiled_accumulation_equals_crossprod() {
+        for (n, k) in [(1, 1), (7, 3), (33, 12), (100, 40)] {
+            let a = Mat::from_fn(n, k, |i, j| ((i * 13 + j * 7) % 17) as f64 / 17.0 - 0.4);
+            let full = crossprod(a.as_ref(), Par::Seq);
+            for tile in [1, 2, 5, n] {
+                let mut g = Mat::zeros(k, k);
+                for start in (0..n).step_by(tile) {
+                    let t = tile.min(n - start);
+                    crossprod_lower_add_into(g.as_mut(), a.subrows(start, t), Par::Seq);
+                }
+                mirror_lower_in_place(g.as_mut());
+                let tol = 1e-13 * (1.0 + full.norm_max());
+                assert!((&g - &full).norm_max() <= tol, "n {n} k {k} tile {tile}");
+            }
         }
     }
 }

@@ -1,11 +1,13 @@
+use faer::{Mat, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::stream::{StreamedProducts, stream_products};
 use super::{Anchors, Nystroem, NystroemParams, NystroemValidParams};
 use crate::projection::check_training_set;
 use crate::sketch::distinct_uniform;
-use crate::sketched::{RidgeSystem, sum_rows_by_group};
+use crate::sketched::{RidgeSystem, Whitening, sum_rows_by_group};
 use crate::{Error, ParamGuard, Result};
 
 impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
@@ -17,7 +19,11 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     /// the stable form $W = \Phi (F^\top F + n\lambda I)^{-1} F^\top P$ with
     /// $K_{mm} = V \operatorname{diag}(w) V^\top$, $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$
     /// (eigenvalues at or below `pinv_rtol * max` dropped) and $F = K_{nm}\Phi$.
-    /// Time $O(n m d + n m^2 + m^3)$, memory $O(n m)$.
+    ///
+    /// $K_{nm}$ is never held whole: it is streamed in chunks of
+    /// [`DEFAULT_CHUNK_ROWS`](super::DEFAULT_CHUNK_ROWS) rows (see
+    /// [`fit_with_chunk_rows`](Self::fit_with_chunk_rows)).
+    /// Time $O(n m d + n m^2 + m^3)$, memory $O(m^2 + m\, n_{distinct})$.
     ///
     /// # Errors
     /// [`Error::Empty`] / [`Error::ShapeMismatch`] for the training pair,
@@ -30,6 +36,63 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
+        self.fit_with_chunk_rows(x, y, super::DEFAULT_CHUNK_ROWS)
+    }
+
+    /// [`fit`](Self::fit) with $K_{nm}$ streamed in chunks of `chunk_rows`
+    /// training rows: each chunk's block $K(\text{anchors}, x_c)$ is added into
+    /// $K_{mn}K_{nm}$ (SYRK-shaped) and $K_{mn}P$, then dropped. $K_{mm}$ is
+    /// whitened before the pass and freed, so the peak is about three
+    /// `m x m` matrices (the accumulator, the whitening factor and the
+    /// system's factorization) plus $W$ and one `m x chunk_rows` block.
+    /// The result does not depend on `chunk_rows` beyond rounding.
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit), and [`Error::InvalidParameter`] for `chunk_rows = 0`.
+    pub fn fit_with_chunk_rows<X, Y>(&self, x: &X, y: &Y, chunk_rows: usize) -> Result<Nystroem<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        let (n, anchor_indices, anchors) = self.anchors_for(x, y)?;
+        let (outputs, output_of) = y.group_duplicates();
+        let (system, prods) =
+            self.streamed_system(x, &anchors, chunk_rows, Some((&output_of, outputs.n_rows())), None, n)?;
+        let rank = system.rank();
+        let at_p = prods.at_groups.expect("groups were given");
+        let w = system.core(system.whiten(at_p));
+        Ok(Nystroem { params: self.clone(), anchors, anchor_indices, weights: w, outputs, output_of, rank })
+    }
+
+    /// The reference fit that forms $K_{nm}$ `(n, m)` whole (memory
+    /// $O(nm)$); equal to [`fit`](Self::fit) up to rounding. Kept for tests
+    /// and small problems.
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit).
+    pub fn fit_in_memory<X, Y>(&self, x: &X, y: &Y) -> Result<Nystroem<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
+        let (n, anchor_indices, anchors) = self.anchors_for(x, y)?;
+        let knm = self.input_kernel.gram_block(x, &anchors);
+        let kmm = self.input_kernel.gram(&anchors);
+        let ridge = n as f64 * self.lambda;
+        let system = RidgeSystem::new(knm.as_ref(), kmm.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
+        let rank = system.rank();
+        let (outputs, output_of) = y.group_duplicates();
+        let at_p = sum_rows_by_group(knm.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned();
+        let w = system.core(system.whiten(at_p));
+        Ok(Nystroem { params: self.clone(), anchors, anchor_indices, weights: w, outputs, output_of, rank })
+    }
+
+    /// Checks the training pair and draws (or checks) the anchors.
+    pub(crate) fn anchors_for<X: Rows, Y: Rows>(&self, x: &X, y: &Y) -> Result<(usize, Vec<usize>, X)> {
         let n = check_training_set(x, y)?;
         let anchor_indices = match &self.anchors {
             Anchors::Uniform(m) => {
@@ -49,15 +112,36 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
             }
         };
         let anchors = x.select(&anchor_indices);
-        let knm = self.input_kernel.gram_block(x, &anchors);
-        let kmm = self.input_kernel.gram(&anchors);
-        let ridge = n as f64 * self.lambda;
-        let system = RidgeSystem::new(knm.as_ref(), kmm.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
-        let rank = system.rank();
-        let (outputs, output_of) = y.group_duplicates();
-        let at_p = sum_rows_by_group(knm.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned();
-        let w = system.core(system.whiten(at_p));
-        Ok(Nystroem { params: self.clone(), anchors, anchor_indices, weights: w, outputs, output_of, rank })
+        Ok((n, anchor_indices, anchors))
+    }
+
+    /// The whitened ridge system and the streamed right-hand sides
+    /// ($K_{mn}P$ for `groups`, $K_{mn}T$ for `t`).
+    pub(crate) fn streamed_system<X: Rows>(
+        &self,
+        x: &X,
+        anchors: &X,
+        chunk_rows: usize,
+        groups: Option<(&[usize], usize)>,
+        t: Option<MatRef<'_, f64>>,
+        n: usize,
+    ) -> Result<(RidgeSystem, StreamedProducts)>
+    where
+        KX: Kernel<X>,
+    {
+        if chunk_rows == 0 {
+            return Err(Error::InvalidParameter { name: "chunk_rows", value: "0".into(), expected: "an integer >= 1" });
+        }
+        // K_mm is whitened and dropped before the m x m accumulator exists.
+        let whitening = {
+            let kmm = self.input_kernel.gram(anchors);
+            Whitening::new(kmm.as_ref(), self.pinv_rtol, self.lambda)?
+        };
+        let prods = stream_products(&self.input_kernel, x, anchors, chunk_rows, groups, t, Par::rayon(0));
+        let ata = prods.ata;
+        let prods = StreamedProducts { ata: Mat::zeros(0, 0), ..prods };
+        let system = RidgeSystem::from_whitened(whitening, ata, n as f64 * self.lambda, self.lambda)?;
+        Ok((system, prods))
     }
 }
 

@@ -115,11 +115,45 @@ pub(crate) struct RidgeSystem {
     chol: Cholesky,
 }
 
-enum Whitening {
+/// A whitening $\Phi$ of $R K R^\top$ (see [`RidgeSystem`]).
+pub(crate) enum Whitening {
     /// $\Phi = L^{-\top}$.
     Cholesky(Cholesky),
     /// $\Phi$ explicit.
     Eigen(Mat<f64>),
+}
+
+impl Whitening {
+    /// $\Phi = L^{-\top}$ when the Cholesky pivots of `rkr` satisfy
+    /// $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
+    /// $V_r \operatorname{diag}(w_r^{-1/2})$ from an eigendecomposition.
+    pub(crate) fn new(rkr: MatRef<'_, f64>, rtol: f64, lambda: f64) -> Result<Self> {
+        Ok(match pivoted_cholesky_or_none(rkr, rtol, lambda) {
+            Some(c) => Whitening::Cholesky(c),
+            None => {
+                let e = okr_linalg::eigh(rkr)?;
+                let w = e.values();
+                let top = w.first().copied().unwrap_or(0.0);
+                let r = if top > 0.0 { w.iter().take_while(|&&v| v > rtol * top).count() } else { 0 };
+                if r == 0 {
+                    return Err(Error::ZeroRank { what: "R_X K_X R_X^T", tol: rtol });
+                }
+                let v = e.vectors();
+                Whitening::Eigen(Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt()))
+            }
+        })
+    }
+}
+
+/// Transposes a square matrix without a second copy.
+fn transpose_in_place(a: &mut Mat<f64>) {
+    for j in 0..a.ncols() {
+        for i in j + 1..a.nrows() {
+            let v = a[(i, j)];
+            a[(i, j)] = a[(j, i)];
+            a[(j, i)] = v;
+        }
+    }
 }
 
 impl RidgeSystem {
@@ -137,25 +171,25 @@ impl RidgeSystem {
         lambda: f64,
         rtol: f64,
     ) -> Result<Self> {
+        let whitening = Whitening::new(rkr, rtol, lambda)?;
+        Self::from_whitened(whitening, ata, ridge, lambda)
+    }
+
+    /// From a whitening of $R K R^\top$ and the cross-product $A^\top A$
+    /// `(m, m)`, which is overwritten: with a Cholesky whitening no further
+    /// `m x m` matrix is allocated besides the factorization's copy, so a
+    /// streamed caller can drop $R K R^\top$ before accumulating $A^\top A$.
+    pub(crate) fn from_whitened(whitening: Whitening, ata: Mat<f64>, ridge: f64, lambda: f64) -> Result<Self> {
         let par = Par::rayon(0);
-        let whitening = match pivoted_cholesky_or_none(rkr, rtol, lambda) {
-            Some(c) => Whitening::Cholesky(c),
-            None => {
-                let e = okr_linalg::eigh(rkr)?;
-                let w = e.values();
-                let top = w.first().copied().unwrap_or(0.0);
-                let r = if top > 0.0 { w.iter().take_while(|&&v| v > rtol * top).count() } else { 0 };
-                if r == 0 {
-                    return Err(Error::ZeroRank { what: "R_X K_X R_X^T", tol: rtol });
-                }
-                let v = e.vectors();
-                Whitening::Eigen(Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt()))
-            }
-        };
         // F^T F = Phi^T (A^T A) Phi: whiten the columns, transpose (A^T A is
         // symmetric), whiten again.
-        let half = Self::whiten_with(&whitening, ata);
-        let mut system = Self::whiten_with(&whitening, half.transpose().to_owned());
+        let mut half = Self::whiten_with(&whitening, ata);
+        if half.nrows() == half.ncols() {
+            transpose_in_place(&mut half);
+        } else {
+            half = half.transpose().to_owned();
+        }
+        let mut system = Self::whiten_with(&whitening, half);
         let r = system.nrows();
         for j in 0..r {
             for i in j + 1..r {

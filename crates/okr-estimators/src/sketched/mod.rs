@@ -32,7 +32,7 @@ pub use params::{SketchedIokrParams, SketchedIokrValidParams};
 use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
 use crate::{Result, SurrogateModel};
 
-pub(crate) use fit::{RidgeSystem, sum_rows_by_group};
+pub(crate) use fit::{RidgeSystem, Whitening, sum_rows_by_group};
 
 /// The output atoms of a model with an output sketch: the training outputs
 /// the sketch touches and its restriction $R_{Y,S}$.
