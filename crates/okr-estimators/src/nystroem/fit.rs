@@ -17,8 +17,10 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     /// Stores $W = (K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger K_{nm}^\top P$
     /// `(m, n_distinct)` so that $C = K(x, \text{anchors})\, W$, computed in
     /// the stable form $W = \Phi (F^\top F + n\lambda I)^{-1} F^\top P$ with
-    /// $K_{mm} = V \operatorname{diag}(w) V^\top$, $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$
-    /// (eigenvalues at or below `pinv_rtol * max` dropped) and $F = K_{nm}\Phi$.
+    /// $\Phi = L^{-\top}$ from a Cholesky factor $K_{mm} = L L^\top$ when its
+    /// pivots satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
+    /// $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from $K_{mm} = V \operatorname{diag}(w) V^\top$
+    /// (eigenvalues at or below `pinv_rtol * max` dropped), and $F = K_{nm}\Phi$.
     ///
     /// $K_{nm}$ is never held whole: it is streamed in chunks of
     /// [`DEFAULT_CHUNK_ROWS`](super::DEFAULT_CHUNK_ROWS) rows (see
