@@ -27,23 +27,12 @@ use crate::sketch_multilabel::{load_average, process_cpu_seconds};
 const NAME: &str = "rr-scale";
 /// The paper's Bookmarks figures: F1 x100 (Table 5), fit / decode seconds (Table 6).
 const PAPER_NYSTROEM: (f64, f64, f64) = (39.3, 465.0, 3371.0);
+use crate::sketch_scale::{peak_rss_bytes, reset_peak_rss};
+
 const PAPER_RR: (f64, f64, f64) = (39.1, 617.0, 214.0);
 const C_GRID: [f64; 3] = [0.5, 1.0, 2.0];
 const LAMBDA_GRID: [f64; 3] = [1e-6, 1e-4, 1e-2];
 const RANK_GRID: [usize; 6] = [25, 50, 100, 200, 300, 400];
-
-/// Peak resident set size of this process (`VmHWM`), in bytes.
-fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// Resets the peak RSS counter (`clear_refs` 5); returns whether it worked.
-fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
 
 /// Wall and CPU seconds and peak RSS of one stage.
 #[derive(Debug, Clone, Copy)]

@@ -15,7 +15,7 @@ use okr_kernels::{CsrRows, Gaussian, Rows, median_sq_distance};
 use crate::sketch_multilabel::{MethodConfig, RunOutcome, SplitRef, run_method};
 
 /// Peak resident set size of this process (`VmHWM`), in bytes.
-fn peak_rss_bytes() -> Option<u64> {
+pub(crate) fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -24,7 +24,7 @@ fn peak_rss_bytes() -> Option<u64> {
 
 /// Resets the peak RSS counter (Linux `clear_refs` value 5), so the next
 /// reading covers what follows; returns whether it worked.
-fn reset_peak_rss() -> bool {
+pub(crate) fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
