@@ -112,12 +112,16 @@ fn atom_products_in_tiles<Y: Rows, KY: Kernel<Y>>(
 /// Implements [`SurrogateModel`](crate::SurrogateModel) for a model whose
 /// atoms are rows of an `encoder` `(r, n_distinct)` over its distinct training
 /// `outputs`, with coefficients $C = K_x(x, X_{train})\,M$ for a stored map
-/// `$map` `(n, r)` (reduced rank, KDE, trace norm). The fields `params`
-/// (with `input_kernel` and `output_kernel`), `x_train`, `outputs` and
+/// `$map` `(n, r)` (reduced rank, KDE, trace norm; Nystroem reduced rank with
+/// `inputs = anchors`). The fields `params` (with `input_kernel` and
+/// `output_kernel`), the input rows (`x_train` unless `inputs = ...`), `outputs` and
 /// `encoder` are required; `atom_gram` is given as a closure of the model:
 /// the identity for orthonormal atoms, $G K_y G^\top$ otherwise.
 macro_rules! projected_surrogate_model {
     ($ty:ident, $map:ident, atom_gram = |$model:ident| $gram:expr) => {
+        $crate::projection::projected_surrogate_model!($ty, $map, inputs = x_train, atom_gram = |$model| $gram);
+    };
+    ($ty:ident, $map:ident, inputs = $inputs:ident, atom_gram = |$model:ident| $gram:expr) => {
         impl<X, Y, KX, KY> $crate::SurrogateModel<X, Y> for $ty<X, Y, KX, KY>
         where
             X: okr_kernels::Rows,
@@ -130,7 +134,7 @@ macro_rules! projected_surrogate_model {
             }
 
             fn check_inputs(&self, x: &X) -> $crate::Result<()> {
-                $crate::projection::check_width("input features", &self.x_train, x)
+                $crate::projection::check_width("input features", &self.$inputs, x)
             }
 
             fn check_outputs(&self, y: &Y) -> $crate::Result<()> {
@@ -142,7 +146,7 @@ macro_rules! projected_surrogate_model {
                 let map = self.$map.as_ref();
                 $crate::projection::projected_coefficients_into(
                     &self.params.input_kernel,
-                    &self.x_train,
+                    &self.$inputs,
                     x,
                     map,
                     dst,

@@ -26,14 +26,13 @@
 mod fit;
 mod params;
 
-use faer::{Mat, MatMut, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use faer::{Mat, MatRef};
+use okr_kernels::Rows;
 use serde::{Deserialize, Serialize};
 
 pub use params::{NystroemReducedRankParams, NystroemReducedRankValidParams};
 
-use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
-use crate::{Error, Result, SurrogateModel};
+use crate::{Error, Result};
 
 /// A fitted Nystroem reduced-rank model: the anchors, the prediction map
 /// $M$ `(m, p)`, the subset's distinct outputs and the encoder $G_S$ `(p, n_u)`.
@@ -146,42 +145,10 @@ impl<X: Rows, Y: Rows, KX: Clone, KY: Clone> NystroemReducedRank<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for NystroemReducedRank<X, Y, KX, KY>
-where
-    X: Rows,
-    Y: Rows,
-    KX: Kernel<X>,
-    KY: Kernel<Y>,
-{
-    fn n_atoms(&self) -> usize {
-        self.encoder.nrows()
-    }
-
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.anchors, x)
-    }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.outputs, y)
-    }
-
-    /// $C = K_x(x, \text{anchors})\, M$ `(n_test, p)`, in tiles of test rows.
-    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        projected_coefficients_into(&self.params.input_kernel, &self.anchors, x, self.predict_map.as_ref(), dst, par)
-    }
-
-    /// $G_S\, K_y(Y_S, c)$ `(p, n_c)`.
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        let enc = self.encoder.as_ref();
-        projected_atom_products_into(&self.params.output_kernel, &self.outputs, candidates, enc, dst, par)
-    }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
-    }
-
-    /// The identity: the directions are orthonormal.
-    fn atom_gram(&self) -> Mat<f64> {
-        Mat::identity(self.encoder.nrows(), self.encoder.nrows())
-    }
-}
+// The directions are orthonormal: the atom Gram is the identity.
+crate::projection::projected_surrogate_model!(
+    NystroemReducedRank,
+    predict_map,
+    inputs = anchors,
+    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
+);
