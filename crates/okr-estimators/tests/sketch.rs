@@ -95,37 +95,57 @@ fn products_equal_dense_computation() {
     let mut kinds = oblivious_kinds();
     kinds.push(SketchKind::Identity);
     kinds.push(SketchKind::Leverage);
-    for kind in kinds {
-        let spec = SketchSpec::new(kind, 11);
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let r = Sketch::draw_for_kernel(&spec, &kernel, &x, 1e-2, &mut rng).unwrap();
+    let mut sketches: Vec<(String, Sketch)> = kinds
+        .into_iter()
+        .map(|kind| {
+            let spec = SketchSpec::new(kind, 11);
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            (format!("{kind:?}"), Sketch::draw_for_kernel(&spec, &kernel, &x, 1e-2, &mut rng).unwrap())
+        })
+        .collect();
+    // A weighted draw with repeats, merged: one non-zero per row and per
+    // column with unequal values (the scaled-selection path), and the same
+    // draw unmerged (a column with several non-zeros, the general path).
+    let q: Vec<f64> = (0..37).map(|i| if i < 5 { 1.0 } else { 0.02 }).collect();
+    let weighted = Sketch::weighted_subsampling(&q, 12, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
+    assert!(weighted.support().len() < 12, "the weighted draw repeats a column");
+    let merged = weighted.merge_duplicate_columns(&(0..37).collect::<Vec<_>>()).unwrap();
+    sketches.push(("weighted".into(), weighted));
+    sketches.push(("weighted, merged".into(), merged));
+    let kbx = kernel.gram_block(&b, &x);
+    for (kind, r) in sketches {
         let rd = r.to_dense();
+        assert!(
+            rel_err(&r.cross_sketch(&kernel, &b, &x, Par::rayon(2)), &(&kbx * rd.transpose())) < 1e-13,
+            "{kind}: K(B, X) R^T"
+        );
         let g = r.sketch_gram(&kernel, &x, Par::rayon(0));
         let kr = &k * rd.transpose();
         let rkr = &rd * &kr;
-        assert!(rel_err(&g.kr, &kr) < 1e-13, "{kind:?}: K R^T");
-        assert!(rel_err(&g.rkr, &rkr) < 1e-13, "{kind:?}: R K R^T");
-        assert!(rel_err(&r.sketch_cross(&kernel, &x, &b, Par::Seq), &(&rd * &kxb)) < 1e-13, "{kind:?}: R K(X, B)");
-        assert!(rel_err(&r.apply(kxb.as_ref()), &(&rd * &kxb)) < 1e-13, "{kind:?}: R B");
+        assert!(rel_err(&g.kr, &kr) < 1e-13, "{kind}: K R^T");
+        assert!(rel_err(&g.rkr, &rkr) < 1e-13, "{kind}: R K R^T");
+        assert!(rel_err(&r.sketch_cross(&kernel, &x, &b, Par::Seq), &(&rd * &kxb)) < 1e-13, "{kind}: R K(X, B)");
+        assert!(rel_err(&r.apply(kxb.as_ref()), &(&rd * &kxb)) < 1e-13, "{kind}: R B");
         let c = Mat::from_fn(r.nrows(), 4, |i, j| (i as f64 - 2.0 * j as f64).sin());
         let full = rd.transpose() * &c;
         let on_support = r.apply_support_transpose(c.as_ref());
         let gathered = Mat::from_fn(r.support().len(), 4, |s, j| full[(r.support()[s], j)]);
-        assert!(rel_err(&on_support, &gathered) < 1e-13, "{kind:?}: R_S^T C");
+        assert!(rel_err(&on_support, &gathered) < 1e-13, "{kind}: R_S^T C");
         // Rows off the support of R^T C are zero.
         let sup: HashSet<usize> = r.support().iter().copied().collect();
         for i in (0..37).filter(|i| !sup.contains(i)) {
-            assert!(full.row(i).norm_max() == 0.0, "{kind:?}: column {i} is outside the support");
+            assert!(full.row(i).norm_max() == 0.0, "{kind}: column {i} is outside the support");
         }
     }
 }
 
 /// A Gaussian kernel on rows whose first feature is the row's index: it
-/// records which training rows appear on the left of a Gram block and how
+/// records which training rows appear on each side of a Gram block and how
 /// many entries were computed.
 struct Recording {
     inner: PairGauss,
     left: Mutex<HashSet<usize>>,
+    right: Mutex<HashSet<usize>>,
     entries: Mutex<usize>,
 }
 impl Kernel<DenseRows> for Recording {
@@ -136,6 +156,10 @@ impl Kernel<DenseRows> for Recording {
         let mut left = self.left.lock().unwrap();
         for i in 0..a.n_rows() {
             left.insert(a.as_mat()[(i, 0)] as usize);
+        }
+        let mut right = self.right.lock().unwrap();
+        for j in 0..b.n_rows() {
+            right.insert(b.as_mat()[(j, 0)] as usize);
         }
         *self.entries.lock().unwrap() += a.n_rows() * b.n_rows();
         for j in 0..b.n_rows() {
@@ -154,12 +178,19 @@ fn sparse_sketches_compute_only_support_columns() {
         DenseRows::new(Mat::from_fn(n, 3, |i, j| if j == 0 { i as f64 } else { noise.as_mat()[(i, j - 1)] })).unwrap();
     for kind in [SketchKind::Uniform, SketchKind::SparseRademacher { p: Some(0.002) }] {
         let r = Sketch::draw(&SketchSpec::new(kind, 20), n, 4).unwrap();
-        let kernel = Recording { inner: PairGauss(1e-6), left: Mutex::default(), entries: Mutex::default() };
+        let kernel = Recording {
+            inner: PairGauss(1e-6),
+            left: Mutex::default(),
+            right: Mutex::default(),
+            entries: Mutex::default(),
+        };
         let _ = r.sketch_gram(&kernel, &x, Par::Seq);
-        let left = kernel.left.lock().unwrap().clone();
+        // K R^T = K(X, X_S) R_S^T: every row of X on the left, the support on the right.
+        let right = kernel.right.lock().unwrap().clone();
         let support: HashSet<usize> = r.support().iter().copied().collect();
         assert!(r.support().len() < n / 4, "{kind:?}: support {} is not sparse", r.support().len());
-        assert_eq!(left, support, "{kind:?}: Gram rows computed");
+        assert_eq!(kernel.left.lock().unwrap().len(), n, "{kind:?}: Gram rows computed");
+        assert_eq!(right, support, "{kind:?}: Gram columns computed");
         assert_eq!(*kernel.entries.lock().unwrap(), r.support().len() * n, "{kind:?}: Gram entries computed");
     }
 }

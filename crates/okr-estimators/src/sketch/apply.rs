@@ -26,22 +26,67 @@ pub struct SketchedGram {
 }
 
 impl Sketch {
+    /// For a sketch with exactly one non-zero in every row and in every
+    /// support column (sub-sampling without repeats: uniform draws, merged
+    /// weighted draws), the support position and value of each row:
+    /// row $k$ of $R$ is $v_k e_{S[s_k]}^\top$.
+    fn scaled_selection(&self) -> Option<Vec<(usize, f64)>> {
+        let Restriction::Sparse { ptr, rows, values } = &self.restriction else {
+            return None;
+        };
+        if self.support.len() != self.m {
+            return None;
+        }
+        let mut of_row = vec![None; self.m];
+        for s in 0..self.support.len() {
+            if ptr[s + 1] != ptr[s] + 1 {
+                return None;
+            }
+            let e = ptr[s];
+            if of_row[rows[e]].replace((s, values[e])).is_some() {
+                return None;
+            }
+        }
+        of_row.into_iter().collect()
+    }
+
+    /// The entries of $R_S$ grouped by row: row `k` holds
+    /// `(support position, value)` pairs at `entries[ptr[k]..ptr[k + 1]]`.
+    fn rows_of_restriction(ptr: &[usize], rows: &[usize], values: &[f64], m: usize) -> (Vec<usize>, Vec<(usize, f64)>) {
+        let mut row_ptr = vec![0usize; m + 1];
+        for &r in rows {
+            row_ptr[r + 1] += 1;
+        }
+        for k in 0..m {
+            row_ptr[k + 1] += row_ptr[k];
+        }
+        let mut next = row_ptr.clone();
+        let mut entries = vec![(0, 0.0); rows.len()];
+        for s in 0..ptr.len().saturating_sub(1) {
+            for e in ptr[s]..ptr[s + 1] {
+                entries[next[rows[e]]] = (s, values[e]);
+                next[rows[e]] += 1;
+            }
+        }
+        (row_ptr, entries)
+    }
+
     /// `dst = R_S B_S` `(m, t)`, with `block` the rows of `B` on the support
     /// `(|S|, t)`.
     ///
     /// # Panics
     /// If the shapes do not match.
     #[track_caller]
-    pub fn apply_support_into(&self, block: MatRef<'_, f64>, mut dst: MatMut<'_, f64>, par: Par) {
+    pub fn apply_support_into(&self, block: MatRef<'_, f64>, dst: MatMut<'_, f64>, par: Par) {
         assert_eq!(block.nrows(), self.support.len(), "rows of the block vs sketch support");
         assert_eq!((dst.nrows(), dst.ncols()), (self.m, block.ncols()), "sketch product shape");
         match &self.restriction {
             Restriction::Dense(r) => matmul(dst, Accum::Replace, r.as_ref(), block, 1.0, par),
             Restriction::Sparse { ptr, rows, values } => {
-                let m = self.m;
-                let t = block.ncols();
-                let mut buf = vec![0.0; m * t];
-                let column = |(c, out): (usize, &mut [f64])| {
+                // Column c of the product scatters the support entries of
+                // block column c; columns are independent, written in place.
+                let column = |c: usize, mut out: faer::ColMut<'_, f64>| {
+                    out.fill(0.0);
                     for s in 0..self.support.len() {
                         let b = block[(s, c)];
                         if b != 0.0 {
@@ -51,13 +96,33 @@ impl Sketch {
                         }
                     }
                 };
-                match par {
-                    Par::Seq => buf.chunks_mut(m.max(1)).enumerate().for_each(column),
-                    _ => buf.par_chunks_mut(m.max(1)).enumerate().for_each(column),
-                }
-                for c in 0..t {
-                    dst.as_mut().col_mut(c).copy_from(faer::ColRef::from_slice(&buf[c * m..(c + 1) * m]));
-                }
+                for_each_column(dst, par, column);
+            }
+        }
+    }
+
+    /// `dst = B R_S^\top` `(t, m)`, with `block` the columns of `B` on the
+    /// support `(t, |S|)`.
+    ///
+    /// # Panics
+    /// If the shapes do not match.
+    #[track_caller]
+    pub fn apply_support_right_into(&self, block: MatRef<'_, f64>, dst: MatMut<'_, f64>, par: Par) {
+        assert_eq!(block.ncols(), self.support.len(), "columns of the block vs sketch support");
+        assert_eq!((dst.nrows(), dst.ncols()), (block.nrows(), self.m), "sketch product shape");
+        match &self.restriction {
+            Restriction::Dense(r) => matmul(dst, Accum::Replace, block, r.transpose(), 1.0, par),
+            Restriction::Sparse { ptr, rows, values } => {
+                // Column k of the product is the combination of the block
+                // columns that row k of R_S touches.
+                let (row_ptr, entries) = Self::rows_of_restriction(ptr, rows, values, self.m);
+                let column = |k: usize, mut out: faer::ColMut<'_, f64>| {
+                    out.fill(0.0);
+                    for &(s, v) in &entries[row_ptr[k]..row_ptr[k + 1]] {
+                        out += faer::Scale(v) * block.col(s);
+                    }
+                };
+                for_each_column(dst, par, column);
             }
         }
     }
@@ -100,29 +165,61 @@ impl Sketch {
     }
 
     /// $R\, K(X, B)$ `(m, b.n_rows())` for the sketched rows `x` (`n` of them):
-    /// the Gram block of the support rows against `b` only, in column tiles
-    /// of bounded size.
+    /// the transpose of [`cross_sketch`](Self::cross_sketch).
     ///
     /// # Panics
     /// If `x` does not have `n` rows.
     #[track_caller]
     pub fn sketch_cross<R: Rows, K: Kernel<R>>(&self, kernel: &K, x: &R, b: &R, par: Par) -> Mat<f64> {
+        self.cross_sketch(kernel, b, x, par).transpose().to_owned()
+    }
+
+    /// $K(B, X) R^\top$ `(b.n_rows(), m)` for the sketched rows `x` (`n` of
+    /// them): only the Gram columns $K(B, X_S)$ of the support are computed.
+    ///
+    /// A sub-sampling sketch (one non-zero per row and per support column)
+    /// writes its Gram columns straight into the result and scales them;
+    /// other sketches go through row tiles of `B` of at most 64 MiB. Time
+    /// $O(n_B |S| d)$ plus $O(n_B\, \mathrm{nnz}(R_S))$ (sparse) or
+    /// $O(n_B |S| m)$ (dense); memory $O(n_B m)$ plus one tile.
+    ///
+    /// # Panics
+    /// If `x` does not have `n` rows.
+    #[track_caller]
+    pub fn cross_sketch<R: Rows, K: Kernel<R>>(&self, kernel: &K, b: &R, x: &R, par: Par) -> Mat<f64> {
         assert_eq!(x.n_rows(), self.n, "sketched rows vs sketch columns");
-        support_cross(self, kernel, &x.select(&self.support), b, par)
+        let nb = b.n_rows();
+        let mut out = Mat::zeros(nb, self.m);
+        if let Some(selection) = self.scaled_selection() {
+            let in_row_order: Vec<usize> = selection.iter().map(|&(s, _)| self.support[s]).collect();
+            kernel.gram_block_into(b, &x.select(&in_row_order), out.as_mut(), par);
+            let scale = |k: usize, mut col: faer::ColMut<'_, f64>| col *= faer::Scale(selection[k].1);
+            for_each_column(out.as_mut(), par, scale);
+            return out;
+        }
+        let x_support = x.select(&self.support);
+        let s = x_support.n_rows();
+        let tile = tile_rows(s, nb);
+        let mut g = Mat::zeros(tile.min(nb), s);
+        for start in (0..nb).step_by(tile) {
+            let t = tile.min(nb - start);
+            let mut gt = g.as_mut().subrows_mut(0, t);
+            kernel.gram_block_into(&b.slice(start..start + t), &x_support, gt.as_mut(), par);
+            self.apply_support_right_into(gt.as_ref(), out.as_mut().subrows_mut(start, t), par);
+        }
+        out
     }
 
     /// $K R^\top$ `(n, m)` and $R K R^\top$ `(m, m)` for the Gram matrix $K$ of
-    /// `x`, computing only the columns $K(X, X_S)$ of the support, in row
-    /// tiles of at most 64 MiB: time $O(n |S| (d + m))$, memory $O(n m)$ plus
-    /// one tile. No `n x n` matrix is formed.
+    /// `x`, computing only the columns $K(X, X_S)$ of the support
+    /// ([`cross_sketch`](Self::cross_sketch)): time $O(n |S| (d + m))$,
+    /// memory $O(n m)$ plus one tile. No `n x n` matrix is formed.
     ///
     /// # Panics
     /// If `x` does not have `n` rows.
     #[track_caller]
     pub fn sketch_gram<R: Rows, K: Kernel<R>>(&self, kernel: &K, x: &R, par: Par) -> SketchedGram {
-        assert_eq!(x.n_rows(), self.n, "sketched rows vs sketch columns");
-        let rk = self.sketch_cross(kernel, x, x, par); // R K (m, n)
-        let kr = rk.transpose().to_owned();
+        let kr = self.cross_sketch(kernel, x, x, par);
         let kr_s = Mat::from_fn(self.support.len(), self.m, |s, j| kr[(self.support[s], j)]);
         let mut rkr = Mat::zeros(self.m, self.m);
         self.apply_support_into(kr_s.as_ref(), rkr.as_mut(), par);
@@ -137,23 +234,27 @@ impl Sketch {
     }
 }
 
-/// $R_S\, K(X_S, B)$ `(m, b.n_rows())` with the support rows `x_support` given.
-pub(crate) fn support_cross<R: Rows, K: Kernel<R>>(
-    sketch: &Sketch,
-    kernel: &K,
-    x_support: &R,
-    b: &R,
-    par: Par,
-) -> Mat<f64> {
-    let (s, nb) = (x_support.n_rows(), b.n_rows());
-    let mut out = Mat::zeros(sketch.m, nb);
-    let tile = tile_rows(s, nb);
-    let mut g = Mat::zeros(s, tile);
-    for start in (0..nb).step_by(tile) {
-        let t = tile.min(nb - start);
-        let mut gt = g.as_mut().subcols_mut(0, t);
-        kernel.gram_block_into(x_support, &b.slice(start..start + t), gt.as_mut(), par);
-        sketch.apply_support_into(gt.as_ref(), out.as_mut().subcols_mut(start, t), par);
+/// Runs `f(k, column k)` over the columns of `dst`, in parallel chunks when
+/// `par` asks for more than one thread.
+fn for_each_column<F>(dst: MatMut<'_, f64>, par: Par, f: F)
+where
+    F: Fn(usize, faer::ColMut<'_, f64>) + Sync,
+{
+    let ncols = dst.ncols();
+    match par {
+        Par::Rayon(threads) if threads.get() > 1 && ncols > 1 => {
+            let chunk = ncols.div_ceil(4 * threads.get()).max(1);
+            dst.par_col_chunks_mut(chunk).enumerate().for_each(|(i, mut block)| {
+                for c in 0..block.ncols() {
+                    f(i * chunk + c, block.as_mut().col_mut(c));
+                }
+            });
+        }
+        _ => {
+            let mut dst = dst;
+            for c in 0..ncols {
+                f(c, dst.as_mut().col_mut(c));
+            }
+        }
     }
-    out
 }

@@ -311,7 +311,7 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
             Some(spec) => {
                 let ry = Sketch::draw_for_kernel(spec, &self.output_kernel, y, self.lambda, &mut rng)?;
                 let ry = ry.merge_duplicate_columns(&output_of).unwrap_or(ry);
-                let du = ry.sketch_cross(&self.output_kernel, y, &outputs, par).transpose().to_owned();
+                let du = ry.cross_sketch(&self.output_kernel, &outputs, y, par);
                 let m = ry.nrows();
                 let d_support = Mat::from_fn(ry.support().len(), m, |s, j| du[(output_of[ry.support()[s]], j)]);
                 let mut e = Mat::zeros(m, m);
