@@ -1,7 +1,9 @@
-//! Times SISOKR fit and decode on bibtex, one line per sketch seed (wall
-//! seconds and test F1), for profiling (`perf record`) and quick size sweeps.
-//! Reads the Mulan files from `OKR_DATA_DIR` (else the seeded stand-in).
-//! `cargo run --release -p okr-benches --example sketch_prof -- [IN:m_x] [OUT:m_y] [lambda] [seeds] [gamma]`
+//! Times SISOKR fit and decode, one line per sketch seed (wall seconds and
+//! test F1), for profiling (`perf record`) and quick size sweeps. Data: a
+//! Mulan data set from `OKR_DATA_DIR` (else its seeded stand-in), or a
+//! stand-in preset. `gamma` is a number or `median:c` (`c` over the median
+//! squared distance).
+//! `cargo run --release -p okr-benches --example sketch_prof -- [IN:m_x] [OUT:m_y] [lambda] [seeds] [gamma] [data]`
 use std::time::Instant;
 
 use okr_decode::CandidateDecoder;
@@ -17,12 +19,18 @@ fn main() {
     let output: SketchSpec = arg(1, "uniform:800").parse().unwrap();
     let lambda: f64 = arg(2, "1e-6").parse().unwrap();
     let seeds: u64 = arg(3, "5").parse().unwrap();
-    let (train, test) = okr_eval::read_mulan("bibtex")
-        .unwrap_or_else(|_| okr_eval::StandinPreset::from_name("bibtex").unwrap().spec().seed(0).generate().unwrap());
-    let (Features::Sparse(x), Features::Sparse(xt)) = (&train.x, &test.x) else { panic!("bibtex is sparse") };
+    let data = arg(5, "bibtex");
+    let standin = || okr_eval::StandinPreset::from_name(&data).unwrap().spec().seed(0).generate().unwrap();
+    let (train, test) = okr_eval::read_mulan(&data).unwrap_or_else(|_| standin());
+    let (Features::Sparse(x), Features::Sparse(xt)) = (&train.x, &test.x) else { panic!("sparse features expected") };
     let (candidates, _) = train.y.unique();
-    // The width sketch-multilabel chose (c = 0.25 over the median squared distance).
-    let kx = Gaussian::new(arg(4, "2.2935779816513763e-3").parse().unwrap()).unwrap();
+    // Default: the width sketch-multilabel chose on bibtex (c = 0.25 over the median squared distance).
+    let gamma = arg(4, "2.2935779816513763e-3");
+    let gamma = match gamma.strip_prefix("median:") {
+        Some(c) => c.parse::<f64>().unwrap() / okr_kernels::median_sq_distance(x, 2000),
+        None => gamma.parse().unwrap(),
+    };
+    let kx = Gaussian::new(gamma).unwrap();
     let ky = Gaussian::from_sigma2(train.y.mean_cardinality()).unwrap();
     let decoder = CandidateDecoder::new();
     let (mut fits, mut decs, mut f1s) = (Vec::new(), Vec::new(), Vec::new());
