@@ -28,6 +28,7 @@ pub mod reduced_rank;
 mod score;
 pub mod sketch;
 pub mod sketched;
+mod stream;
 mod surrogate;
 pub mod trace_norm;
 

@@ -1,13 +1,15 @@
-use faer::{Mat, MatRef, Par};
+use std::ops::Range;
+
+use faer::{Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::stream::{StreamedProducts, stream_products};
 use super::{Anchors, Nystroem, NystroemParams, NystroemValidParams};
 use crate::projection::check_training_set;
 use crate::sketch::distinct_uniform;
 use crate::sketched::{RidgeSystem, Whitening, sum_rows_by_group};
+use crate::stream::{StreamedProducts, stream_products};
 use crate::{Error, ParamGuard, Result};
 
 impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
@@ -139,7 +141,11 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
             let kmm = self.input_kernel.gram(anchors);
             Whitening::new(kmm.as_ref(), self.pinv_rtol, self.lambda)?
         };
-        let prods = stream_products(&self.input_kernel, x, anchors, chunk_rows, groups, t, Par::rayon(0));
+        let par = Par::rayon(0);
+        let fill = |rows: Range<usize>, block: MatMut<'_, f64>| {
+            self.input_kernel.gram_block_into(anchors, &x.slice(rows), block, par)
+        };
+        let prods = stream_products(n, anchors.n_rows(), chunk_rows, fill, groups, t, |_, _| {}, par);
         let ata = prods.ata;
         let prods = StreamedProducts { ata: Mat::zeros(0, 0), ..prods };
         let system = RidgeSystem::from_whitened(whitening, ata, n as f64 * self.lambda, self.lambda)?;

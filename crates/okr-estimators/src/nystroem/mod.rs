@@ -11,14 +11,13 @@
 
 mod fit;
 mod params;
-mod stream;
 
 use faer::{Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
+pub use crate::stream::DEFAULT_CHUNK_ROWS;
 pub use params::{Anchors, NystroemParams, NystroemValidParams};
-pub use stream::DEFAULT_CHUNK_ROWS;
 
 use crate::projection::{check_width, projected_coefficients_into};
 use crate::{Result, SurrogateModel};

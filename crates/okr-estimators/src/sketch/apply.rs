@@ -165,13 +165,66 @@ impl Sketch {
     }
 
     /// $R\, K(X, B)$ `(m, b.n_rows())` for the sketched rows `x` (`n` of them):
-    /// the transpose of [`cross_sketch`](Self::cross_sketch).
+    /// only the Gram rows $K(X_S, B)$ of the support are computed, in column
+    /// tiles of `B` of at most 64 MiB.
     ///
     /// # Panics
     /// If `x` does not have `n` rows.
     #[track_caller]
     pub fn sketch_cross<R: Rows, K: Kernel<R>>(&self, kernel: &K, x: &R, b: &R, par: Par) -> Mat<f64> {
-        self.cross_sketch(kernel, b, x, par).transpose().to_owned()
+        let prepared = PreparedSketch::new(self, x);
+        let nb = b.n_rows();
+        let mut out = Mat::zeros(self.m, nb);
+        let tile = prepared.max_block_cols(nb);
+        for start in (0..nb).step_by(tile) {
+            let t = tile.min(nb - start);
+            prepared.sketch_block_into(kernel, &b.slice(start..start + t), out.as_mut().subcols_mut(start, t), par);
+        }
+        out
+    }
+
+    /// `dst += block R_c^\top` for `block` `(k, c)` the columns
+    /// `first..first + c` of some `B` `(k, n)` and $R_c$ the same columns of
+    /// $R$: summed over a partition of `0..n`, this gives $B R^\top$ `(k, m)`
+    /// without holding `B` whole.
+    ///
+    /// # Panics
+    /// If `dst` is not `(k, m)` or the columns run past `n`.
+    #[track_caller]
+    pub(crate) fn add_right_product_of_columns(
+        &self,
+        first: usize,
+        block: MatRef<'_, f64>,
+        mut dst: MatMut<'_, f64>,
+        par: Par,
+    ) {
+        let c = block.ncols();
+        assert!(first + c <= self.n, "columns past the sketch width");
+        assert_eq!((dst.nrows(), dst.ncols()), (block.nrows(), self.m), "sketch product shape");
+        // The support is increasing: its positions within the chunk are a range.
+        let lo = self.support.partition_point(|&i| i < first);
+        let hi = self.support.partition_point(|&i| i < first + c);
+        match &self.restriction {
+            Restriction::Dense(r) => {
+                let r_c = r.as_ref().subcols(lo, hi - lo);
+                if hi - lo == c {
+                    // Every column of the chunk is on the support (dense kinds).
+                    matmul(dst, Accum::Add, block, r_c.transpose(), 1.0, par);
+                } else {
+                    let b_c = Mat::from_fn(block.nrows(), hi - lo, |i, s| block[(i, self.support[lo + s] - first)]);
+                    matmul(dst, Accum::Add, b_c.as_ref(), r_c.transpose(), 1.0, par);
+                }
+            }
+            Restriction::Sparse { ptr, rows, values } => {
+                for s in lo..hi {
+                    let col = block.col(self.support[s] - first);
+                    for e in ptr[s]..ptr[s + 1] {
+                        let mut out = dst.as_mut().col_mut(rows[e]);
+                        out += faer::Scale(values[e]) * col;
+                    }
+                }
+            }
+        }
     }
 
     /// $K(B, X) R^\top$ `(b.n_rows(), m)` for the sketched rows `x` (`n` of
@@ -223,13 +276,7 @@ impl Sketch {
         let kr_s = Mat::from_fn(self.support.len(), self.m, |s, j| kr[(self.support[s], j)]);
         let mut rkr = Mat::zeros(self.m, self.m);
         self.apply_support_into(kr_s.as_ref(), rkr.as_mut(), par);
-        for j in 0..self.m {
-            for i in j + 1..self.m {
-                let v = 0.5 * (rkr[(i, j)] + rkr[(j, i)]);
-                rkr[(i, j)] = v;
-                rkr[(j, i)] = v;
-            }
-        }
+        okr_linalg::products::symmetrize_in_place(rkr.as_mut());
         SketchedGram { kr, rkr }
     }
 }
@@ -254,6 +301,65 @@ where
             let mut dst = dst;
             for c in 0..ncols {
                 f(c, dst.as_mut().col_mut(c));
+            }
+        }
+    }
+}
+
+/// A sketch with the training rows it touches gathered once, to compute
+/// blocks $R\, K(X, B)$ for many `B` (row chunks of a streamed fit).
+pub(crate) struct PreparedSketch<'s, R> {
+    sketch: &'s Sketch,
+    /// The rows of `X` on the support: in sketch-row order for a scaled
+    /// selection, in support order otherwise.
+    rows: R,
+    /// For a scaled selection, the value of each sketch row.
+    selection: Option<Vec<f64>>,
+}
+
+impl<'s, R: Rows> PreparedSketch<'s, R> {
+    /// Gathers the support rows of `x` (`n` rows).
+    ///
+    /// # Panics
+    /// If `x` does not have `n` rows.
+    #[track_caller]
+    pub(crate) fn new(sketch: &'s Sketch, x: &R) -> Self {
+        assert_eq!(x.n_rows(), sketch.n, "sketched rows vs sketch columns");
+        match sketch.scaled_selection() {
+            Some(selection) => {
+                let in_row_order: Vec<usize> = selection.iter().map(|&(s, _)| sketch.support[s]).collect();
+                Self { sketch, rows: x.select(&in_row_order), selection: Some(selection.iter().map(|e| e.1).collect()) }
+            }
+            None => Self { sketch, rows: x.select(&sketch.support), selection: None },
+        }
+    }
+
+    /// Largest number of columns of `B` per block whose Gram temporary
+    /// (`|S| x cols`, general sketches only) stays within 64 MiB.
+    pub(crate) fn max_block_cols(&self, total: usize) -> usize {
+        match self.selection {
+            Some(_) => total.max(1),
+            None => tile_rows(self.rows.n_rows(), total),
+        }
+    }
+
+    /// `dst = R K(X, B)` `(m, b.n_rows())`. A scaled selection writes its
+    /// Gram rows straight into `dst` and scales them; other sketches compute
+    /// $K(X_S, B)$ into a temporary and apply $R_S$.
+    pub(crate) fn sketch_block_into<K: Kernel<R>>(&self, kernel: &K, b: &R, mut dst: MatMut<'_, f64>, par: Par) {
+        match &self.selection {
+            Some(scale) => {
+                kernel.gram_block_into(&self.rows, b, dst.as_mut(), par);
+                for_each_column(dst, par, |_, col| {
+                    for (v, &s) in col.iter_mut().zip(scale) {
+                        *v *= s;
+                    }
+                });
+            }
+            None => {
+                let mut g = Mat::zeros(self.rows.n_rows(), b.n_rows());
+                kernel.gram_block_into(&self.rows, b, g.as_mut(), par);
+                self.sketch.apply_support_into(g.as_ref(), dst, par);
             }
         }
     }

@@ -33,7 +33,7 @@ use faer::Mat;
 use serde::{Deserialize, Serialize};
 
 pub use apply::SketchedGram;
-pub(crate) use apply::tile_rows;
+pub(crate) use apply::{PreparedSketch, tile_rows};
 pub use draw::approximate_leverage_scores;
 pub(crate) use draw::distinct_uniform;
 

@@ -1,5 +1,7 @@
+use std::ops::Range;
+
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, JitterPolicy};
 use rand::SeedableRng;
@@ -7,7 +9,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{SketchedAtoms, SketchedIokr, SketchedIokrParams, SketchedIokrValidParams};
 use crate::projection::check_training_set;
-use crate::sketch::Sketch;
+use crate::sketch::{PreparedSketch, Sketch};
+use crate::stream::{StreamedProducts, stream_products};
 use crate::{Error, ParamGuard, Result};
 
 /// $E^\dagger$ for a symmetric PSD matrix $E$ `(m, m)`, applied from the
@@ -78,6 +81,41 @@ pub(crate) fn psd_pinv(a: MatRef<'_, f64>, rtol: f64, what: &'static str) -> Res
     Ok((out, r))
 }
 
+/// Rows of $A = K R^\top$ per streamed chunk: the `m x chunk` block stays
+/// within about 8 MiB (fewer fresh pages, L3-resident), and at least 256
+/// rows keep the SYRK into $A^\top A$ GEMM-shaped.
+fn stream_chunk_rows(m: usize) -> usize {
+    ((8 << 20) / 8 / m.max(1)).clamp(256, crate::stream::DEFAULT_CHUNK_ROWS)
+}
+
+/// One streamed pass over $A = K R^\top$ `(n, m)` (never held whole, see
+/// [`stream_products`]): returns $A^\top A$ and $A^\top P$ `(m, n_groups)`
+/// for the sample-to-group map `group_of`, and $R K R^\top$ `(m, m)`
+/// (exactly symmetric). Each chunk is $A_c^\top = R\, K(X, X_c)$ `(m, c)`,
+/// at most `chunk_rows` rows (fewer when a dense sketch's Gram temporary
+/// would pass 64 MiB); $R K R^\top = \sum_c A_c^\top R_c^\top$.
+fn stream_sketched_gram<R: Rows, K: Kernel<R>>(
+    r: &Sketch,
+    kernel: &K,
+    x: &R,
+    group_of: &[usize],
+    n_groups: usize,
+    chunk_rows: usize,
+    par: Par,
+) -> (StreamedProducts, Mat<f64>) {
+    let (n, m) = (x.n_rows(), r.nrows());
+    let prepared = PreparedSketch::new(r, x);
+    let chunk = chunk_rows.min(prepared.max_block_cols(n));
+    let fill =
+        |rows: Range<usize>, block: MatMut<'_, f64>| prepared.sketch_block_into(kernel, &x.slice(rows), block, par);
+    let mut rkr = Mat::zeros(m, m);
+    let add_rkr =
+        |first: usize, block: MatRef<'_, f64>| r.add_right_product_of_columns(first, block, rkr.as_mut(), par);
+    let prods = stream_products(n, m, chunk, fill, Some((group_of, n_groups)), None, add_rkr, par);
+    okr_linalg::products::symmetrize_in_place(rkr.as_mut());
+    (prods, rkr)
+}
+
 /// $P^\top A$ `(n_groups, k)`: the rows of `a` `(n, k)` summed by group.
 pub(crate) fn sum_rows_by_group(a: MatRef<'_, f64>, group_of: &[usize], n_groups: usize) -> Mat<f64> {
     let mut out = Mat::zeros(n_groups, a.ncols());
@@ -145,17 +183,6 @@ impl Whitening {
     }
 }
 
-/// Transposes a square matrix without a second copy.
-fn transpose_in_place(a: &mut Mat<f64>) {
-    for j in 0..a.ncols() {
-        for i in j + 1..a.nrows() {
-            let v = a[(i, j)];
-            a[(i, j)] = a[(j, i)];
-            a[(j, i)] = v;
-        }
-    }
-}
-
 impl RidgeSystem {
     /// From $A = K R^\top$ `(n, m)` and $R K R^\top$ `(m, m)`.
     pub(crate) fn new(a: MatRef<'_, f64>, rkr: MatRef<'_, f64>, ridge: f64, lambda: f64, rtol: f64) -> Result<Self> {
@@ -181,22 +208,28 @@ impl RidgeSystem {
     /// streamed caller can drop $R K R^\top$ before accumulating $A^\top A$.
     pub(crate) fn from_whitened(whitening: Whitening, ata: Mat<f64>, ridge: f64, lambda: f64) -> Result<Self> {
         let par = Par::rayon(0);
-        // F^T F = Phi^T (A^T A) Phi: whiten the columns, transpose (A^T A is
-        // symmetric), whiten again.
-        let mut half = Self::whiten_with(&whitening, ata);
-        if half.nrows() == half.ncols() {
-            transpose_in_place(&mut half);
-        } else {
-            half = half.transpose().to_owned();
-        }
-        let mut system = Self::whiten_with(&whitening, half);
-        let r = system.nrows();
-        for j in 0..r {
-            for i in j + 1..r {
-                let v = 0.5 * (system[(i, j)] + system[(j, i)]);
-                system[(i, j)] = v;
-                system[(j, i)] = v;
+        // F^T F = Phi^T (A^T A) Phi: whiten the columns, then the rows (A^T A
+        // is symmetric, so half^T = (A^T A) Phi).
+        let half = Self::whiten_with(&whitening, ata);
+        // Phi^T (A^T A) Phi = Phi^T half^T: whiten the transposed view in place.
+        let mut system = match &whitening {
+            Whitening::Cholesky(c) => {
+                let mut half = half;
+                faer::linalg::triangular_solve::solve_lower_triangular_in_place(
+                    c.l(),
+                    half.as_mut().transpose_mut(),
+                    par,
+                );
+                half
             }
+            Whitening::Eigen(phi) => {
+                let mut out = Mat::zeros(phi.ncols(), phi.ncols());
+                matmul(out.as_mut(), Accum::Replace, phi.transpose(), half.transpose(), 1.0, par);
+                out
+            }
+        };
+        okr_linalg::products::symmetrize_in_place(system.as_mut());
+        for j in 0..system.nrows() {
             system[(j, j)] += ridge;
         }
         let (chol, _) = Cholesky::factor_in_place(system, JitterPolicy::with_lambda(lambda), par)?;
@@ -270,10 +303,16 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
     /// by Cholesky), equal to the poster's pseudo-inverse on the range of
     /// $R_X K_X R_X^\top$.
     ///
-    /// Time $O(n |S_X| d + n m_X^2 + n m_X m_Y + m_X^3 + m_Y^3)$ plus
-    /// $O(n |S_Y| m_Y)$ for the output side (with $|S| \le m$ for
-    /// sub-sampling, $|S| = n$ for dense sketches); memory $O(n (m_X + m_Y))$.
-    /// No `n x n` matrix is formed when the input side is sketched.
+    /// $A$ is never held whole: it is streamed in row chunks of about 8 MiB,
+    /// each added into $A^\top A$ (SYRK-shaped), $A^\top P$ and
+    /// $R_X K_X R_X^\top$, with $P$ the 0/1 map from samples to distinct
+    /// outputs.
+    ///
+    /// Time $O(n |S_X| d + n m_X^2 + u\, m_X m_Y + m_X^3 + m_Y^3)$ plus
+    /// $O(u |S_Y| m_Y)$ for the output side, with $u$ the number of distinct
+    /// training outputs ($|S| \le m$ for sub-sampling, $|S| = n$ for dense
+    /// sketches); memory $O(m_X (m_X + u) + u\, m_Y)$ plus one chunk. No
+    /// `n x n` matrix is formed when the input side is sketched.
     ///
     /// # Errors
     /// [`Error::Empty`], [`Error::ShapeMismatch`] for the training pair;
@@ -316,13 +355,7 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
                 let d_support = Mat::from_fn(ry.support().len(), m, |s, j| du[(output_of[ry.support()[s]], j)]);
                 let mut e = Mat::zeros(m, m);
                 ry.apply_support_into(d_support.as_ref(), e.as_mut(), par);
-                for j in 0..m {
-                    for i in j + 1..m {
-                        let v = 0.5 * (e[(i, j)] + e[(j, i)]);
-                        e[(i, j)] = v;
-                        e[(j, i)] = v;
-                    }
-                }
+                okr_linalg::products::symmetrize_in_place(e.as_mut());
                 let (e_inv, rank) = PsdInverse::new(e.as_ref(), self.pinv_rtol, self.lambda, "R_Y K_Y R_Y^T")?;
                 let atoms = SketchedAtoms {
                     support: y.select(ry.support()),
@@ -337,18 +370,26 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
 
         let (x_support, x_support_indices, input_map, input_rank) = match rx {
             Some(rx) => {
-                let g = rx.sketch_gram(&self.input_kernel, x, par);
-                let system = RidgeSystem::new(g.kr.as_ref(), g.rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
-                // A^T T (m, n_atoms) = ((P^T A)^T D_u) E^+ (or P^T A without an
+                // A = K_X R_X^T (n, m_X) is streamed in row chunks, never held:
+                // each chunk's A_c^T = R_X K(X, X_c) goes into A^T A, A^T P
+                // (rows summed by output group) and R_X K_X R_X^T.
+                let m = rx.nrows();
+                let chunk = stream_chunk_rows(m);
+                let (prods, rkr) =
+                    stream_sketched_gram(&rx, &self.input_kernel, x, &output_of, outputs.n_rows(), chunk, par);
+                let system =
+                    RidgeSystem::from_cross_product(prods.ata, rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
+                drop(rkr);
+                // A^T T (m, n_atoms) = (A^T P) D_u E^+ (or A^T P without an
                 // output sketch), then F^T T = Phi^T A^T T.
-                let pta = sum_rows_by_group(g.kr.as_ref(), &output_of, outputs.n_rows());
+                let at_groups = prods.at_groups.expect("groups were given");
                 let at_right = match &output {
                     Some((du, e_inv, _, _)) => {
-                        let mut ad = Mat::zeros(g.kr.ncols(), du.ncols());
-                        matmul(ad.as_mut(), Accum::Replace, pta.transpose(), du.as_ref(), 1.0, par);
+                        let mut ad = Mat::zeros(m, du.ncols());
+                        matmul(ad.as_mut(), Accum::Replace, at_groups.as_ref(), du.as_ref(), 1.0, par);
                         e_inv.apply_right(ad.as_ref())
                     }
-                    None => pta.transpose().to_owned(),
+                    None => at_groups,
                 };
                 let ft_right = system.whiten(at_right);
                 let core = system.core(ft_right);
@@ -403,5 +444,58 @@ impl<KX: Clone, KY: Clone> SketchedIokrParams<KX, KY> {
         KY: Kernel<Y>,
     {
         self.check_ref()?.fit(x, y)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use okr_kernels::{DenseRows, Gaussian};
+
+    use super::*;
+    use crate::sketch::{SketchKind, SketchSpec};
+
+    fn max_rel_err(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> f64 {
+        (a - b).norm_max() / b.norm_max()
+    }
+
+    /// The streamed reductions of $A = K R^\top$ equal the dense products
+    /// for every sketch kind and for chunks that cut through the support
+    /// (1, 7 and all rows), including sub-sampling with merged repeats.
+    #[test]
+    fn streamed_sketch_reductions_equal_dense_products() {
+        let n = 53;
+        let x = DenseRows::new(Mat::from_fn(n, 3, |i, j| ((i * 7 + j * 5) % 13) as f64 / 13.0)).unwrap();
+        let kernel = Gaussian::new(0.8).unwrap();
+        let group_of: Vec<usize> = (0..n).map(|i| (i * 5) % 7).collect();
+        let p = Mat::from_fn(n, 7, |i, g| if group_of[i] == g { 1.0 } else { 0.0 });
+        let k = kernel.gram(&x);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut sketches: Vec<Sketch> = [
+            SketchKind::Gaussian,
+            SketchKind::Rademacher,
+            SketchKind::Uniform,
+            SketchKind::SparseGaussian { p: Some(0.2) },
+            SketchKind::Sjlt { s: 2 },
+        ]
+        .into_iter()
+        .map(|kind| Sketch::draw_with(&SketchSpec::new(kind, 9), n, &mut rng).unwrap())
+        .collect();
+        let q: Vec<f64> = (0..n).map(|i| if i % 10 == 0 { 1.0 } else { 0.01 }).collect();
+        let weighted = Sketch::weighted_subsampling(&q, 12, &mut rng).unwrap();
+        sketches.push(weighted.merge_duplicate_columns(&(0..n).collect::<Vec<_>>()).unwrap());
+        sketches.push(weighted);
+        for r in &sketches {
+            let rd = r.to_dense();
+            let a = &k * rd.transpose();
+            let (ata, at_p, rkr) = (a.transpose() * &a, a.transpose() * &p, &rd * &a);
+            for chunk in [1, 7, n] {
+                let (prods, streamed_rkr) = stream_sketched_gram(r, &kernel, &x, &group_of, 7, chunk, Par::rayon(2));
+                assert!(max_rel_err(prods.ata.as_ref(), ata.as_ref()) < 1e-13, "A^T A, chunk {chunk}");
+                let at_groups = prods.at_groups.unwrap();
+                assert!(max_rel_err(at_groups.as_ref(), at_p.as_ref()) < 1e-13, "A^T P, chunk {chunk}");
+                assert!(max_rel_err(streamed_rkr.as_ref(), rkr.as_ref()) < 1e-13, "R K R^T, chunk {chunk}");
+                assert_eq!(streamed_rkr, streamed_rkr.transpose().to_owned(), "R K R^T symmetric");
+            }
+        }
     }
 }

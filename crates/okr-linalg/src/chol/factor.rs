@@ -119,10 +119,11 @@ impl Cholesky {
     }
 
     /// Factors `a`, reusing its storage for the factor. Only the lower
-    /// triangle of `a` is read. A copy of `a` is kept while factoring so that
-    /// a jittered retry can start from the original matrix (faer's in-place
-    /// routine writes to the whole matrix); use [`Cholesky::factor_with`] to
-    /// rebuild the matrix on demand instead and save that copy.
+    /// triangle of `a` is read. When `policy` allows retries, a copy of `a`
+    /// is kept while factoring so that a jittered retry can start from the
+    /// original matrix (faer's in-place routine writes to the whole matrix);
+    /// use [`Cholesky::factor_with`] to rebuild the matrix on demand instead
+    /// and save that copy. With `max_attempts = 0` no copy is made.
     ///
     /// # Errors
     /// As [`Cholesky::factor`].
@@ -132,9 +133,13 @@ impl Cholesky {
     #[track_caller]
     pub fn factor_in_place(a: Mat<f64>, policy: JitterPolicy, par: Par) -> Result<(Self, SolveInfo)> {
         assert_eq!(a.nrows(), a.ncols(), "Cholesky::factor_in_place needs a square matrix");
-        let backup = a.clone();
+        let backup = (policy.max_attempts > 0).then(|| a.clone());
         let mut first = Some(a);
-        Self::factor_with(move || first.take().unwrap_or_else(|| backup.clone()), policy, par)
+        let build = move || match first.take() {
+            Some(a) => a,
+            None => backup.as_ref().expect("a retry happens only when max_attempts > 0").clone(),
+        };
+        Self::factor_with(build, policy, par)
     }
 
     /// Factors the matrix returned by `build`, calling `build` again (and

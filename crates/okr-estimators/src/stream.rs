@@ -1,0 +1,76 @@
+//! Reductions of a tall matrix $A$ `(n, m)` accumulated over row chunks, so
+//! that $A$ is never held whole: at `n = 60000`, `m = 15000` it would take
+//! 7.2 GB. The Nystroem fits stream $A = K_{nm}$, the sketched fits
+//! $A = K R^\top$; both only need $A^\top A$ and $A^\top$ times a few
+//! right-hand sides.
+
+use std::ops::Range;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+
+/// Default number of rows of $A$ per streamed chunk.
+pub const DEFAULT_CHUNK_ROWS: usize = 2048;
+
+/// What one pass over the chunks of $A^\top$ accumulates.
+pub(crate) struct StreamedProducts {
+    /// $A^\top A$ `(m, m)`, exactly symmetric.
+    pub(crate) ata: Mat<f64>,
+    /// $A^\top P$ `(m, n_groups)` with the 0/1 sample-to-group map $P$, when groups were given.
+    pub(crate) at_groups: Option<Mat<f64>>,
+    /// $A^\top T$ `(m, k)`, when `T` `(n, k)` was given.
+    pub(crate) at_t: Option<Mat<f64>>,
+}
+
+/// One pass over the rows of $A$ `(n, m)` in chunks of `chunk_rows`:
+/// `fill(rows, block)` writes the chunk's block $A_c^\top$ `(m, c)` (every
+/// entry), which is added into the lower triangle of $A^\top A$ (a SYRK,
+/// [`okr_linalg::products::crossprod_lower_add_into`]), summed by group into
+/// $A^\top P$, multiplied into $A^\top T$, and finally handed to
+/// `on_chunk(first_row, block)` for any other reduction. Peak memory: the
+/// `m x m` accumulator, the right-hand sides and one `m x chunk_rows` block.
+///
+/// # Panics
+/// If `chunk_rows == 0`, `groups` does not have `n` entries each `< n_groups`,
+/// or `t` does not have `n` rows.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stream_products(
+    n: usize,
+    m: usize,
+    chunk_rows: usize,
+    mut fill: impl FnMut(Range<usize>, MatMut<'_, f64>),
+    groups: Option<(&[usize], usize)>,
+    t: Option<MatRef<'_, f64>>,
+    mut on_chunk: impl FnMut(usize, MatRef<'_, f64>),
+    par: Par,
+) -> StreamedProducts {
+    assert!(chunk_rows > 0, "chunk_rows must be >= 1");
+    if let Some((g, _)) = groups {
+        assert_eq!(g.len(), n, "one group per row");
+    }
+    if let Some(t) = t {
+        assert_eq!(t.nrows(), n, "right-hand side rows");
+    }
+    let mut ata = Mat::zeros(m, m);
+    let mut at_groups = groups.map(|(_, k)| Mat::zeros(m, k));
+    let mut at_t = t.map(|t| Mat::zeros(m, t.ncols()));
+    let mut buf = Mat::zeros(m, chunk_rows.min(n));
+    for start in (0..n).step_by(chunk_rows) {
+        let c = chunk_rows.min(n - start);
+        fill(start..start + c, buf.as_mut().subcols_mut(0, c));
+        let block = buf.as_ref().subcols(0, c);
+        okr_linalg::products::crossprod_lower_add_into(ata.as_mut(), block.transpose(), par);
+        if let (Some(acc), Some((g, _))) = (at_groups.as_mut(), groups) {
+            for (i, &grp) in g[start..start + c].iter().enumerate() {
+                let mut dst = acc.col_mut(grp);
+                dst += block.col(i);
+            }
+        }
+        if let (Some(acc), Some(t)) = (at_t.as_mut(), t) {
+            matmul(acc.as_mut(), Accum::Add, block, t.subrows(start, c), 1.0, par);
+        }
+        on_chunk(start, block);
+    }
+    okr_linalg::products::mirror_lower_in_place(ata.as_mut());
+    StreamedProducts { ata, at_groups, at_t }
+}
