@@ -514,10 +514,31 @@ The poster's timing columns are read as (training, inference). `sisokr-fast` is 
 speed-oriented choice: the cheapest sizes within 1.5 validation points of its best (the
 poster's SISOKR sits 0.8 points below its IOKR).";
 
-/// Runs the experiment on `datasets` and writes `sketch-multilabel.{json,md}`.
-pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
-    let mut records = Vec::new();
+/// The records and validation sections of an earlier run for the data sets
+/// that are not run again, so that `--datasets X` replaces only X.
+fn kept_from_previous_run(out_dir: &Path, rerun: &[String]) -> (Vec<MetricRecord>, String) {
+    let is_rerun = |d: &str| rerun.iter().any(|n| d == n || d == format!("{n}-standin"));
+    let records: Vec<MetricRecord> = okr_eval::read_records(out_dir.join("sketch-multilabel.json"))
+        .map(|rs| rs.into_iter().filter(|r| !is_rerun(&r.dataset)).collect())
+        .unwrap_or_default();
+    let md = std::fs::read_to_string(out_dir.join("sketch-multilabel.md")).unwrap_or_default();
+    let body = md.split("\nRecords: `sketch-multilabel.json`").next().unwrap_or("");
     let mut log = String::new();
+    for section in body.split("\n### ").skip(1) {
+        let dataset = section.split(':').next().unwrap_or("");
+        if !is_rerun(dataset) && records.iter().any(|r| r.dataset == dataset) {
+            log.push_str("\n### ");
+            log.push_str(section.trim_end());
+            log.push('\n');
+        }
+    }
+    (records, log)
+}
+
+/// Runs the experiment on `datasets` and writes `sketch-multilabel.{json,md}`;
+/// the other data sets' results of an earlier run in `out_dir` are kept.
+pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
+    let (mut records, mut log) = kept_from_previous_run(out_dir, datasets);
     for name in datasets {
         let data = load_mulan_or_standin(name, seed)?;
         let recs = match (&data.train.x, &data.test.x) {
@@ -538,4 +559,31 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     }
     println!("{}", render(&records, &log));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Re-running one data set keeps the others' records and validation
+    /// sections, and drops only the re-run one's.
+    #[test]
+    fn rerun_keeps_the_other_data_sets() {
+        let dir = std::env::temp_dir().join(format!("okr-sml-keep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let recs: Vec<MetricRecord> = ["bibtex", "corel5k-standin"]
+            .iter()
+            .map(|&d| MetricRecord::new("sketch-multilabel", d, "sisokr", "f1_samples", 0.4))
+            .collect();
+        write_records(dir.join("sketch-multilabel.json"), &recs).unwrap();
+        let log = "\n### bibtex: validation (n_fit = 1)\n\n| a |\n\n1-minute load average: 1\n\
+                   \n### corel5k-standin: validation (n_fit = 2)\n\n| b |\n";
+        std::fs::write(dir.join("sketch-multilabel.md"), render(&recs, log)).unwrap();
+        let (kept, kept_log) = kept_from_previous_run(&dir, &["corel5k".to_string()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(kept.iter().map(|r| r.dataset.as_str()).collect::<Vec<_>>(), ["bibtex"]);
+        assert!(kept_log.contains("### bibtex: validation") && kept_log.contains("| a |"));
+        assert!(kept_log.contains("1-minute load average: 1"));
+        assert!(!kept_log.contains("corel5k") && !kept_log.contains("| b |"));
+    }
 }

@@ -16,6 +16,10 @@ use crate::{Error, Result, Rows};
 /// let x = DenseRows::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0]])?;
 /// assert_eq!((x.n_rows(), x.n_features()), (2, 2));
 /// assert_eq!(x.select(&[1]).as_mat()[(0, 0)], 3.0);
+/// // Identical rows share a group (-0.0 equals 0.0); first-occurrence order.
+/// let d = DenseRows::from_rows(&[vec![1.0, 0.0], vec![2.0, 0.0], vec![1.0, -0.0], vec![1.0, 1e-300]])?;
+/// let (distinct, group) = d.group_duplicates();
+/// assert_eq!((distinct.n_rows(), group), (3, vec![0, 1, 0, 2]));
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,6 +84,14 @@ impl Rows for DenseRows {
     }
     fn slice(&self, range: Range<usize>) -> Self {
         Self { x: self.x.subrows(range.start, range.len()).to_owned() }
+    }
+    /// Rows are identical when every entry is equal (`0.0 == -0.0`): the
+    /// sketched fits merge such rows in sub-sampling sketches, which keeps
+    /// their `R K R^T` non-singular (Corel5k's training set repeats one row).
+    fn group_duplicates(&self) -> (Self, Vec<usize>) {
+        // Adding +0.0 maps -0.0 to +0.0, so the bit patterns compare as values do.
+        let key = |i: usize| (0..self.x.ncols()).map(|j| (self.x[(i, j)] + 0.0).to_bits()).collect::<Vec<u64>>();
+        group_by_key(self.n_rows(), key, |first| self.select(first))
     }
 }
 

@@ -33,7 +33,7 @@ pub trait Rows: Clone + Send + Sync {
     /// Groups identical rows: the distinct rows in first-occurrence order,
     /// and for every row the index of its group. The default treats every row
     /// as distinct (always correct, no saving); containers whose rows repeat
-    /// in practice (label sets) override it. Estimators use it to keep one
+    /// in practice (dense and sparse features, label sets) override it. Estimators use it to keep one
     /// atom per distinct training output.
     fn group_duplicates(&self) -> (Self, Vec<usize>) {
         (self.clone(), (0..self.n_rows()).collect())
