@@ -12,7 +12,7 @@ use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
 use crate::plot::{Panel, Series, draw_png};
 use okr_kernels::{CsrRows, Gaussian, Rows, median_sq_distance};
 
-use crate::sketch_multilabel::{MethodConfig, RunOutcome, SplitRef, run_method};
+use crate::sketch_multilabel::{MethodConfig, RunOutcome, SplitRef, load_average, run_method};
 
 /// Peak resident set size of this process (`VmHWM`), in bytes.
 pub(crate) fn peak_rss_bytes() -> Option<u64> {
@@ -35,7 +35,12 @@ struct Measured {
     peak: Option<u64>,
     n_test: usize,
     seed: u64,
+    /// 1-minute load average when the run started.
+    load: Option<f64>,
 }
+
+/// Sketch seeds per SISOKR size.
+const SEEDS: u64 = 3;
 
 fn sisokr(mx: usize, my: usize) -> MethodConfig {
     MethodConfig {
@@ -88,6 +93,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let mut measured = Vec::new();
     let mut records = Vec::new();
     let mut measure = |split: &SplitRef<'_, CsrRows>, cfg: MethodConfig, seed: u64, records: &mut Vec<MetricRecord>| {
+        let load = load_average();
         let resettable = reset_peak_rss();
         let outcome = run_method(split, &kx, &ky, lambda, &cfg, seed)?;
         let peak = if resettable { peak_rss_bytes() } else { None };
@@ -102,7 +108,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
             outcome.decode_seconds,
             peak.unwrap_or(0) as f64 / (1u64 << 30) as f64
         );
-        let m = Measured { cfg, outcome, peak, n_test: split.x_test.n_rows(), seed };
+        let m = Measured { cfg, outcome, peak, n_test: split.x_test.n_rows(), seed, load };
         records.extend(to_records(&dataset, &m, x_train.n_rows(), c, lambda, cand.n_rows()));
         // Written after every run: a long experiment keeps what it measured.
         std::fs::create_dir_all(out_dir)?;
@@ -110,23 +116,17 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
         measured.push(m);
         anyhow::Ok(())
     };
-    // Headline: SISOKR, three seeds.
-    for s in 0..3 {
-        measure(&full, sisokr(2000, 100), s, &mut records)?;
+    // Headline SISOKR 2000 / 100, then curves over the input size (m_y = 100)
+    // and the output size (m_x = 2000); three sketch seeds at every size.
+    for (mx, my) in [(2000, 100), (500, 100), (1000, 100), (4000, 100), (2000, 50), (2000, 200)] {
+        for s in 0..SEEDS {
+            measure(&full, sisokr(mx, my), s, &mut records)?;
+        }
     }
-    // Curve over the input sketch size (output size fixed), one seed each.
-    for mx in [500, 1000, 4000] {
-        measure(&full, sisokr(mx, 100), 0, &mut records)?;
-    }
-    for my in [50, 200] {
-        measure(&full, sisokr(2000, my), 0, &mut records)?;
-    }
-    // SIOKR: its atoms are all distinct training label sets, so decoding the
-    // whole test set costs n_test x n_distinct x n_c; measured on 500 test rows.
-    let (x_sub, y_sub) = (x_test.slice(0..500), y_test.slice(0..500));
-    let sub = SplitRef { x_train, y_train, x_test: &x_sub, y_test: &y_sub, candidates: &cand };
+    // SIOKR: its atoms are all distinct training label sets, so decoding costs
+    // n_test x n_distinct x n_c (about 9 TFLOP here).
     let siokr = MethodConfig { method: "siokr", input: Some(SketchSpec::new(SketchKind::Uniform, 2000)), output: None };
-    measure(&sub, siokr, 0, &mut records)?;
+    measure(&full, siokr, 0, &mut records)?;
 
     let md = render(&records, &log);
     std::fs::write(out_dir.join("sketch-scale.md"), &md).context("writing sketch-scale.md")?;
@@ -135,20 +135,39 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     Ok(())
 }
 
-/// `sketch-scale.png`: F1, fit and decode seconds of SISOKR (seed 0) against
-/// `m_x` (at `m_y = 100`) and against `m_y` (at `m_x = 2000`).
+/// `sketch-scale.png`: F1, fit and decode seconds of SISOKR against `m_x`
+/// (at `m_y = 100`) and against `m_y` (at `m_x = 2000`): the mean over the
+/// sketch seeds as a line, every seed as a marker.
 fn plot(records: &[MetricRecord], out_dir: &Path) -> Result<()> {
     let get = |r: &MetricRecord, k: &str| r.setting.get(k).and_then(|v| v.as_f64());
-    let curve = |metric: &str, along: &str, fixed: (&str, f64)| -> Vec<(f64, f64)> {
+    let runs = |metric: &str, along: &str, fixed: (&str, f64)| -> Vec<(f64, f64)> {
         let mut pts: Vec<(f64, f64)> = records
             .iter()
-            .filter(|r| r.method == "sisokr" && r.metric == metric && get(r, "seed") == Some(0.0))
-            .filter(|r| get(r, fixed.0) == Some(fixed.1))
+            .filter(|r| r.method == "sisokr" && r.metric == metric && get(r, fixed.0) == Some(fixed.1))
             .filter_map(|r| Some((get(r, along)?, r.value)))
             .map(|(m, v)| (m, if metric == "f1_samples" { 100.0 * v } else { v }))
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         pts
+    };
+    let mean = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {
+        let mut out: Vec<(f64, f64, usize)> = Vec::new();
+        for &(m, v) in pts {
+            match out.last_mut() {
+                Some(last) if last.0 == m => {
+                    last.1 += v;
+                    last.2 += 1;
+                }
+                _ => out.push((m, v, 1)),
+            }
+        }
+        out.into_iter().map(|(m, v, k)| (m, v / k as f64)).collect()
+    };
+    let with_runs = |label: &str, colour: usize, pts: Vec<(f64, f64)>| {
+        vec![
+            Series::line(label, colour, mean(&pts)),
+            Series { label: String::new(), colour, points: pts, thin: false, markers: true },
+        ]
     };
     let panels = [
         ("m_x", ("m_y", 100.0), "input sketch size m_x (m_y = 100)"),
@@ -156,25 +175,24 @@ fn plot(records: &[MetricRecord], out_dir: &Path) -> Result<()> {
     ]
     .into_iter()
     .flat_map(|(along, fixed, x_label)| {
+        let seconds = [("fit", 1, "fit_seconds"), ("decode", 2, "decode_seconds")]
+            .into_iter()
+            .flat_map(|(label, colour, metric)| with_runs(label, colour, runs(metric, along, fixed)))
+            .collect();
         [
             Panel {
                 title: format!("SISOKR test F1 vs {along} (stand-in)"),
                 x_label: x_label.into(),
                 y_label: "F1 x100".into(),
-                log_x: true,
-                series: vec![Series::line("F1", 0, curve("f1_samples", along, fixed))],
+                series: with_runs("F1 (mean; markers: seeds)", 0, runs("f1_samples", along, fixed)),
                 ..Panel::default()
             },
             Panel {
                 title: format!("SISOKR seconds vs {along}"),
                 x_label: x_label.into(),
                 y_label: "seconds (2 threads)".into(),
-                log_x: true,
-                log_y: true,
-                series: vec![
-                    Series::line("fit", 1, curve("fit_seconds", along, fixed)),
-                    Series::line("decode", 2, curve("decode_seconds", along, fixed)),
-                ],
+                series: seconds,
+                ..Panel::default()
             },
         ]
     })
@@ -196,6 +214,7 @@ fn to_records(dataset: &str, m: &Measured, n: usize, c: f64, lambda: f64, n_cand
             .with_setting("c", c)
             .with_setting("lambda", lambda)
             .with_setting("threads", rayon::current_num_threads())
+            .with_setting("load_average", m.load)
     };
     let paper = |method: &str, metric: &str| match (method, metric) {
         ("sisokr", "fit_seconds") => Some(118.0),
@@ -242,10 +261,11 @@ fn render(records: &[MetricRecord], log: &str) -> String {
         s(first, "lambda")
     ));
     md.push_str(
-        "| method | m_x | m_y | seed | n_test | F1 | fit s | poster fit s | decode s | poster decode s | fit + decode CPU s | peak RSS GiB |\n\
+        "| method | m_x | m_y | seeds | n_test | F1 | fit s | poster fit s | decode s | poster decode s | fit + decode CPU s | peak RSS GiB |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
-    let key = |r: &MetricRecord| (r.method.clone(), s(r, "m_x"), s(r, "m_y"), s(r, "seed"), s(r, "n_test"));
+    // One row per configuration: mean ± std (ddof 1) over its sketch seeds.
+    let key = |r: &MetricRecord| (r.method.clone(), s(r, "m_x"), s(r, "m_y"), s(r, "n_test"));
     let mut keys: Vec<_> = Vec::new();
     for r in records {
         if !keys.contains(&key(r)) {
@@ -253,27 +273,51 @@ fn render(records: &[MetricRecord], log: &str) -> String {
         }
     }
     for k in keys {
-        let get = |metric: &str| records.iter().find(|r| key(r) == k && r.metric == metric);
-        let val = |metric: &str| get(metric).map(|r| r.value);
-        let (method, mx, my, seed, nt) = &k;
+        let values = |metric: &str| -> Vec<f64> {
+            records.iter().filter(|r| key(r) == k && r.metric == metric).map(|r| r.value).collect()
+        };
+        let stat = |metric: &str, scale: f64, digits: usize| {
+            let v = values(metric);
+            if v.is_empty() {
+                return "-".to_string();
+            }
+            let n = v.len() as f64;
+            let mean = v.iter().sum::<f64>() / n;
+            if v.len() == 1 {
+                return format!("{:.*}", digits, mean * scale);
+            }
+            let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+            format!("{:.*} ± {:.*}", digits, mean * scale, digits, sd * scale)
+        };
+        let (method, mx, my, nt) = &k;
         let (pf, pd) = match method.as_str() {
             "sisokr" => ("118", "20"),
-            "siokr" => ("354", "297 (full test set)"),
+            "siokr" => ("354", "297"),
             _ => ("-", "-"),
         };
-        let cpu = match (val("fit_cpu_seconds"), val("decode_cpu_seconds")) {
-            (Some(a), Some(b)) => format!("{:.1}", a + b),
-            _ => "-".into(),
-        };
+        let cpu: Vec<f64> =
+            values("fit_cpu_seconds").iter().zip(values("decode_cpu_seconds")).map(|(a, b)| a + b).collect();
+        let cpu =
+            if cpu.is_empty() { "-".into() } else { format!("{:.1}", cpu.iter().sum::<f64>() / cpu.len() as f64) };
+        let peak = values("peak_rss_bytes").into_iter().fold(f64::NAN, f64::max);
         md.push_str(&format!(
-            "| {method} | {mx} | {my} | {seed} | {nt} | {} | {} | {pf} | {} | {pd} | {cpu} | {} |\n",
-            val("f1_samples").map_or("-".into(), |v| format!("{:.2}", 100.0 * v)),
-            val("fit_seconds").map_or("-".into(), |v| format!("{v:.1}")),
-            val("decode_seconds").map_or("-".into(), |v| format!("{v:.1}")),
-            val("peak_rss_bytes").map_or("-".into(), |v| format!("{:.2}", v / (1u64 << 30) as f64)),
+            "| {method} | {mx} | {my} | {} | {nt} | {} | {} | {pf} | {} | {pd} | {cpu} | {} |\n",
+            values("f1_samples").len(),
+            stat("f1_samples", 100.0, 2),
+            stat("fit_seconds", 1.0, 1),
+            stat("decode_seconds", 1.0, 1),
+            if peak.is_nan() { "-".into() } else { format!("{:.2}", peak / (1u64 << 30) as f64) },
         ));
     }
     md.push_str(SCALE_NOTES);
+    let loads: Vec<f64> = records
+        .iter()
+        .filter(|r| r.metric == "f1_samples")
+        .filter_map(|r| r.setting.get("load_average")?.as_f64())
+        .collect();
+    if let (Some(lo), Some(hi)) = (loads.iter().copied().reduce(f64::min), loads.iter().copied().reduce(f64::max)) {
+        md.push_str(&format!(" The 1-minute load average (2 cores) when a run started was {lo:.1} to {hi:.1}."));
+    }
     if !log.is_empty() {
         md.push_str("\n\n## Validation of (c, lambda)\n\nSISOKR (uniform 1000 / uniform 100, seed 0) on 12000 / 3000 training rows, F1 x100:\n\n");
         md.push_str(log);
@@ -297,12 +341,10 @@ const SCALE_NOTES: &str = "
 Both sketches are uniform sub-sampling (only `m_x` input Gram columns and `m_y` output Gram
 columns are computed; no `n x n` matrix exists). Gaussian input kernel with
 `gamma = c / median ||x - x'||^2`, Gaussian output kernel on label vectors with `sigma^2` = mean
-labels per point, ridge `(K + n lambda I)`. Peak RSS is `VmHWM` of the xtask process after
-resetting it (`/proc/self/clear_refs` = 5) before each run, so it covers that run plus the data
-already in memory (the stand-in itself). F1 on a stand-in does not compare with the poster's
+labels per point, ridge `(K + n lambda I)`. F1 and times are mean ± std over the sketch seeds,
+CPU seconds their mean. Peak RSS is the largest `VmHWM` of the xtask process over the seeds, reset
+(`/proc/self/clear_refs` = 5) before each run, so it covers that run plus the data already in
+memory (the stand-in itself). F1 on a stand-in does not compare with the poster's
 39.3 on the real Bookmarks; only times and memory do, on different hardware (the poster's is not
-stated). Times were taken on 2 cores shared with other engineers' builds and experiments (load average
-about 20-27 during the run): wall times are pessimistic by a large factor; CPU seconds (user +
-system, all threads) measure the work, when recorded. SIOKR
-decodes against all distinct training label sets as atoms, so it was timed on the first 500
-test rows only (its decode time is not comparable with the poster's full-test-set figure).";
+stated). Times are wall-clock on 2 threads; CPU seconds (user + system, all threads) measure the
+work. SIOKR decodes against all distinct training label sets as atoms (no output sketch).";
