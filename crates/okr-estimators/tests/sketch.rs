@@ -112,12 +112,11 @@ fn products_equal_dense_computation() {
     let merged = weighted.merge_duplicate_columns(&(0..37).collect::<Vec<_>>()).unwrap();
     sketches.push(("weighted".into(), weighted));
     sketches.push(("weighted, merged".into(), merged));
-    let kbx = kernel.gram_block(&b, &x);
     for (kind, r) in sketches {
         let rd = r.to_dense();
         assert!(
-            rel_err(&r.cross_sketch(&kernel, &b, &x, Par::rayon(2)), &(&kbx * rd.transpose())) < 1e-13,
-            "{kind}: K(B, X) R^T"
+            rel_err(&r.sketch_cross(&kernel, &x, &b, Par::rayon(2)), &(&rd * &kxb)) < 1e-13,
+            "{kind}: R K(X, B), parallel"
         );
         let g = r.sketch_gram(&kernel, &x, Par::rayon(0));
         let kr = &k * rd.transpose();
@@ -185,12 +184,12 @@ fn sparse_sketches_compute_only_support_columns() {
             entries: Mutex::default(),
         };
         let _ = r.sketch_gram(&kernel, &x, Par::Seq);
-        // K R^T = K(X, X_S) R_S^T: every row of X on the left, the support on the right.
-        let right = kernel.right.lock().unwrap().clone();
+        // R K = R_S K(X_S, X): the support on the left, every row of X on the right.
+        let left = kernel.left.lock().unwrap().clone();
         let support: HashSet<usize> = r.support().iter().copied().collect();
         assert!(r.support().len() < n / 4, "{kind:?}: support {} is not sparse", r.support().len());
-        assert_eq!(kernel.left.lock().unwrap().len(), n, "{kind:?}: Gram rows computed");
-        assert_eq!(right, support, "{kind:?}: Gram columns computed");
+        assert_eq!(left, support, "{kind:?}: Gram rows computed");
+        assert_eq!(kernel.right.lock().unwrap().len(), n, "{kind:?}: Gram columns computed");
         assert_eq!(*kernel.entries.lock().unwrap(), r.support().len() * n, "{kind:?}: Gram entries computed");
     }
 }

@@ -1,5 +1,6 @@
 //! Applying a sketch: $R B$, $R_S^\top C$, and the kernel sketches
-//! $K R^\top$, $R K R^\top$ from the Gram columns of the support only.
+//! $R K(X, B)$, $K R^\top$, $R K R^\top$ from the Gram columns of the
+//! support only.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
@@ -50,27 +51,6 @@ impl Sketch {
         of_row.into_iter().collect()
     }
 
-    /// The entries of $R_S$ grouped by row: row `k` holds
-    /// `(support position, value)` pairs at `entries[ptr[k]..ptr[k + 1]]`.
-    fn rows_of_restriction(ptr: &[usize], rows: &[usize], values: &[f64], m: usize) -> (Vec<usize>, Vec<(usize, f64)>) {
-        let mut row_ptr = vec![0usize; m + 1];
-        for &r in rows {
-            row_ptr[r + 1] += 1;
-        }
-        for k in 0..m {
-            row_ptr[k + 1] += row_ptr[k];
-        }
-        let mut next = row_ptr.clone();
-        let mut entries = vec![(0, 0.0); rows.len()];
-        for s in 0..ptr.len().saturating_sub(1) {
-            for e in ptr[s]..ptr[s + 1] {
-                entries[next[rows[e]]] = (s, values[e]);
-                next[rows[e]] += 1;
-            }
-        }
-        (row_ptr, entries)
-    }
-
     /// `dst = R_S B_S` `(m, t)`, with `block` the rows of `B` on the support
     /// `(|S|, t)`.
     ///
@@ -94,32 +74,6 @@ impl Sketch {
                                 out[rows[e]] += values[e] * b;
                             }
                         }
-                    }
-                };
-                for_each_column(dst, par, column);
-            }
-        }
-    }
-
-    /// `dst = B R_S^\top` `(t, m)`, with `block` the columns of `B` on the
-    /// support `(t, |S|)`.
-    ///
-    /// # Panics
-    /// If the shapes do not match.
-    #[track_caller]
-    pub fn apply_support_right_into(&self, block: MatRef<'_, f64>, dst: MatMut<'_, f64>, par: Par) {
-        assert_eq!(block.ncols(), self.support.len(), "columns of the block vs sketch support");
-        assert_eq!((dst.nrows(), dst.ncols()), (block.nrows(), self.m), "sketch product shape");
-        match &self.restriction {
-            Restriction::Dense(r) => matmul(dst, Accum::Replace, block, r.transpose(), 1.0, par),
-            Restriction::Sparse { ptr, rows, values } => {
-                // Column k of the product is the combination of the block
-                // columns that row k of R_S touches.
-                let (row_ptr, entries) = Self::rows_of_restriction(ptr, rows, values, self.m);
-                let column = |k: usize, mut out: faer::ColMut<'_, f64>| {
-                    out.fill(0.0);
-                    for &(s, v) in &entries[row_ptr[k]..row_ptr[k + 1]] {
-                        out += faer::Scale(v) * block.col(s);
                     }
                 };
                 for_each_column(dst, par, column);
@@ -206,14 +160,9 @@ impl Sketch {
         let hi = self.support.partition_point(|&i| i < first + c);
         match &self.restriction {
             Restriction::Dense(r) => {
-                let r_c = r.as_ref().subcols(lo, hi - lo);
-                if hi - lo == c {
-                    // Every column of the chunk is on the support (dense kinds).
-                    matmul(dst, Accum::Add, block, r_c.transpose(), 1.0, par);
-                } else {
-                    let b_c = Mat::from_fn(block.nrows(), hi - lo, |i, s| block[(i, self.support[lo + s] - first)]);
-                    matmul(dst, Accum::Add, b_c.as_ref(), r_c.transpose(), 1.0, par);
-                }
+                // Dense kinds touch every column: the chunk's columns of R_S.
+                assert_eq!(hi - lo, c, "a dense sketch's support is every column");
+                matmul(dst, Accum::Add, block, r.as_ref().subcols(lo, c).transpose(), 1.0, par);
             }
             Restriction::Sparse { ptr, rows, values } => {
                 for s in lo..hi {
@@ -227,52 +176,17 @@ impl Sketch {
         }
     }
 
-    /// $K(B, X) R^\top$ `(b.n_rows(), m)` for the sketched rows `x` (`n` of
-    /// them): only the Gram columns $K(B, X_S)$ of the support are computed.
-    ///
-    /// A sub-sampling sketch (one non-zero per row and per support column)
-    /// writes its Gram columns straight into the result and scales them;
-    /// other sketches go through row tiles of `B` of at most 64 MiB. Time
-    /// $O(n_B |S| d)$ plus $O(n_B\, \mathrm{nnz}(R_S))$ (sparse) or
-    /// $O(n_B |S| m)$ (dense); memory $O(n_B m)$ plus one tile.
-    ///
-    /// # Panics
-    /// If `x` does not have `n` rows.
-    #[track_caller]
-    pub fn cross_sketch<R: Rows, K: Kernel<R>>(&self, kernel: &K, b: &R, x: &R, par: Par) -> Mat<f64> {
-        assert_eq!(x.n_rows(), self.n, "sketched rows vs sketch columns");
-        let nb = b.n_rows();
-        let mut out = Mat::zeros(nb, self.m);
-        if let Some(selection) = self.scaled_selection() {
-            let in_row_order: Vec<usize> = selection.iter().map(|&(s, _)| self.support[s]).collect();
-            kernel.gram_block_into(b, &x.select(&in_row_order), out.as_mut(), par);
-            let scale = |k: usize, mut col: faer::ColMut<'_, f64>| col *= faer::Scale(selection[k].1);
-            for_each_column(out.as_mut(), par, scale);
-            return out;
-        }
-        let x_support = x.select(&self.support);
-        let s = x_support.n_rows();
-        let tile = tile_rows(s, nb);
-        let mut g = Mat::zeros(tile.min(nb), s);
-        for start in (0..nb).step_by(tile) {
-            let t = tile.min(nb - start);
-            let mut gt = g.as_mut().subrows_mut(0, t);
-            kernel.gram_block_into(&b.slice(start..start + t), &x_support, gt.as_mut(), par);
-            self.apply_support_right_into(gt.as_ref(), out.as_mut().subrows_mut(start, t), par);
-        }
-        out
-    }
-
     /// $K R^\top$ `(n, m)` and $R K R^\top$ `(m, m)` for the Gram matrix $K$ of
     /// `x`, computing only the columns $K(X, X_S)$ of the support
-    /// ([`cross_sketch`](Self::cross_sketch)): time $O(n |S| (d + m))$,
-    /// memory $O(n m)$ plus one tile. No `n x n` matrix is formed.
+    /// ([`sketch_cross`](Self::sketch_cross), transposed): time
+    /// $O(n |S| (d + m))$, memory $O(n m)$ plus one tile. No `n x n` matrix
+    /// is formed. The sketched fits do not hold $K R^\top$: they stream it.
     ///
     /// # Panics
     /// If `x` does not have `n` rows.
     #[track_caller]
     pub fn sketch_gram<R: Rows, K: Kernel<R>>(&self, kernel: &K, x: &R, par: Par) -> SketchedGram {
-        let kr = self.cross_sketch(kernel, x, x, par);
+        let kr = self.sketch_cross(kernel, x, x, par).transpose().to_owned();
         let kr_s = Mat::from_fn(self.support.len(), self.m, |s, j| kr[(self.support[s], j)]);
         let mut rkr = Mat::zeros(self.m, self.m);
         self.apply_support_into(kr_s.as_ref(), rkr.as_mut(), par);

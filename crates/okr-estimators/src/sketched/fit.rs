@@ -350,7 +350,9 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
             Some(spec) => {
                 let ry = Sketch::draw_for_kernel(spec, &self.output_kernel, y, self.lambda, &mut rng)?;
                 let ry = ry.merge_duplicate_columns(&output_of).unwrap_or(ry);
-                let du = ry.cross_sketch(&self.output_kernel, &outputs, y, par);
+                // D_u^T = R_Y K_Y(Y, outputs) (m_Y, n_distinct); D_u is its transposed view.
+                let du_t = ry.sketch_cross(&self.output_kernel, y, &outputs, par);
+                let du = du_t.transpose();
                 let m = ry.nrows();
                 let d_support = Mat::from_fn(ry.support().len(), m, |s, j| du[(output_of[ry.support()[s]], j)]);
                 let mut e = Mat::zeros(m, m);
@@ -363,7 +365,7 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
                     weights: ry.support_matrix(),
                     gram: e,
                 };
-                Some((du, e_inv, atoms, rank))
+                Some((du_t, e_inv, atoms, rank))
             }
             None => None,
         };
@@ -384,9 +386,9 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
                 // output sketch), then F^T T = Phi^T A^T T.
                 let at_groups = prods.at_groups.expect("groups were given");
                 let at_right = match &output {
-                    Some((du, e_inv, _, _)) => {
-                        let mut ad = Mat::zeros(m, du.ncols());
-                        matmul(ad.as_mut(), Accum::Replace, at_groups.as_ref(), du.as_ref(), 1.0, par);
+                    Some((du_t, e_inv, _, _)) => {
+                        let mut ad = Mat::zeros(m, du_t.nrows());
+                        matmul(ad.as_mut(), Accum::Replace, at_groups.as_ref(), du_t.transpose(), 1.0, par);
                         e_inv.apply_right(ad.as_ref())
                     }
                     None => at_groups,
@@ -407,8 +409,8 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
                 };
                 let (chol, _) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), par)?;
                 let rhs = match &output {
-                    Some((du, e_inv, _, _)) => {
-                        let t = e_inv.apply_right(du.as_ref());
+                    Some((du_t, e_inv, _, _)) => {
+                        let t = e_inv.apply_right(du_t.transpose());
                         Mat::from_fn(n, t.ncols(), |i, j| t[(output_of[i], j)])
                     }
                     None => Mat::from_fn(n, outputs.n_rows(), |i, u| if output_of[i] == u { 1.0 } else { 0.0 }),
