@@ -1,18 +1,15 @@
 //! K-fold cross-validation of IOKR with a Gaussian input kernel over a grid
-//! of widths and ridges, on the training split only.
-//!
-//! The input width is relative to the median squared distance between
-//! training points (`okr_kernels::median_sq_distance` on up to 2000 rows),
-//! `gamma = c / median`. Per fold and width, the fold's Gram blocks come from
-//! the Gaussian kernel's tiled path and one eigendecomposition serves every
-//! `lambda` (`IokrPath`); each `lambda` costs one GEMM plus decoding.
+//! of widths and ridges, on the training split only, through the library's
+//! [`GaussianIokrSearch`] with example-based F1 of the decoded candidates as
+//! the fold score.
 
 use anyhow::Result;
+use faer::{Mat, MatRef};
 use indicatif::ProgressBar;
 use okr_decode::CandidateDecoder;
-use okr_estimators::iokr::IokrPath;
+use okr_estimators::select::{FoldScorer, GaussianIokrSearch, GridSearchResult};
 use okr_eval::{KFold, f1_samples};
-use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
+use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
 /// Rows sampled for the median squared distance.
 pub const MEDIAN_ROWS: usize = 2000;
@@ -30,21 +27,49 @@ pub struct GaussianIokrCv {
     pub seed: u64,
 }
 
-/// What cross-validation selected.
-#[derive(Debug, Clone)]
-pub struct CvChoice {
-    /// Median squared distance between training points.
-    pub median_sq_dist: f64,
-    /// Selected width multiplier.
-    pub c: f64,
-    /// Selected `gamma = c / median_sq_dist`.
-    pub gamma: f64,
-    /// Selected ridge.
-    pub lambda: f64,
-    /// Mean validation example-based F1 of the selection.
-    pub cv_f1: f64,
-    /// Mean validation F1 for every (width, lambda).
-    pub grid: Vec<Vec<f64>>,
+/// Example-based F1 of the candidates (the distinct training label sets of
+/// the fold) decoded on a fold's validation rows.
+pub struct DecodedF1<'a, KY> {
+    y: &'a LabelSets,
+    ky: &'a KY,
+    decoder: CandidateDecoder,
+}
+
+impl<'a, KY> DecodedF1<'a, KY> {
+    /// Scores folds of the label sets `y` under the output kernel `ky`.
+    pub fn new(y: &'a LabelSets, ky: &'a KY) -> Self {
+        Self { y, ky, decoder: CandidateDecoder::new() }
+    }
+}
+
+/// A prepared fold of [`DecodedF1`].
+pub struct F1Fold {
+    candidates: LabelSets,
+    g: Mat<f64>,
+    norms: Vec<f64>,
+    truth: LabelSets,
+}
+
+impl<KY: Kernel<LabelSets>> FoldScorer for DecodedF1<'_, KY> {
+    type Error = anyhow::Error;
+    type Fold = F1Fold;
+
+    fn prepare(&mut self, train: &[usize], validation: &[usize]) -> Result<F1Fold> {
+        let y_tr = self.y.select(train);
+        let (candidates, _) = y_tr.unique();
+        let g = self.ky.gram_block(&y_tr, &candidates);
+        let norms = self.ky.diag(&candidates);
+        Ok(F1Fold { candidates, g, norms, truth: self.y.select(validation) })
+    }
+
+    fn atom_products<'a>(&self, fold: &'a F1Fold) -> MatRef<'a, f64> {
+        fold.g.as_ref()
+    }
+
+    fn score(&mut self, fold: &F1Fold, coefficients: MatRef<'_, f64>, projected: MatRef<'_, f64>) -> Result<f64> {
+        let decoded = self.decoder.decode_matrices(coefficients, projected, &fold.norms)?;
+        Ok(f1_samples(&fold.truth, &fold.candidates.select(&decoded.best()))?)
+    }
 }
 
 impl GaussianIokrCv {
@@ -55,57 +80,16 @@ impl GaussianIokrCv {
 
     /// Runs the grid on `(x, y)` with output kernel `ky`; ties keep the first
     /// grid point (smallest width, then smallest lambda).
-    pub fn run<X, KY>(&self, x: &X, y: &LabelSets, ky: &KY, pb: &ProgressBar) -> Result<CvChoice>
+    pub fn run<X, KY>(&self, x: &X, y: &LabelSets, ky: &KY, pb: &ProgressBar) -> Result<GridSearchResult>
     where
         X: Rows,
         Linear: Kernel<X>,
         Gaussian: Kernel<X>,
         KY: Kernel<LabelSets>,
     {
-        let n = x.n_rows();
-        let median = median_sq_distance(x, MEDIAN_ROWS);
-        anyhow::ensure!(median > 0.0, "all training inputs are identical: no kernel width can be chosen");
-        let folds = KFold::new(self.folds).shuffle(self.seed).split(n)?;
-        let mut grid = vec![vec![0.0; self.lambdas.len()]; self.widths.len()];
-        let decoder = CandidateDecoder::new();
-        for (tr, va) in &folds {
-            let y_tr = y.select(tr);
-            let (cand, _) = y_tr.unique();
-            let g = ky.gram_block(&y_tr, &cand);
-            let norms = ky.diag(&cand);
-            let truth = y.select(va);
-            let (x_tr, x_va) = (x.select(tr), x.select(va));
-            for (wi, &c) in self.widths.iter().enumerate() {
-                let kx = Gaussian::new(c / median)?;
-                let k_tr = kx.gram(&x_tr);
-                let k_va = kx.gram_block(&x_va, &x_tr);
-                let path = IokrPath::new(k_tr.as_ref())?;
-                let a = path.project_inputs(k_va.as_ref());
-                let b = path.project_atoms(g.as_ref());
-                for (li, &lambda) in self.lambdas.iter().enumerate() {
-                    let coef = path.scaled_coefficients(a.as_ref(), lambda);
-                    let decoded = decoder.decode_matrices(coef.as_ref(), b.as_ref(), &norms)?;
-                    let pred = cand.select(&decoded.best());
-                    grid[wi][li] += f1_samples(&truth, &pred)? / folds.len() as f64;
-                }
-                pb.inc(1);
-            }
-        }
-        let (mut bw, mut bl) = (0, 0);
-        for (wi, row) in grid.iter().enumerate() {
-            for (li, &v) in row.iter().enumerate() {
-                if v > grid[bw][bl] {
-                    (bw, bl) = (wi, li);
-                }
-            }
-        }
-        Ok(CvChoice {
-            median_sq_dist: median,
-            c: self.widths[bw],
-            gamma: self.widths[bw] / median,
-            lambda: self.lambdas[bl],
-            cv_f1: grid[bw][bl],
-            grid,
-        })
+        let folds = KFold::new(self.folds).shuffle(self.seed).split(x.n_rows())?;
+        let search = GaussianIokrSearch::new(self.widths.clone(), self.lambdas.clone()).median_rows(MEDIAN_ROWS);
+        let mut scorer = DecodedF1::new(y, ky);
+        search.run(x, &folds, &mut scorer, &mut || pb.inc(1))
     }
 }

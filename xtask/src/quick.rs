@@ -136,9 +136,9 @@ where
     let choice = cv.run(x_train, &train.y, ky, pb)?;
     let cv_seconds = t_cv.elapsed().as_secs_f64();
     pb.set_message(format!("{name}: fit + decode"));
-    let kx = Gaussian::new(choice.gamma)?;
+    let kx = Gaussian::new(choice.gamma())?;
     let t_fit = Instant::now();
-    let model = Iokr::params(kx, ky.clone()).lambda(choice.lambda).fit::<X, LabelSets>(x_train, &train.y)?;
+    let model = Iokr::params(kx, ky.clone()).lambda(choice.lambda()).fit::<X, LabelSets>(x_train, &train.y)?;
     let fit_seconds = t_fit.elapsed().as_secs_f64();
     let t_dec = Instant::now();
     let (cand, _) = train.y.unique();
@@ -151,11 +151,11 @@ where
             .with_setting("n", train.n_samples())
             .with_setting("n_test", test.n_samples())
             .with_setting("n_candidates", cand.n_rows())
-            .with_setting("c", choice.c)
-            .with_setting("gamma", choice.gamma)
-            .with_setting("lambda", choice.lambda)
+            .with_setting("c", choice.c())
+            .with_setting("gamma", choice.gamma())
+            .with_setting("lambda", choice.lambda())
             .with_setting("cv_folds", cv.folds)
-            .with_setting("cv_f1_samples", choice.cv_f1)
+            .with_setting("cv_f1_samples", choice.best_score())
             .with_setting("median_sq_dist", choice.median_sq_dist)
             .with_setting("standardized", standardized)
     };
@@ -177,11 +177,11 @@ where
         grid_md.push_str(&format!(" {l:.0e} |"));
     }
     grid_md.push_str(&format!("\n|---|{}\n", "---|".repeat(cv.lambdas.len())));
-    for (c, row) in cv.widths.iter().zip(&choice.grid) {
+    for (c, row) in cv.widths.iter().zip(&choice.mean) {
         grid_md.push_str(&format!("| {c} |"));
         for (l, v) in cv.lambdas.iter().zip(row) {
             let cell = format!("{:.2}", v * 100.0);
-            if *c == choice.c && *l == choice.lambda {
+            if *c == choice.c() && *l == choice.lambda() {
                 grid_md.push_str(&format!(" **{cell}** |"));
             } else {
                 grid_md.push_str(&format!(" {cell} |"));
