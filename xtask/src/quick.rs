@@ -12,9 +12,9 @@ use okr_estimators::Iokr;
 use okr_eval::{Dataset, Features, MetricRecord, Standardizer, f1_macro, f1_micro, f1_samples, hamming_loss};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
-use crate::cv::GaussianIokrCv;
-use crate::data::{LoadedData, load_mulan_or_standin};
-use crate::report::{PaperValue, write_results};
+use crate::common::cv::{GaussianIokrCv, quick_cv};
+use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::report::{PaperValue, write_results};
 
 /// Data sets of the quick run, in order.
 pub const DATASETS: [&str; 6] = ["bibtex", "corel5k", "yeast", "scene", "emotions", "enron"];
@@ -27,16 +27,6 @@ pub fn published(dataset: &str) -> Vec<PaperValue> {
             PaperValue { value: 44.9, source: "El Ahmad et al., SISOKR poster" },
         ],
         _ => Vec::new(),
-    }
-}
-
-/// The cross-validation grid of the quick run.
-pub fn quick_cv(seed: u64) -> GaussianIokrCv {
-    GaussianIokrCv {
-        widths: vec![0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0],
-        lambdas: vec![1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1],
-        folds: 3,
-        seed,
     }
 }
 

@@ -261,7 +261,7 @@ trace-norm solution.";
 
 /// The bar chart of mean Kendall tau per data set (std error bars), IOKR vs trace norm.
 fn plot(rows: &[(String, f64, f64, f64, f64)], path: &Path) -> Result<()> {
-    use crate::plot::{Bar, BarGroup, draw_bars_png};
+    use crate::common::plot::{Bar, BarGroup, draw_bars_png};
     let groups: Vec<BarGroup> = rows
         .iter()
         .map(|(name, im, is, tm, ts)| BarGroup {

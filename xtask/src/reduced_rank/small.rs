@@ -14,9 +14,9 @@ use okr_estimators::{Iokr, ReducedRankIokr};
 use okr_eval::{Dataset, Features, MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::cv::{DecodedF1, MEDIAN_ROWS};
-use crate::data::{LoadedData, load_mulan_or_standin};
-use crate::report::{PaperValue, write_results_with};
+use crate::common::cv::{DecodedF1, MEDIAN_ROWS};
+use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::report::{PaperValue, write_results_with};
 
 /// Data sets of the run, in order.
 pub const DATASETS: [&str; 2] = ["bibtex", "corel5k"];

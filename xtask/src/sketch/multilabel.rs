@@ -18,8 +18,9 @@ use okr_estimators::{Iokr, SketchedIokr};
 use okr_eval::{Features, MetricRecord, f1_samples, write_records};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::cv::DecodedF1;
-use crate::data::load_mulan_or_standin;
+use crate::common::cv::DecodedF1;
+use crate::common::data::load_mulan_or_standin;
+use crate::common::process::{load_average, process_cpu_seconds};
 
 /// Data sets of the experiment, in order.
 pub const DATASETS: [&str; 3] = ["bibtex", "delicious", "corel5k"];
@@ -71,24 +72,6 @@ pub struct RunOutcome {
     pub fit_cpu_seconds: Option<f64>,
     /// CPU seconds of the decoding, when readable.
     pub decode_cpu_seconds: Option<f64>,
-}
-
-/// User + system CPU seconds of this process, all threads (`/proc/self/stat`,
-/// clock ticks of 1/100 s). On a machine shared with other jobs, wall time
-/// grows with the load; CPU time measures the work done.
-pub fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
-
-/// The 1-minute load average, for the record of how busy the machine was.
-pub fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 
 /// Train and test rows of one input container type.

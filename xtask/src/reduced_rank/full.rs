@@ -21,9 +21,9 @@ use okr_estimators::{Iokr, ParamGuard, ReducedRankIokr};
 use okr_eval::{Features, MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
-use crate::data::{LoadedData, load_mulan_or_standin};
-use crate::plot::{Panel, Series, draw_png};
-use crate::quick::quick_cv;
+use crate::common::cv::quick_cv;
+use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::plot::{Panel, Series, draw_png};
 
 /// Experiment name.
 pub const NAME: &str = "rr-multilabel-full";
@@ -102,7 +102,7 @@ fn evaluate<X>(
     data: &LoadedData,
     x: &X,
     x_test: &X,
-    cv: &crate::cv::GaussianIokrCv,
+    cv: &crate::common::cv::GaussianIokrCv,
     seed: u64,
     pb: &ProgressBar,
 ) -> Result<Outcome>

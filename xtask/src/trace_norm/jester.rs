@@ -687,7 +687,7 @@ pub fn summary(records: &[MetricRecord]) -> String {
 /// Bar chart of the records: one group per (data set, users, convention),
 /// trace norm, SELF + HS and item-mean with std error bars, Table 1's values as black ticks.
 pub fn plot(records: &[MetricRecord], path: &Path, title: &str) -> Result<()> {
-    use crate::plot::{Bar, BarGroup, draw_bars_png};
+    use crate::common::plot::{Bar, BarGroup, draw_bars_png};
     const METHODS: [&str; 3] = ["trace-norm", "self-hs", "item-mean"];
     let key = |r: &MetricRecord| {
         let users = r.setting.get("users").map_or(String::new(), |v| v.to_string());

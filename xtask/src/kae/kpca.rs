@@ -13,7 +13,7 @@ use okr_estimators::kae::{K2ae, Kae, Kpca, LastLayer, LayerKernel, Optimizer};
 use okr_eval::{MetricRecord, read_tu};
 use okr_kernels::{Kernel, WlSubtree};
 
-use crate::kae_common::write_experiment;
+use super::common::write_experiment;
 
 fn lcg(seed: u64) -> impl FnMut() -> f64 {
     let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

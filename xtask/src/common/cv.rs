@@ -72,6 +72,16 @@ impl<KY: Kernel<LabelSets>> FoldScorer for DecodedF1<'_, KY> {
     }
 }
 
+/// The cross-validation grid of the quick run.
+pub fn quick_cv(seed: u64) -> GaussianIokrCv {
+    GaussianIokrCv {
+        widths: vec![0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0],
+        lambdas: vec![1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1],
+        folds: 3,
+        seed,
+    }
+}
+
 impl GaussianIokrCv {
     /// Number of progress steps `run` reports (one per fold and width).
     pub fn steps(&self) -> u64 {
