@@ -56,9 +56,17 @@ fn loo_and_gcv_equal_explicit_refits() {
         let res = LooPath::new(kx.as_ref(), ky.as_ref()).unwrap().scan(&lambdas).unwrap();
         for (li, &lambda) in lambdas.iter().enumerate() {
             let want = loo_by_refits(&kx, &ky, lambda);
-            assert!((res.loo[li] - want).abs() <= 1e-8 * (1.0 + want.abs()), "loo n={n} lambda={lambda}: {} vs {want}", res.loo[li]);
+            assert!(
+                (res.loo[li] - want).abs() <= 1e-8 * (1.0 + want.abs()),
+                "loo n={n} lambda={lambda}: {} vs {want}",
+                res.loo[li]
+            );
             let want = gcv_dense(&kx, &ky, lambda);
-            assert!((res.gcv[li] - want).abs() <= 1e-8 * (1.0 + want.abs()), "gcv n={n} lambda={lambda}: {} vs {want}", res.gcv[li]);
+            assert!(
+                (res.gcv[li] - want).abs() <= 1e-8 * (1.0 + want.abs()),
+                "gcv n={n} lambda={lambda}: {} vs {want}",
+                res.gcv[li]
+            );
         }
         let argmin = |v: &[f64]| (0..v.len()).fold(0, |b, i| if v[i] < v[b] { i } else { b });
         assert_eq!(res.best_loo, argmin(&res.loo));
@@ -194,7 +202,10 @@ fn kfold_rejects_bad_input() {
         s.run(x, f, rec, &mut || {})
     };
     let good = || GaussianIokrSearch::new(vec![1.0], vec![1e-3]);
-    assert!(matches!(run(GaussianIokrSearch::new(vec![1.0], vec![0.0]), &x, &folds, &mut rec), Err(Error::InvalidParameter { .. })));
+    assert!(matches!(
+        run(GaussianIokrSearch::new(vec![1.0], vec![0.0]), &x, &folds, &mut rec),
+        Err(Error::InvalidParameter { .. })
+    ));
     assert!(matches!(run(GaussianIokrSearch::new(vec![], vec![1e-3]), &x, &folds, &mut rec), Err(Error::Empty { .. })));
     assert!(matches!(run(good(), &x, &[], &mut rec), Err(Error::Empty { .. })));
     assert!(matches!(run(good(), &x, &[(vec![0, 1], vec![9])], &mut rec), Err(Error::ShapeMismatch { .. })));

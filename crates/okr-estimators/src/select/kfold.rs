@@ -221,8 +221,10 @@ impl GaussianIokrSearch {
         }
         // Summed as s_f / k in fold order, so that the means (and the choice)
         // do not depend on how the folds were accumulated.
-        let mean: Vec<Vec<f64>> =
-            fold_scores.iter().map(|row| row.iter().map(|s| s.iter().fold(0.0, |m, v| m + v / k as f64)).collect()).collect();
+        let mean: Vec<Vec<f64>> = fold_scores
+            .iter()
+            .map(|row| row.iter().map(|s| s.iter().fold(0.0, |m, v| m + v / k as f64)).collect())
+            .collect();
         let std = fold_scores
             .iter()
             .zip(&mean)

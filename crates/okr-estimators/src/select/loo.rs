@@ -91,7 +91,11 @@ impl LooPath {
     /// [`Error::InvalidParameter`] unless `lambda` is finite and `> 0`.
     pub fn errors(&self, lambda: f64) -> Result<(f64, f64)> {
         if !(lambda.is_finite() && lambda > 0.0) {
-            return Err(Error::InvalidParameter { name: "lambda", value: lambda.to_string(), expected: "finite and > 0" });
+            return Err(Error::InvalidParameter {
+                name: "lambda",
+                value: lambda.to_string(),
+                expected: "finite and > 0",
+            });
         }
         let n = self.path.n_samples();
         let mu = n as f64 * lambda;
