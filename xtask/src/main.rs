@@ -129,7 +129,7 @@ const EXPERIMENTS: &[Experiment] = &[
         name: "tn-jester-standins",
         aliases: &[],
         description: "the other Table 1 rows on seeded stand-ins of their shapes (labelled)",
-        run: |a| trace_norm::jester::run_standins(&a.out_dir, a.seed, a.datasets.as_deref()),
+        run: |a| trace_norm::standins::run_standins(&a.out_dir, a.seed, a.datasets.as_deref()),
     },
     Experiment {
         name: "tn-jester-render",

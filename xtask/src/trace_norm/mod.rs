@@ -4,4 +4,5 @@
 
 pub mod jester;
 pub mod label_ranking;
+pub mod standins;
 pub mod theory;
