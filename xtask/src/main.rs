@@ -43,179 +43,113 @@ struct Experiment {
 
 /// Every experiment `reproduce` knows, in the order `list` prints them.
 const EXPERIMENTS: &[Experiment] = &[
-    Experiment {
-        name: "quick",
-        aliases: &[],
-        description: "IOKR on six Mulan data sets, (width, lambda) by 3-fold CV, beside the published F1",
-        run: |a| quick::run(&a.datasets_or(&quick::DATASETS), &a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "rr-multilabel-small",
-        aliases: &[],
-        description: "reduced-rank IOKR vs IOKR on the first 2000 rows of Bibtex and Corel5k (Table 7)",
-        run: |a| reduced_rank::small::run(&a.datasets_or(&reduced_rank::small::DATASETS), &a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "rr-multilabel-full",
-        aliases: &[],
-        description: "reduced-rank IOKR vs IOKR on the full Bibtex and Corel5k splits (Tables 5 and 6)",
-        run: |a| reduced_rank::full::run(&a.datasets_or(&reduced_rank::full::DATASETS), &a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "rr-synthetic",
-        aliases: &[],
-        description: "the reduced-rank paper's synthetic least-squares study (Figures 3 and 5)",
-        run: |a| reduced_rank::synthetic::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "rr-usps",
-        aliases: &[],
-        description: "USPS half-image completion (Table 3, Figure 4)",
-        run: |a| reduced_rank::usps::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "rr-scale",
-        aliases: &[],
-        description: "Nystroem KRR and Nystroem reduced rank on the Bookmarks stand-in: time, peak memory",
-        run: |a| reduced_rank::scale::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "leml-full",
-        aliases: &[],
-        description: "LEML on bibtex and delicious with full labels, beside Tables 6-11",
-        run: |a| {
-            let ds = a.datasets_or(&["bibtex", "delicious"]);
-            let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::FULL_RATIOS.to_vec());
-            leml::experiments::run_full(&ds, &a.out_dir, a.seed, &a.losses, &ratios)
-        },
-    },
-    Experiment {
-        name: "leml-missing",
-        aliases: &[],
-        description: "LEML with missing labels (observed fractions, draws), beside Tables 12-15",
-        run: |a| {
-            let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::MISSING_RATIOS.to_vec());
-            leml::experiments::run_missing(&a.out_dir, a.seed, a.draws, &a.losses, &a.observed, &ratios)
-        },
-    },
-    Experiment {
-        name: "leml-speed",
-        aliases: &[],
-        description: "LEML's speed lines",
-        run: |a| leml::experiments::run_speed(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "leml-theory",
-        aliases: &[],
-        description: "the Rademacher-complexity checks E1-E2 of LEML's theory",
-        run: |a| leml::theory::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "leml-delicious-ablation",
-        aliases: &[],
-        description: "LEML on delicious: the ablation behind the leml-full reading",
-        run: |a| leml::experiments::run_delicious_ablation(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "tn-jester",
-        aliases: &[],
-        description: "trace norm vs SELF+HS on jester3 ranking (Table 1); OKR_TN_MAX_USERS caps the users",
-        run: |a| {
+    Experiment::new(
+        "quick",
+        "IOKR on six Mulan data sets, (width, lambda) by 3-fold CV, beside the published F1",
+        |a| quick::run(&a.datasets_or(&quick::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "rr-multilabel-small",
+        "reduced-rank IOKR vs IOKR on the first 2000 rows of Bibtex and Corel5k (Table 7)",
+        |a| reduced_rank::small::run(&a.datasets_or(&reduced_rank::small::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "rr-multilabel-full",
+        "reduced-rank IOKR vs IOKR on the full Bibtex and Corel5k splits (Tables 5 and 6)",
+        |a| reduced_rank::full::run(&a.datasets_or(&reduced_rank::full::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new("rr-synthetic", "the reduced-rank paper's synthetic least-squares study (Figures 3 and 5)", |a| {
+        reduced_rank::synthetic::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("rr-usps", "USPS half-image completion (Table 3, Figure 4)", |a| {
+        reduced_rank::usps::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new(
+        "rr-scale",
+        "Nystroem KRR and Nystroem reduced rank on the Bookmarks stand-in: time, peak memory",
+        |a| reduced_rank::scale::run(&a.out_dir, a.seed),
+    ),
+    Experiment::new("leml-full", "LEML on bibtex and delicious with full labels, beside Tables 6-11", |a| {
+        let ds = a.datasets_or(&["bibtex", "delicious"]);
+        let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::FULL_RATIOS.to_vec());
+        leml::experiments::run_full(&ds, &a.out_dir, a.seed, &a.losses, &ratios)
+    }),
+    Experiment::new("leml-missing", "LEML with missing labels (observed fractions, draws), beside Tables 12-15", |a| {
+        let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::MISSING_RATIOS.to_vec());
+        leml::experiments::run_missing(&a.out_dir, a.seed, a.draws, &a.losses, &a.observed, &ratios)
+    }),
+    Experiment::new("leml-speed", "LEML's speed lines", |a| leml::experiments::run_speed(&a.out_dir, a.seed)),
+    Experiment::new("leml-theory", "the Rademacher-complexity checks E1-E2 of LEML's theory", |a| {
+        leml::theory::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("leml-delicious-ablation", "LEML on delicious: the ablation behind the leml-full reading", |a| {
+        leml::experiments::run_delicious_ablation(&a.out_dir, a.seed)
+    }),
+    Experiment::new(
+        "tn-jester",
+        "trace norm vs SELF+HS on jester3 ranking (Table 1); OKR_TN_MAX_USERS caps the users",
+        |a| {
             let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
             trace_norm::jester::run(&a.out_dir, a.seed, max_users)
         },
-    },
-    Experiment {
-        name: "tn-jester-standins",
-        aliases: &[],
-        description: "the other Table 1 rows on seeded stand-ins of their shapes (labelled)",
-        run: |a| trace_norm::standins::run_standins(&a.out_dir, a.seed, a.datasets.as_deref()),
-    },
-    Experiment {
-        name: "tn-jester-render",
-        aliases: &[],
-        description: "re-renders tn-jester.md from its records",
-        run: |a| trace_norm::jester::rerender(&a.out_dir),
-    },
-    Experiment {
-        name: "tn-label-ranking",
-        aliases: &[],
-        description: "trace norm on the 21 label-ranking data sets",
-        run: |a| {
-            let ds = a.datasets_or(&trace_norm::label_ranking::DATASETS);
-            trace_norm::label_ranking::run(&ds, &a.out_dir, a.seed)
-        },
-    },
-    Experiment {
-        name: "tn-label-ranking-render",
-        aliases: &[],
-        description: "re-renders tn-label-ranking.md from its records",
-        run: |a| trace_norm::label_ranking::render(&a.out_dir),
-    },
-    Experiment {
-        name: "tn-theory",
-        aliases: &[],
-        description: "the trace-norm spec's checks E1-E3",
-        run: |a| trace_norm::theory::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "kae-graphs",
-        aliases: &[],
-        description: "K2AE vs KPCA codes of the WL graph kernel on MUTAG, PTC_MR, NCI1",
-        run: |a| {
-            let default: Vec<&str> = kae::graphs::DATASETS.iter().map(|d| d.0).collect();
-            kae::graphs::run(&a.datasets_or(&default), &a.out_dir, a.seed)
-        },
-    },
-    Experiment {
-        name: "kae-kpca",
-        aliases: &[],
-        description: "the KAE <-> kernel PCA link checked numerically",
-        run: |a| kae::kpca::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "kae-synthetic",
-        aliases: &[],
-        description: "the KAE paper's toy experiments, with plots",
-        run: |a| kae::synthetic::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "kae-fingerprints",
-        aliases: &[],
-        description: "stand-in for the KAE paper's metabolite fingerprint reconstruction",
-        run: |a| kae::fingerprints::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "sketch-multilabel",
-        aliases: &[],
-        description: "SIOKR / ISOKR / SISOKR vs IOKR on bibtex, delicious, corel5k (30 sketch seeds)",
-        run: |a| sketch::multilabel::run(&a.datasets_or(&sketch::multilabel::DATASETS), &a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "sketch-scale",
-        aliases: &[],
-        description: "SISOKR and SIOKR on the Bookmarks stand-in at growing sizes: time, peak memory",
-        run: |a| sketch::scale::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "sketch-scale-report",
-        aliases: &[],
-        description: "re-renders sketch-scale.md from its records (after an interrupted run)",
-        run: |a| sketch::scale::report(&a.out_dir),
-    },
-    Experiment {
-        name: "sketch-synthetic",
-        aliases: &[],
-        description: "the sketching paper's synthetic study",
-        run: |a| sketch::synthetic::run(&a.out_dir, a.seed),
-    },
-    Experiment {
-        name: "sketch-timing",
-        aliases: &[],
-        description: "SISOKR on Bibtex, 30 seeds per configuration: fit + decode time and F1",
-        run: |a| sketch::timing::run(&a.out_dir, a.seed),
-    },
+    ),
+    Experiment::new(
+        "tn-jester-standins",
+        "the other Table 1 rows on seeded stand-ins of their shapes (labelled)",
+        |a| trace_norm::standins::run_standins(&a.out_dir, a.seed, a.datasets.as_deref()),
+    ),
+    Experiment::new("tn-jester-render", "re-renders tn-jester.md from its records", |a| {
+        trace_norm::jester::rerender(&a.out_dir)
+    }),
+    Experiment::new("tn-label-ranking", "trace norm on the 21 label-ranking data sets", |a| {
+        let ds = a.datasets_or(&trace_norm::label_ranking::DATASETS);
+        trace_norm::label_ranking::run(&ds, &a.out_dir, a.seed)
+    }),
+    Experiment::new("tn-label-ranking-render", "re-renders tn-label-ranking.md from its records", |a| {
+        trace_norm::label_ranking::render(&a.out_dir)
+    }),
+    Experiment::new("tn-theory", "the trace-norm spec's checks E1-E3", |a| trace_norm::theory::run(&a.out_dir, a.seed)),
+    Experiment::new("kae-graphs", "K2AE vs KPCA codes of the WL graph kernel on MUTAG, PTC_MR, NCI1", |a| {
+        let default: Vec<&str> = kae::graphs::DATASETS.iter().map(|d| d.0).collect();
+        kae::graphs::run(&a.datasets_or(&default), &a.out_dir, a.seed)
+    }),
+    Experiment::new("kae-kpca", "the KAE <-> kernel PCA link checked numerically", |a| {
+        kae::kpca::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("kae-synthetic", "the KAE paper's toy experiments, with plots", |a| {
+        kae::synthetic::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("kae-fingerprints", "stand-in for the KAE paper's metabolite fingerprint reconstruction", |a| {
+        kae::fingerprints::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new(
+        "sketch-multilabel",
+        "SIOKR / ISOKR / SISOKR vs IOKR on bibtex, delicious, corel5k (30 sketch seeds)",
+        |a| sketch::multilabel::run(&a.datasets_or(&sketch::multilabel::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "sketch-scale",
+        "SISOKR and SIOKR on the Bookmarks stand-in at growing sizes: time, peak memory",
+        |a| sketch::scale::run(&a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "sketch-scale-report",
+        "re-renders sketch-scale.md from its records (after an interrupted run)",
+        |a| sketch::scale::report(&a.out_dir),
+    ),
+    Experiment::new("sketch-synthetic", "the sketching paper's synthetic study", |a| {
+        sketch::synthetic::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("sketch-timing", "SISOKR on Bibtex, 30 seeds per configuration: fit + decode time and F1", |a| {
+        sketch::timing::run(&a.out_dir, a.seed)
+    }),
 ];
+
+impl Experiment {
+    const fn new(name: &'static str, description: &'static str, run: fn(&RunArgs) -> Result<()>) -> Self {
+        Self { name, aliases: &[], description, run }
+    }
+}
 
 /// The experiment called `name` (or one of its aliases).
 fn experiment(name: &str) -> Option<&'static Experiment> {
