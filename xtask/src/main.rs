@@ -2,6 +2,9 @@
 //!
 //! - `cargo xtask reproduce <name>` runs one experiment and writes
 //!   `docs/results/<name>.{md,json}` (and plots); `quick` is the README's main job.
+//! - `cargo xtask reproduce all [--force]` runs every experiment whose
+//!   records are missing or older than the code, then writes the index.
+//! - `cargo xtask index` rebuilds `docs/results/index.md` from the records.
 //! - `cargo xtask list` prints every experiment with a one-line description.
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
@@ -13,6 +16,7 @@
 
 mod bench;
 mod common;
+mod index;
 mod kae;
 mod leml;
 mod quick;
@@ -23,9 +27,10 @@ mod trace_norm;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use common::RunArgs;
 
@@ -39,6 +44,8 @@ struct Experiment {
     description: &'static str,
     /// Runs it.
     run: fn(&RunArgs) -> Result<()>,
+    /// Whether `reproduce all` runs it (not for the re-renderings of records).
+    in_all: bool,
 }
 
 /// Every experiment `reproduce` knows, in the order `list` prints them.
@@ -100,14 +107,16 @@ const EXPERIMENTS: &[Experiment] = &[
     ),
     Experiment::new("tn-jester-render", "re-renders tn-jester.md from its records", |a| {
         trace_norm::jester::rerender(&a.out_dir)
-    }),
+    })
+    .render_only(),
     Experiment::new("tn-label-ranking", "trace norm on the 21 label-ranking data sets", |a| {
         let ds = a.datasets_or(&trace_norm::label_ranking::DATASETS);
         trace_norm::label_ranking::run(&ds, &a.out_dir, a.seed)
     }),
     Experiment::new("tn-label-ranking-render", "re-renders tn-label-ranking.md from its records", |a| {
         trace_norm::label_ranking::render(&a.out_dir)
-    }),
+    })
+    .render_only(),
     Experiment::new("tn-theory", "the trace-norm spec's checks E1-E3", |a| trace_norm::theory::run(&a.out_dir, a.seed)),
     Experiment::new("kae-graphs", "K2AE vs KPCA codes of the WL graph kernel on MUTAG, PTC_MR, NCI1", |a| {
         let default: Vec<&str> = kae::graphs::DATASETS.iter().map(|d| d.0).collect();
@@ -136,7 +145,8 @@ const EXPERIMENTS: &[Experiment] = &[
         "sketch-scale-report",
         "re-renders sketch-scale.md from its records (after an interrupted run)",
         |a| sketch::scale::report(&a.out_dir),
-    ),
+    )
+    .render_only(),
     Experiment::new("sketch-synthetic", "the sketching paper's synthetic study", |a| {
         sketch::synthetic::run(&a.out_dir, a.seed)
     }),
@@ -147,7 +157,13 @@ const EXPERIMENTS: &[Experiment] = &[
 
 impl Experiment {
     const fn new(name: &'static str, description: &'static str, run: fn(&RunArgs) -> Result<()>) -> Self {
-        Self { name, aliases: &[], description, run }
+        Self { name, aliases: &[], description, run, in_all: true }
+    }
+
+    /// Marks a re-rendering of existing records, which `reproduce all` skips.
+    const fn render_only(mut self) -> Self {
+        self.in_all = false;
+        self
     }
 }
 
@@ -158,9 +174,36 @@ fn experiment(name: &str) -> Option<&'static Experiment> {
 
 /// Experiment names with their descriptions, for clap's help and errors.
 fn experiment_names() -> PossibleValuesParser {
+    let all = PossibleValue::new("all").help("every experiment (resumable, see --force), then docs/results/index.md");
     PossibleValuesParser::new(
-        EXPERIMENTS.iter().map(|e| PossibleValue::new(e.name).aliases(e.aliases.iter().copied()).help(e.description)),
+        EXPERIMENTS
+            .iter()
+            .map(|e| PossibleValue::new(e.name).aliases(e.aliases.iter().copied()).help(e.description))
+            .chain([all]),
     )
+}
+
+/// `reproduce all`: every experiment whose records are missing or older than
+/// this binary (so older than the code it was built from), or all of them
+/// with `force`; then the index.
+fn run_all(args: &RunArgs, force: bool) -> Result<()> {
+    let built = std::env::current_exe().and_then(|p| p.metadata()).and_then(|m| m.modified()).ok();
+    let todo: Vec<&Experiment> = EXPERIMENTS.iter().filter(|e| e.in_all).collect();
+    let pb = ProgressBar::new(todo.len() as u64);
+    pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}")?);
+    for e in todo {
+        let records = args.out_dir.join(format!("{}.json", e.name));
+        let written = records.metadata().and_then(|m| m.modified()).ok();
+        if !force && matches!((written, built), (Some(w), Some(b)) if w > b) {
+            pb.println(format!("{}: records newer than the code, skipped (--force runs it)", e.name));
+        } else {
+            pb.set_message(e.name);
+            (e.run)(args).with_context(|| format!("experiment {}", e.name))?;
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    index::write_index(&args.out_dir)
 }
 
 /// okr's experiment driver.
@@ -175,9 +218,12 @@ struct Cli {
 enum Command {
     /// Reproduce a paper experiment and write docs/results/<name>.{md,json}.
     Reproduce {
-        /// Experiment name (`cargo xtask list` describes each).
+        /// Experiment name (`cargo xtask list` describes each), or `all`.
         #[arg(value_parser = experiment_names())]
         name: String,
+        /// all: also run the experiments whose records are newer than the code.
+        #[arg(long)]
+        force: bool,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
         datasets: Option<Vec<String>>,
@@ -202,6 +248,12 @@ enum Command {
     },
     /// List the experiments of `reproduce` with a one-line description each.
     List,
+    /// Rebuild docs/results/index.md from the records docs/results/*.json (runs nothing).
+    Index {
+        /// Records directory (default: docs/results of the workspace).
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+    },
     /// Measure DGEMM and time IOKR on Bibtex by phase; writes docs/results/bench.{md,json}.
     Bench {
         /// Output directory (default: docs/results of the workspace).
@@ -216,13 +268,16 @@ fn results_dir(out: Option<PathBuf>) -> PathBuf {
 
 fn run() -> Result<()> {
     match Cli::parse().command {
-        Command::Reproduce { name, datasets, seed, out_dir, draws, losses, k_ratios, observed } => {
+        Command::Reproduce { name, force, datasets, seed, out_dir, draws, losses, k_ratios, observed } => {
             let losses = losses
                 .iter()
                 .map(|l| okr_estimators::leml::Loss::from_name(l).ok_or_else(|| anyhow::anyhow!("unknown loss {l:?}")))
                 .collect::<Result<Vec<_>>>()?;
-            let exp = experiment(&name).ok_or_else(|| anyhow::anyhow!("unknown experiment {name:?}"))?;
             let args = RunArgs { datasets, seed, out_dir: results_dir(out_dir), draws, losses, k_ratios, observed };
+            if name == "all" {
+                return run_all(&args, force);
+            }
+            let exp = experiment(&name).ok_or_else(|| anyhow::anyhow!("unknown experiment {name:?}"))?;
             (exp.run)(&args)
         }
         Command::List => {
@@ -232,6 +287,7 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
+        Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }
 }
@@ -262,6 +318,7 @@ mod tests {
             }
         }
         assert!(experiment("no-such-experiment").is_none());
+        assert!(experiment("all").is_none(), "`all` is reserved for reproduce all");
     }
 
     #[test]
