@@ -13,8 +13,8 @@ use okr_eval::{Features, MetricRecord, write_records};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Rows};
 use okr_linalg::{Cholesky, JitterPolicy};
 
-use crate::cv::MEDIAN_ROWS;
-use crate::data::load_mulan_or_standin;
+use crate::common::cv::MEDIAN_ROWS;
+use crate::common::data::load_mulan_or_standin;
 
 /// Best-of-`reps` wall time of `f`, in seconds.
 fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {

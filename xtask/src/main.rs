@@ -1,69 +1,210 @@
 //! `cargo xtask`: okr's paper reproduction and benchmark driver.
 //!
-//! - `cargo xtask reproduce quick`: IOKR on six Mulan data sets with
-//!   cross-validated hyper-parameters, beside the published figures
-//!   (`docs/results/quick.{md,json}`).
-//! - `cargo xtask reproduce rr-multilabel-small`: reduced-rank IOKR and IOKR
-//!   on the first 2000 training rows of Bibtex and Corel5k (Brogat-Motte et
-//!   al. 2022, Table 7; `docs/results/rr-multilabel-small.{md,json}`).
-//! - `cargo xtask reproduce rr-multilabel-full`: the same on the full
-//!   training splits (Tables 5 and 6; `docs/results/rr-multilabel-full.*`).
-//! - `cargo xtask reproduce rr-synthetic`: the synthetic least-squares study
-//!   of the same paper (Figures 3 and 5; `docs/results/rr-synthetic.*`).
-//! - `cargo xtask reproduce rr-usps`: USPS half-image completion (Table 3,
-//!   Figure 4; `docs/results/rr-usps.*`).
-//! - `cargo xtask reproduce rr-scale`: Nystroem KRR and Nystroem reduced-rank
-//!   IOKR on the Bookmarks-shaped stand-in at full size (Tables 5-6; time and
-//!   peak memory; `docs/results/rr-scale.*`).
-//! - `cargo xtask reproduce leml-full | leml-missing | leml-speed | leml-theory`: LEML
-//!   (Yu et al. 2014) on bibtex and delicious beside Tables 6-15, and its
-//!   speed lines, and the Rademacher-complexity checks E1-E2 of its theory
-//!   (`docs/results/leml-*.{md,json}`).
-//! - `cargo xtask reproduce tn-jester` / `tn-label-ranking` / `tn-theory`:
-//!   trace-norm surrogate prediction (Luise et al. 2019): jester3 ranking
-//!   (Table 1), the 21 label-ranking data sets, and spec 4's E1-E3.
-//! - `cargo xtask reproduce kae-graphs`: K2AE vs KPCA codes of the WL graph
-//!   kernel on MUTAG, PTC_MR, NCI1 (`docs/results/kae-graphs.{md,json}`).
-//! - `cargo xtask reproduce kae-kpca`: the KAE <-> kernel PCA link checked
-//!   numerically (`docs/results/kae-kpca.{md,json}`).
-//! - `cargo xtask reproduce kae-synthetic`: the KAE paper's toy experiments
-//!   with plots (`docs/results/kae-synthetic.{md,json}` and PNGs).
-//! - `cargo xtask reproduce kae-fingerprints`: stand-in for the KAE paper's
-//!   metabolite fingerprint reconstruction (`docs/results/kae-fingerprints.{md,json}`).
+//! - `cargo xtask reproduce <name>` runs one experiment and writes
+//!   `docs/results/<name>.{md,json}` (and plots); `quick` is the README's main job.
+//! - `cargo xtask reproduce all [--force]` runs every experiment whose
+//!   records are missing or older than the code, then writes the index.
+//! - `cargo xtask index` rebuilds `docs/results/index.md` from the records.
+//! - `cargo xtask list` prints every experiment with a one-line description.
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
+//!
+//! The experiments are organised by paper (`reduced_rank/`, `sketch/`,
+//! `leml/`, `trace_norm/`, `kae/`); what they share is in `common/`. The
+//! [`EXPERIMENTS`] table is the one list of names: it drives `reproduce`,
+//! the help text and `list`.
 
 mod bench;
-mod cv;
-mod data;
-mod kae_common;
-mod kae_fingerprints;
-mod kae_graphs;
-mod kae_kpca;
-mod kae_synthetic;
+mod common;
+mod index;
+mod kae;
 mod leml;
-mod leml_paper;
-mod leml_theory;
-mod plot;
 mod quick;
-mod report;
-mod rr_full;
-mod rr_scale;
-mod rr_small;
-mod rr_synthetic;
-mod rr_usps;
-mod sketch_multilabel;
-mod sketch_scale;
-mod sketch_synthetic;
-mod sketch_timing;
-mod tn_jester;
-mod tn_label_ranking;
-mod tn_theory;
+mod reduced_rank;
+mod sketch;
+mod trace_norm;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::{Context, Result};
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use common::RunArgs;
+
+/// One experiment of `reproduce`.
+struct Experiment {
+    /// Name on the command line and in `docs/results/<name>.*`.
+    name: &'static str,
+    /// Other names that run it.
+    aliases: &'static [&'static str],
+    /// One line for `list` and `--help`.
+    description: &'static str,
+    /// Runs it.
+    run: fn(&RunArgs) -> Result<()>,
+    /// Whether `reproduce all` runs it (not for the re-renderings of records).
+    in_all: bool,
+}
+
+/// Every experiment `reproduce` knows, in the order `list` prints them.
+const EXPERIMENTS: &[Experiment] = &[
+    Experiment::new(
+        "quick",
+        "IOKR on six Mulan data sets, (width, lambda) by 3-fold CV, beside the published F1",
+        |a| quick::run(&a.datasets_or(&quick::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "rr-multilabel-small",
+        "reduced-rank IOKR vs IOKR on the first 2000 rows of Bibtex and Corel5k (Table 7)",
+        |a| reduced_rank::small::run(&a.datasets_or(&reduced_rank::small::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "rr-multilabel-full",
+        "reduced-rank IOKR vs IOKR on the full Bibtex and Corel5k splits (Tables 5 and 6)",
+        |a| reduced_rank::full::run(&a.datasets_or(&reduced_rank::full::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new("rr-synthetic", "the reduced-rank paper's synthetic least-squares study (Figures 3 and 5)", |a| {
+        reduced_rank::synthetic::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("rr-usps", "USPS half-image completion (Table 3, Figure 4)", |a| {
+        reduced_rank::usps::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new(
+        "rr-scale",
+        "Nystroem KRR and Nystroem reduced rank on the Bookmarks stand-in: time, peak memory",
+        |a| reduced_rank::scale::run(&a.out_dir, a.seed),
+    ),
+    Experiment::new("leml-full", "LEML on bibtex and delicious with full labels, beside Tables 6-11", |a| {
+        let ds = a.datasets_or(&["bibtex", "delicious"]);
+        let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::FULL_RATIOS.to_vec());
+        leml::experiments::run_full(&ds, &a.out_dir, a.seed, &a.losses, &ratios)
+    }),
+    Experiment::new("leml-missing", "LEML with missing labels (observed fractions, draws), beside Tables 12-15", |a| {
+        let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::MISSING_RATIOS.to_vec());
+        leml::experiments::run_missing(&a.out_dir, a.seed, a.draws, &a.losses, &a.observed, &ratios)
+    }),
+    Experiment::new("leml-speed", "LEML's speed lines", |a| leml::experiments::run_speed(&a.out_dir, a.seed)),
+    Experiment::new("leml-theory", "the Rademacher-complexity checks E1-E2 of LEML's theory", |a| {
+        leml::theory::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("leml-delicious-ablation", "LEML on delicious: the ablation behind the leml-full reading", |a| {
+        leml::experiments::run_delicious_ablation(&a.out_dir, a.seed)
+    }),
+    Experiment::new(
+        "tn-jester",
+        "trace norm vs SELF+HS on jester3 ranking (Table 1); OKR_TN_MAX_USERS caps the users",
+        |a| {
+            let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
+            trace_norm::jester::run(&a.out_dir, a.seed, max_users)
+        },
+    ),
+    Experiment::new(
+        "tn-jester-standins",
+        "the other Table 1 rows on seeded stand-ins of their shapes (labelled)",
+        |a| trace_norm::standins::run_standins(&a.out_dir, a.seed, a.datasets.as_deref()),
+    ),
+    Experiment::new("tn-jester-render", "re-renders tn-jester.md from its records", |a| {
+        trace_norm::jester::rerender(&a.out_dir)
+    })
+    .render_only(),
+    Experiment::new("tn-label-ranking", "trace norm on the 21 label-ranking data sets", |a| {
+        let ds = a.datasets_or(&trace_norm::label_ranking::DATASETS);
+        trace_norm::label_ranking::run(&ds, &a.out_dir, a.seed)
+    }),
+    Experiment::new("tn-label-ranking-render", "re-renders tn-label-ranking.md from its records", |a| {
+        trace_norm::label_ranking::render(&a.out_dir)
+    })
+    .render_only(),
+    Experiment::new("tn-theory", "the trace-norm spec's checks E1-E3", |a| trace_norm::theory::run(&a.out_dir, a.seed)),
+    Experiment::new("kae-graphs", "K2AE vs KPCA codes of the WL graph kernel on MUTAG, PTC_MR, NCI1", |a| {
+        let default: Vec<&str> = kae::graphs::DATASETS.iter().map(|d| d.0).collect();
+        kae::graphs::run(&a.datasets_or(&default), &a.out_dir, a.seed)
+    }),
+    Experiment::new("kae-kpca", "the KAE <-> kernel PCA link checked numerically", |a| {
+        kae::kpca::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("kae-synthetic", "the KAE paper's toy experiments, with plots", |a| {
+        kae::synthetic::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("kae-fingerprints", "stand-in for the KAE paper's metabolite fingerprint reconstruction", |a| {
+        kae::fingerprints::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new(
+        "sketch-multilabel",
+        "SIOKR / ISOKR / SISOKR vs IOKR on bibtex, delicious, corel5k (30 sketch seeds)",
+        |a| sketch::multilabel::run(&a.datasets_or(&sketch::multilabel::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "sketch-scale",
+        "SISOKR and SIOKR on the Bookmarks stand-in at growing sizes: time, peak memory",
+        |a| sketch::scale::run(&a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "sketch-scale-report",
+        "re-renders sketch-scale.md from its records (after an interrupted run)",
+        |a| sketch::scale::report(&a.out_dir),
+    )
+    .render_only(),
+    Experiment::new("sketch-synthetic", "the sketching paper's synthetic study", |a| {
+        sketch::synthetic::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new("sketch-timing", "SISOKR on Bibtex, 30 seeds per configuration: fit + decode time and F1", |a| {
+        sketch::timing::run(&a.out_dir, a.seed)
+    }),
+];
+
+impl Experiment {
+    const fn new(name: &'static str, description: &'static str, run: fn(&RunArgs) -> Result<()>) -> Self {
+        Self { name, aliases: &[], description, run, in_all: true }
+    }
+
+    /// Marks a re-rendering of existing records, which `reproduce all` skips.
+    const fn render_only(mut self) -> Self {
+        self.in_all = false;
+        self
+    }
+}
+
+/// The experiment called `name` (or one of its aliases).
+fn experiment(name: &str) -> Option<&'static Experiment> {
+    EXPERIMENTS.iter().find(|e| e.name == name || e.aliases.contains(&name))
+}
+
+/// Experiment names with their descriptions, for clap's help and errors.
+fn experiment_names() -> PossibleValuesParser {
+    let all = PossibleValue::new("all").help("every experiment (resumable, see --force), then docs/results/index.md");
+    PossibleValuesParser::new(
+        EXPERIMENTS
+            .iter()
+            .map(|e| PossibleValue::new(e.name).aliases(e.aliases.iter().copied()).help(e.description))
+            .chain([all]),
+    )
+}
+
+/// `reproduce all`: every experiment whose records are missing or older than
+/// this binary (so older than the code it was built from), or all of them
+/// with `force`; then the index.
+fn run_all(args: &RunArgs, force: bool) -> Result<()> {
+    let built = std::env::current_exe().and_then(|p| p.metadata()).and_then(|m| m.modified()).ok();
+    let todo: Vec<&Experiment> = EXPERIMENTS.iter().filter(|e| e.in_all).collect();
+    let pb = ProgressBar::new(todo.len() as u64);
+    pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}")?);
+    for e in todo {
+        let records = args.out_dir.join(format!("{}.json", e.name));
+        let written = records.metadata().and_then(|m| m.modified()).ok();
+        if !force && matches!((written, built), (Some(w), Some(b)) if w > b) {
+            pb.println(format!("{}: records newer than the code, skipped (--force runs it)", e.name));
+        } else {
+            pb.set_message(e.name);
+            (e.run)(args).with_context(|| format!("experiment {}", e.name))?;
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    index::write_index(&args.out_dir)
+}
 
 /// okr's experiment driver.
 #[derive(Debug, Parser)]
@@ -77,13 +218,12 @@ struct Cli {
 enum Command {
     /// Reproduce a paper experiment and write docs/results/<name>.{md,json}.
     Reproduce {
-        /// Experiment name; `quick` is the README's main job. The others (one per
-        /// paper table or figure, see the crate docs and docs/results/): rr-multilabel-small,
-        /// rr-multilabel-full, rr-synthetic, rr-usps, rr-scale, leml-full, leml-missing, leml-speed,
-        /// leml-theory, leml-delicious-ablation, tn-jester, tn-jester-standins, tn-jester-render,
-        /// tn-label-ranking, tn-label-ranking-render, tn-theory, kae-graphs, kae-kpca,
-        /// kae-synthetic, kae-fingerprints, sketch-multilabel, sketch-scale, sketch-scale-report, sketch-synthetic, sketch-timing.
+        /// Experiment name (`cargo xtask list` describes each), or `all`.
+        #[arg(value_parser = experiment_names())]
         name: String,
+        /// all: also run the experiments whose records are newer than the code.
+        #[arg(long)]
+        force: bool,
         /// Restrict to these data sets (comma separated).
         #[arg(long, value_delimiter = ',')]
         datasets: Option<Vec<String>>,
@@ -106,6 +246,14 @@ enum Command {
         #[arg(long, value_delimiter = ',', default_value = "5,10,20,40")]
         observed: Vec<usize>,
     },
+    /// List the experiments of `reproduce` with a one-line description each.
+    List,
+    /// Rebuild docs/results/index.md from the records docs/results/*.json (runs nothing).
+    Index {
+        /// Records directory (default: docs/results of the workspace).
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+    },
     /// Measure DGEMM and time IOKR on Bibtex by phase; writes docs/results/bench.{md,json}.
     Bench {
         /// Output directory (default: docs/results of the workspace).
@@ -114,108 +262,32 @@ enum Command {
     },
 }
 
-/// Every experiment `reproduce` knows.
-const EXPERIMENTS: &[&str] = &[
-    "quick",
-    "rr-multilabel-small",
-    "rr-multilabel-full",
-    "rr-synthetic",
-    "rr-usps",
-    "rr-scale",
-    "leml-full",
-    "leml-missing",
-    "leml-speed",
-    "leml-theory",
-    "leml-delicious-ablation",
-    "tn-jester",
-    "tn-jester-standins",
-    "tn-jester-render",
-    "tn-label-ranking",
-    "tn-label-ranking-render",
-    "tn-theory",
-    "kae-graphs",
-    "kae-kpca",
-    "kae-synthetic",
-    "kae-fingerprints",
-    "sketch-multilabel",
-    "sketch-scale",
-    "sketch-scale-report",
-    "sketch-synthetic",
-    "sketch-timing",
-];
-
 fn results_dir(out: Option<PathBuf>) -> PathBuf {
     out.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/results"))
 }
 
-fn run() -> anyhow::Result<()> {
+fn run() -> Result<()> {
     match Cli::parse().command {
-        Command::Reproduce { name, datasets, seed, out_dir, draws, losses, k_ratios, observed } => {
+        Command::Reproduce { name, force, datasets, seed, out_dir, draws, losses, k_ratios, observed } => {
             let losses = losses
                 .iter()
                 .map(|l| okr_estimators::leml::Loss::from_name(l).ok_or_else(|| anyhow::anyhow!("unknown loss {l:?}")))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            match name.as_str() {
-                "quick" => {
-                    let ds = datasets.unwrap_or_else(|| quick::DATASETS.iter().map(|s| s.to_string()).collect());
-                    quick::run(&ds, &results_dir(out_dir), seed)
-                }
-                "rr-multilabel-small" => {
-                    let ds = datasets.unwrap_or_else(|| rr_small::DATASETS.iter().map(|s| s.to_string()).collect());
-                    rr_small::run(&ds, &results_dir(out_dir), seed)
-                }
-                "leml-full" => {
-                    let ds = datasets.unwrap_or_else(|| vec!["bibtex".into(), "delicious".into()]);
-                    let ratios = k_ratios.unwrap_or_else(|| leml_paper::FULL_RATIOS.to_vec());
-                    leml::run_full(&ds, &results_dir(out_dir), seed, &losses, &ratios)
-                }
-                "leml-missing" => {
-                    let ratios = k_ratios.unwrap_or_else(|| leml_paper::MISSING_RATIOS.to_vec());
-                    leml::run_missing(&results_dir(out_dir), seed, draws, &losses, &observed, &ratios)
-                }
-                "leml-speed" => leml::run_speed(&results_dir(out_dir), seed),
-                "leml-theory" => leml_theory::run(&results_dir(out_dir), seed),
-                "leml-delicious-ablation" => leml::run_delicious_ablation(&results_dir(out_dir), seed),
-                "tn-jester" => {
-                    let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
-                    tn_jester::run(&results_dir(out_dir), seed, max_users)
-                }
-                "tn-theory" => tn_theory::run(&results_dir(out_dir), seed),
-                "tn-label-ranking-render" => tn_label_ranking::render(&results_dir(out_dir)),
-                "tn-jester-render" => tn_jester::rerender(&results_dir(out_dir)),
-                "tn-jester-standins" => tn_jester::run_standins(&results_dir(out_dir), seed, datasets.as_deref()),
-                "tn-label-ranking" => {
-                    let ds =
-                        datasets.unwrap_or_else(|| tn_label_ranking::DATASETS.iter().map(|s| s.to_string()).collect());
-                    tn_label_ranking::run(&ds, &results_dir(out_dir), seed)
-                }
-                "kae-graphs" => {
-                    let ds = datasets.unwrap_or_else(|| kae_graphs::DATASETS.iter().map(|d| d.0.to_string()).collect());
-                    kae_graphs::run(&ds, &results_dir(out_dir), seed)
-                }
-                "kae-kpca" => kae_kpca::run(&results_dir(out_dir), seed),
-                "kae-synthetic" => kae_synthetic::run(&results_dir(out_dir), seed),
-                "kae-fingerprints" => kae_fingerprints::run(&results_dir(out_dir), seed),
-                "sketch-multilabel" => {
-                    let ds =
-                        datasets.unwrap_or_else(|| sketch_multilabel::DATASETS.iter().map(|s| s.to_string()).collect());
-                    sketch_multilabel::run(&ds, &results_dir(out_dir), seed)
-                }
-                "sketch-scale" => sketch_scale::run(&results_dir(out_dir), seed),
-                // Renders sketch-scale.md from its records (after an interrupted run).
-                "sketch-scale-report" => sketch_scale::report(&results_dir(out_dir)),
-                "sketch-synthetic" => sketch_synthetic::run(&results_dir(out_dir), seed),
-                "sketch-timing" => sketch_timing::run(&results_dir(out_dir), seed),
-                "rr-synthetic" => rr_synthetic::run(&results_dir(out_dir), seed),
-                "rr-usps" => rr_usps::run(&results_dir(out_dir), seed),
-                "rr-scale" => rr_scale::run(&results_dir(out_dir), seed),
-                "rr-multilabel-full" => {
-                    let ds = datasets.unwrap_or_else(|| rr_full::DATASETS.iter().map(|s| s.to_string()).collect());
-                    rr_full::run(&ds, &results_dir(out_dir), seed)
-                }
-                other => anyhow::bail!("unknown experiment {other:?}; available: {}", EXPERIMENTS.join(", ")),
+                .collect::<Result<Vec<_>>>()?;
+            let args = RunArgs { datasets, seed, out_dir: results_dir(out_dir), draws, losses, k_ratios, observed };
+            if name == "all" {
+                return run_all(&args, force);
             }
+            let exp = experiment(&name).ok_or_else(|| anyhow::anyhow!("unknown experiment {name:?}"))?;
+            (exp.run)(&args)
         }
+        Command::List => {
+            let width = EXPERIMENTS.iter().map(|e| e.name.len()).max().unwrap_or(0);
+            for e in EXPERIMENTS {
+                println!("{:width$}  {}", e.name, e.description);
+            }
+            Ok(())
+        }
+        Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
     }
 }
@@ -227,5 +299,36 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_resolve() {
+        let mut seen = std::collections::HashSet::new();
+        for e in EXPERIMENTS {
+            for n in std::iter::once(&e.name).chain(e.aliases) {
+                assert!(seen.insert(*n), "{n} listed twice");
+                assert_eq!(experiment(n).map(|x| x.name), Some(e.name));
+            }
+        }
+        assert!(experiment("no-such-experiment").is_none());
+        assert!(experiment("all").is_none(), "`all` is reserved for reproduce all");
+    }
+
+    #[test]
+    fn cli_accepts_every_name_and_rejects_others() {
+        Cli::command().debug_assert();
+        for e in EXPERIMENTS {
+            let cli = Cli::try_parse_from(["cargo xtask", "reproduce", e.name]).unwrap();
+            assert!(matches!(cli.command, Command::Reproduce { ref name, .. } if name == e.name));
+        }
+        let err = Cli::try_parse_from(["cargo xtask", "reproduce", "quik"]).unwrap_err();
+        assert!(err.to_string().contains("quick"), "{err}");
     }
 }

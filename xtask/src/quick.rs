@@ -12,9 +12,9 @@ use okr_estimators::Iokr;
 use okr_eval::{Dataset, Features, MetricRecord, Standardizer, f1_macro, f1_micro, f1_samples, hamming_loss};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
-use crate::cv::GaussianIokrCv;
-use crate::data::{LoadedData, load_mulan_or_standin};
-use crate::report::{PaperValue, write_results};
+use crate::common::cv::{GaussianIokrCv, quick_cv};
+use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::report::{PaperValue, write_results};
 
 /// Data sets of the quick run, in order.
 pub const DATASETS: [&str; 6] = ["bibtex", "corel5k", "yeast", "scene", "emotions", "enron"];
@@ -27,16 +27,6 @@ pub fn published(dataset: &str) -> Vec<PaperValue> {
             PaperValue { value: 44.9, source: "El Ahmad et al., SISOKR poster" },
         ],
         _ => Vec::new(),
-    }
-}
-
-/// The cross-validation grid of the quick run.
-pub fn quick_cv(seed: u64) -> GaussianIokrCv {
-    GaussianIokrCv {
-        widths: vec![0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0],
-        lambdas: vec![1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1],
-        folds: 3,
-        seed,
     }
 }
 
@@ -136,9 +126,9 @@ where
     let choice = cv.run(x_train, &train.y, ky, pb)?;
     let cv_seconds = t_cv.elapsed().as_secs_f64();
     pb.set_message(format!("{name}: fit + decode"));
-    let kx = Gaussian::new(choice.gamma)?;
+    let kx = Gaussian::new(choice.gamma())?;
     let t_fit = Instant::now();
-    let model = Iokr::params(kx, ky.clone()).lambda(choice.lambda).fit::<X, LabelSets>(x_train, &train.y)?;
+    let model = Iokr::params(kx, ky.clone()).lambda(choice.lambda()).fit::<X, LabelSets>(x_train, &train.y)?;
     let fit_seconds = t_fit.elapsed().as_secs_f64();
     let t_dec = Instant::now();
     let (cand, _) = train.y.unique();
@@ -151,11 +141,11 @@ where
             .with_setting("n", train.n_samples())
             .with_setting("n_test", test.n_samples())
             .with_setting("n_candidates", cand.n_rows())
-            .with_setting("c", choice.c)
-            .with_setting("gamma", choice.gamma)
-            .with_setting("lambda", choice.lambda)
+            .with_setting("c", choice.c())
+            .with_setting("gamma", choice.gamma())
+            .with_setting("lambda", choice.lambda())
             .with_setting("cv_folds", cv.folds)
-            .with_setting("cv_f1_samples", choice.cv_f1)
+            .with_setting("cv_f1_samples", choice.best_score())
             .with_setting("median_sq_dist", choice.median_sq_dist)
             .with_setting("standardized", standardized)
     };
@@ -177,11 +167,11 @@ where
         grid_md.push_str(&format!(" {l:.0e} |"));
     }
     grid_md.push_str(&format!("\n|---|{}\n", "---|".repeat(cv.lambdas.len())));
-    for (c, row) in cv.widths.iter().zip(&choice.grid) {
+    for (c, row) in cv.widths.iter().zip(&choice.mean) {
         grid_md.push_str(&format!("| {c} |"));
         for (l, v) in cv.lambdas.iter().zip(row) {
             let cell = format!("{:.2}", v * 100.0);
-            if *c == choice.c && *l == choice.lambda {
+            if *c == choice.c() && *l == choice.lambda() {
                 grid_md.push_str(&format!(" **{cell}** |"));
             } else {
                 grid_md.push_str(&format!(" {cell} |"));

@@ -26,6 +26,7 @@ mod param_guard;
 mod projection;
 pub mod reduced_rank;
 mod score;
+pub mod select;
 pub mod sketch;
 pub mod sketched;
 mod stream;

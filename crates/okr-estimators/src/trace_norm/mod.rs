@@ -19,6 +19,7 @@
 mod fit;
 pub mod masked;
 mod params;
+mod self_hs;
 pub mod solvers;
 
 use faer::{Mat, MatRef, Par};
@@ -26,6 +27,7 @@ use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
+pub use self_hs::{SelfHs, SelfHsParams, SelfHsValidParams};
 pub use solvers::{
     ConvexSolution, FactorizedSolution, FistaResult, SolverOptions, StepRule, StopReason, convex_trace_norm,
     factorized_als, factorized_gd, factorized_objective, fista_svt, scaled_init,

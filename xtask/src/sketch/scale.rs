@@ -9,24 +9,11 @@ use anyhow::{Context, Result};
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
 
-use crate::plot::{Panel, Series, draw_png};
+use crate::common::plot::{Panel, Series, draw_png};
 use okr_kernels::{CsrRows, Gaussian, Rows, median_sq_distance};
 
-use crate::sketch_multilabel::{MethodConfig, RunOutcome, SplitRef, load_average, run_method};
-
-/// Peak resident set size of this process (`VmHWM`), in bytes.
-pub(crate) fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// Resets the peak RSS counter (Linux `clear_refs` value 5), so the next
-/// reading covers what follows; returns whether it worked.
-pub(crate) fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
+use super::multilabel::{MethodConfig, RunOutcome, SplitRef, run_method};
+use crate::common::process::{load_average, peak_rss_bytes, reset_peak_rss};
 
 /// What one configuration measured.
 struct Measured {

@@ -9,14 +9,14 @@ use std::time::Instant;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use okr_decode::CandidateDecoder;
-use okr_estimators::iokr::IokrPath;
+use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::{Iokr, ReducedRankIokr};
 use okr_eval::{Dataset, Features, MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::cv::MEDIAN_ROWS;
-use crate::data::{LoadedData, load_mulan_or_standin};
-use crate::report::{PaperValue, write_results_with};
+use crate::common::cv::{DecodedF1, MEDIAN_ROWS};
+use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::report::{PaperValue, write_results_with};
 
 /// Data sets of the run, in order.
 pub const DATASETS: [&str; 2] = ["bibtex", "corel5k"];
@@ -152,31 +152,21 @@ where
     let ranks = rank_grid();
     let splits = ShuffleSplit::new(SPLITS, VAL_FRACTION, seed).split(x.n_rows())?;
     let w = 1.0 / splits.len() as f64;
-    let mut grid = Grid {
-        iokr: vec![vec![0.0; LAMBDAS.len()]; WIDTHS.len()],
-        rr: vec![vec![vec![0.0; ranks.len()]; LAMBDAS.len()]; WIDTHS.len()],
-    };
+    // IOKR: the library's path search (one eigendecomposition per split and width).
+    pb.set_message(format!("{name}: IOKR validation"));
+    let search = GaussianIokrSearch::new(WIDTHS.to_vec(), LAMBDAS.to_vec()).median_rows(MEDIAN_ROWS);
+    let iokr = search.run(x, &splits, &mut DecodedF1::new(y, ky), &mut || {})?;
+    let mut grid = Grid { iokr: iokr.mean, rr: vec![vec![vec![0.0; ranks.len()]; LAMBDAS.len()]; WIDTHS.len()] };
     let decoder = CandidateDecoder::new();
     for (si, (tr, va)) in splits.iter().enumerate() {
         let y_tr = y.select(tr);
         let (cand, _) = y_tr.unique();
-        let g = <Gaussian as Kernel<LabelSets>>::gram_block(ky, &y_tr, &cand);
-        let norms = <Gaussian as Kernel<LabelSets>>::diag(ky, &cand);
         let truth = y.select(va);
         let (x_tr, x_va) = (x.select(tr), x.select(va));
         for (wi, &c) in WIDTHS.iter().enumerate() {
             pb.set_message(format!("{name}: split {}/{}, c = {c}", si + 1, splits.len()));
             let kx = Gaussian::new(c / median)?;
-            // IOKR: one eigendecomposition serves every lambda.
-            let k_tr = kx.gram(&x_tr);
-            let k_va = kx.gram_block(&x_va, &x_tr);
-            let path = IokrPath::new(k_tr.as_ref())?;
-            let a = path.project_inputs(k_va.as_ref());
-            let b = path.project_atoms(g.as_ref());
             for (li, &lambda) in LAMBDAS.iter().enumerate() {
-                let coef = path.scaled_coefficients(a.as_ref(), lambda);
-                let decoded = decoder.decode_matrices(coef.as_ref(), b.as_ref(), &norms)?;
-                grid.iokr[wi][li] += w * f1_samples(&truth, &cand.select(&decoded.best()))?;
                 // Reduced rank: one fit at P_MAX, truncated to every rank of the grid.
                 let model = ReducedRankIokr::params(kx.clone(), ky.clone())
                     .rank(P_MAX)

@@ -13,7 +13,7 @@ use okr_estimators::kae::{K2ae, Kpca, LayerKernel, Optimizer};
 use okr_eval::{MetricRecord, read_tu};
 use okr_kernels::{Kernel, Rows, WlSubtree};
 
-use crate::kae_common::{code_gaussian_gram, krr_classify, mean_std, sub, write_experiment};
+use super::common::{code_gaussian_gram, krr_classify, mean_std, sub, write_experiment};
 
 /// Data sets (lowercase record names) and their TU folder names.
 pub const DATASETS: [(&str, &str); 3] = [("mutag", "MUTAG"), ("ptc_mr", "PTC_MR"), ("nci1", "NCI1")];

@@ -12,12 +12,15 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use okr_decode::CandidateDecoder;
+use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, SketchedIokr};
 use okr_eval::{Features, MetricRecord, f1_samples, write_records};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::data::load_mulan_or_standin;
+use crate::common::cv::DecodedF1;
+use crate::common::data::load_mulan_or_standin;
+use crate::common::process::{load_average, process_cpu_seconds};
 
 /// Data sets of the experiment, in order.
 pub const DATASETS: [&str; 3] = ["bibtex", "delicious", "corel5k"];
@@ -69,24 +72,6 @@ pub struct RunOutcome {
     pub fit_cpu_seconds: Option<f64>,
     /// CPU seconds of the decoding, when readable.
     pub decode_cpu_seconds: Option<f64>,
-}
-
-/// User + system CPU seconds of this process, all threads (`/proc/self/stat`,
-/// clock ticks of 1/100 s). On a machine shared with other jobs, wall time
-/// grows with the load; CPU time measures the work done.
-pub fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
-
-/// The 1-minute load average, for the record of how busy the machine was.
-pub fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 
 /// Train and test rows of one input container type.
@@ -248,19 +233,18 @@ where
         log.push_str(&format!(" {l:.0e} |"));
     }
     log.push_str(&format!("\n|---|{}\n", "---|".repeat(LAMBDA_GRID.len())));
-    let mut best = (f64::NEG_INFINITY, Hyper { c: 1.0, median_sq, lambda: 1e-5 });
-    for c in C_GRID {
+    // IOKR's (c, lambda) by the library's path search on the one validation split.
+    let search = GaussianIokrSearch::new(C_GRID.to_vec(), LAMBDA_GRID.to_vec()).median_rows(2000);
+    let folds = [(fit_idx.clone(), val_idx.clone())];
+    let iokr = search.run(x_train, &folds, &mut DecodedF1::new(y_train, &ky), &mut || {})?;
+    for (c, row) in C_GRID.iter().zip(&iokr.mean) {
         log.push_str(&format!("| {c} |"));
-        for lambda in LAMBDA_GRID {
-            let h = Hyper { c, median_sq, lambda };
-            let r = run_method(&val, &h.kernel()?, &ky, lambda, &iokr_cfg, 0)?;
-            log.push_str(&format!(" {:.2} |", 100.0 * r.f1));
-            if r.f1 > best.0 {
-                best = (r.f1, h);
-            }
+        for f1 in row {
+            log.push_str(&format!(" {:.2} |", 100.0 * f1));
         }
         log.push('\n');
     }
+    let best = (iokr.best_score(), Hyper { c: iokr.c(), median_sq, lambda: iokr.lambda() });
     let hyper = best.1;
     let kx = hyper.kernel()?;
     eprintln!("xtask: {name}: c = {}, lambda = {:e} (validation F1 {:.2})", hyper.c, hyper.lambda, 100.0 * best.0);

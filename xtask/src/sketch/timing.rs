@@ -10,8 +10,9 @@ use okr_estimators::sketch::SketchSpec;
 use okr_eval::{Features, MetricRecord, read_records, write_records};
 use okr_kernels::Gaussian;
 
-use crate::data::load_mulan_or_standin;
-use crate::sketch_multilabel::{MethodConfig, RunOutcome, SplitRef, load_average, run_method};
+use super::multilabel::{MethodConfig, RunOutcome, SplitRef, run_method};
+use crate::common::data::load_mulan_or_standin;
+use crate::common::process::load_average;
 
 /// Sketch seeds per SISOKR configuration (the poster's 30 runs; the
 /// acceptance bound is per run, so the slowest run is reported too).

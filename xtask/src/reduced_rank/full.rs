@@ -21,9 +21,9 @@ use okr_estimators::{Iokr, ParamGuard, ReducedRankIokr};
 use okr_eval::{Features, MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
-use crate::data::{LoadedData, load_mulan_or_standin};
-use crate::plot::{Panel, Series, draw_png};
-use crate::quick::quick_cv;
+use crate::common::cv::quick_cv;
+use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::plot::{Panel, Series, draw_png};
 
 /// Experiment name.
 pub const NAME: &str = "rr-multilabel-full";
@@ -102,7 +102,7 @@ fn evaluate<X>(
     data: &LoadedData,
     x: &X,
     x_test: &X,
-    cv: &crate::cv::GaussianIokrCv,
+    cv: &crate::common::cv::GaussianIokrCv,
     seed: u64,
     pb: &ProgressBar,
 ) -> Result<Outcome>
@@ -116,12 +116,12 @@ where
     let ky = Gaussian::from_sigma2(y.mean_cardinality().max(f64::MIN_POSITIVE))?;
     pb.set_message(format!("{name}: IOKR cross-validation"));
     let choice = cv.run(x, y, &ky, pb)?;
-    let kx = Gaussian::new(choice.gamma)?;
+    let kx = Gaussian::new(choice.gamma())?;
     let decoder = CandidateDecoder::new();
 
     // Reduced rank: λ and p on one 80/20 split.
     pb.set_message(format!("{name}: reduced-rank validation"));
-    let lambdas = [choice.lambda / 10.0, choice.lambda, choice.lambda * 10.0];
+    let lambdas = [choice.lambda() / 10.0, choice.lambda(), choice.lambda() * 10.0];
     let (tr, va) = &ShuffleSplit::new(1, 0.2, seed).split(x.n_rows())?[0];
     let (x_tr, x_va, y_tr, y_va) = (x.select(tr), x.select(va), y.select(tr), y.select(va));
     let (cand_tr, _) = y_tr.unique();
@@ -149,7 +149,7 @@ where
     let (cand, _) = y.unique();
     pb.set_message(format!("{name}: IOKR fit + decode"));
     let t = Instant::now();
-    let iokr = Iokr::params(kx.clone(), ky.clone()).lambda(choice.lambda).fit::<X, LabelSets>(x, y)?;
+    let iokr = Iokr::params(kx.clone(), ky.clone()).lambda(choice.lambda()).fit::<X, LabelSets>(x, y)?;
     let iokr_fit = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let iokr_pred = cand.select(&decoder.decode::<X, LabelSets, _>(&iokr, x_test, &cand)?.best());
@@ -182,7 +182,7 @@ where
     let mut records = Vec::new();
     let mut rows = String::new();
     for (method, f1, fit_s, dec_s, lambda, rank, atoms) in [
-        ("iokr", iokr_f1, iokr_fit, iokr_dec, choice.lambda, None, cand.n_rows()),
+        ("iokr", iokr_f1, iokr_fit, iokr_dec, choice.lambda(), None, cand.n_rows()),
         ("reduced-rank-iokr", selected.1, rr_fit, selected.2, rr_lambda, Some(rr_rank), rr_rank),
     ] {
         let paper = published(name, method);
@@ -190,14 +190,14 @@ where
             let mut r = MetricRecord::new(NAME, name.as_str(), method, metric, value)
                 .with_setting("n", train.n_samples())
                 .with_setting("n_test", test.n_samples())
-                .with_setting("c", choice.c)
-                .with_setting("gamma", choice.gamma)
+                .with_setting("c", choice.c())
+                .with_setting("gamma", choice.gamma())
                 .with_setting("lambda", lambda)
                 .with_setting("n_candidates", cand.n_rows());
             if let Some(p) = rank {
                 r = r.with_setting("rank", p).with_setting("val_f1_samples", val_f1);
             } else {
-                r = r.with_setting("cv_f1_samples", choice.cv_f1);
+                r = r.with_setting("cv_f1_samples", choice.best_score());
             }
             r.stand_in = *stand_in;
             r
@@ -215,7 +215,7 @@ where
             rows,
             "| {name}{} | {method} | {} | {lambda:.0e} | {} | {atoms} | **{:.2}** | {} | {fit_s:.2} | {dec_s:.2} | {} |",
             if *stand_in { " (stand-in)" } else { "" },
-            choice.c,
+            choice.c(),
             rank.map_or("∞".into(), |p| p.to_string()),
             f1 * 100.0,
             paper.map_or("-".into(), |p| format!("{:.1}", p.0)),

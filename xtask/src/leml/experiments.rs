@@ -23,8 +23,8 @@ use okr_eval::{Features, MetricRecord, hamming_loss_at, instance_auc, precision_
 use okr_kernels::{CsrRows, LabelSets, Rows};
 use okr_linalg::TronObjective;
 
-use crate::data::load_mulan_or_standin;
-use crate::leml_paper::{full_cell, missing_cell};
+use super::paper::{full_cell, missing_cell};
+use crate::common::data::load_mulan_or_standin;
 
 /// A train/test pair with sparse features.
 pub struct Data {

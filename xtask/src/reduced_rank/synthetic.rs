@@ -27,7 +27,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
-use crate::plot::{Panel, Series, draw_png};
+use crate::common::plot::{Panel, Series, draw_png};
 
 /// Experiment name.
 pub const NAME: &str = "rr-synthetic";

@@ -21,13 +21,13 @@ use okr_kernels::{CsrRows, Gaussian, LabelSets, Rows, median_sq_distance};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::plot::{Panel, Series, draw_png};
-use crate::sketch_multilabel::{load_average, process_cpu_seconds};
+use crate::common::plot::{Panel, Series, draw_png};
+use crate::common::process::{load_average, process_cpu_seconds};
 
 const NAME: &str = "rr-scale";
 /// The paper's Bookmarks figures: F1 x100 (Table 5), fit / decode seconds (Table 6).
 const PAPER_NYSTROEM: (f64, f64, f64) = (39.3, 465.0, 3371.0);
-use crate::sketch_scale::{peak_rss_bytes, reset_peak_rss};
+use crate::common::process::{peak_rss_bytes, reset_peak_rss};
 
 const PAPER_RR: (f64, f64, f64) = (39.1, 617.0, 214.0);
 const C_GRID: [f64; 3] = [0.5, 1.0, 2.0];

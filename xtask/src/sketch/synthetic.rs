@@ -16,7 +16,7 @@ use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, SketchedIokr, SurrogateModel};
 use okr_eval::{MetricRecord, write_records};
 
-use crate::plot::{Panel, Series, draw_png};
+use crate::common::plot::{Panel, Series, draw_png};
 use okr_kernels::{DenseRows, Gaussian, Linear, Rows};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

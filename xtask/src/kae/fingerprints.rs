@@ -14,7 +14,7 @@ use okr_estimators::kae::{K2ae, Kae, LastLayer, LayerKernel, Optimizer};
 use okr_eval::MetricRecord;
 use okr_kernels::{CsrRows, Kernel, Tanimoto};
 
-use crate::kae_common::write_experiment;
+use super::common::write_experiment;
 
 /// Fingerprint width of the paper's data.
 pub const N_BITS: usize = 4136;

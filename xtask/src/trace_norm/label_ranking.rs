@@ -21,10 +21,12 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use faer::Mat;
 use okr_decode::ranking::{decode_kendall, kendall_embedding, n_pairs};
+use okr_estimators::iokr::IokrPath;
 use okr_estimators::trace_norm::fista_svt;
 use okr_eval::ranking_metrics::kendall_tau;
 use okr_eval::readers::ranking::read_label_ranking;
-use okr_eval::{KFold, MetricRecord};
+use okr_eval::{Features, KFold, MetricRecord, Standardizer};
+use okr_kernels::{DenseRows, Gaussian, Kernel, Rows, median_sq_distance};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -64,35 +66,10 @@ pub const IOKR_LAMBDAS: [f64; 9] = [1e-6, 3e-6, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 1e
 /// Trace-norm path: $\lambda_{11} = \lambda_{\max}\cdot$ these factors.
 pub const TN_FACTORS: [f64; 9] = [0.3, 0.1, 0.03, 0.01, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5];
 
-/// Standardizes with the training rows' mean and std (std 0 -> 1).
-fn standardize(x: &Mat<f64>, train: &[usize]) -> Mat<f64> {
-    let d = x.ncols();
-    let n = train.len() as f64;
-    let mean: Vec<f64> = (0..d).map(|j| train.iter().map(|&i| x[(i, j)]).sum::<f64>() / n).collect();
-    let sd: Vec<f64> = (0..d)
-        .map(|j| {
-            let v = train.iter().map(|&i| (x[(i, j)] - mean[j]).powi(2)).sum::<f64>() / n;
-            if v > 0.0 { v.sqrt() } else { 1.0 }
-        })
-        .collect();
-    Mat::from_fn(x.nrows(), d, |i, j| (x[(i, j)] - mean[j]) / sd[j])
-}
-
-fn sq_dists(a: &Mat<f64>, ia: &[usize], b: &Mat<f64>, ib: &[usize]) -> Mat<f64> {
-    Mat::from_fn(ia.len(), ib.len(), |p, q| (0..a.ncols()).map(|j| (a[(ia[p], j)] - b[(ib[q], j)]).powi(2)).sum())
-}
-
-fn gaussian(x: &Mat<f64>, ia: &[usize], ib: &[usize], gamma: f64) -> Mat<f64> {
-    let d = sq_dists(x, ia, x, ib);
-    Mat::from_fn(d.nrows(), d.ncols(), |i, j| (-gamma * d[(i, j)]).exp())
-}
-
-fn median_gamma(x: &Mat<f64>, train: &[usize]) -> f64 {
-    let idx: Vec<usize> = train.iter().copied().take(300).collect();
-    let d = sq_dists(x, &idx, x, &idx);
-    let mut v: Vec<f64> = (0..idx.len()).flat_map(|i| (0..i).map(move |j| (i, j))).map(|(i, j)| d[(i, j)]).collect();
-    v.sort_by(f64::total_cmp);
-    let med = v.get(v.len() / 2).copied().unwrap_or(1.0);
+/// `1 / median squared distance` over the first 300 training rows (1 when it is 0).
+fn median_gamma(x: &DenseRows, train: &[usize]) -> f64 {
+    let first = &train[..train.len().min(300)];
+    let med = median_sq_distance(&x.select(first), 300);
     if med > 0.0 { 1.0 / med } else { 1.0 }
 }
 
@@ -110,7 +87,7 @@ fn mean_tau(h: &Mat<f64>, truth: &[&Vec<usize>], k: usize) -> f64 {
 /// Predictions on `eval` for every lambda of both paths: (IOKR per lambda, TN per factor, TN ranks).
 #[allow(clippy::type_complexity)]
 fn paths(
-    x: &Mat<f64>,
+    x: &DenseRows,
     phi: &Mat<f64>,
     train: &[usize],
     eval: &[usize],
@@ -119,20 +96,14 @@ fn paths(
     tn_factors: &[f64],
 ) -> Result<(Vec<Mat<f64>>, Vec<Mat<f64>>, Vec<usize>)> {
     let n = train.len();
-    let kx = gaussian(x, train, train, gamma);
-    let v = gaussian(x, eval, train, gamma); // (n_eval, n)
-    let e = okr_linalg::eigh(kx.as_ref())?;
-    let (s, u) = (e.values(), e.vectors());
+    let kernel = Gaussian::new(gamma)?;
+    let x_tr = x.select(train);
+    let path = IokrPath::new(kernel.gram(&x_tr).as_ref())?;
+    let s = path.eigenvalues();
     let phi_tr = Mat::from_fn(n, phi.ncols(), |i, t| phi[(train[i], t)]);
-    let vu = &v * u; // (n_eval, n)
-    let utphi = u.transpose() * &phi_tr; // (n, T)
-    let iokr = iokr_lambdas
-        .iter()
-        .map(|&l| {
-            let scaled = Mat::from_fn(n, phi.ncols(), |i, t| utphi[(i, t)] / (s[i].max(0.0) + n as f64 * l));
-            &vu * scaled
-        })
-        .collect();
+    let vu = path.project_inputs(kernel.gram_block(&x.select(eval), &x_tr).as_ref()); // (n_eval, n)
+    let utphi = path.project_atoms(phi_tr.as_ref()); // (n, T)
+    let iokr = iokr_lambdas.iter().map(|&l| path.scaled_coefficients(vu.as_ref(), l) * &utphi).collect();
     // Trace norm in coordinates F_x = U_p S_p^{1/2}.
     let p = s.iter().take_while(|&&v| v > 1e-10 * s[0]).count();
     let sig: Vec<f64> = s[..p].to_vec();
@@ -172,7 +143,8 @@ fn run_dataset(name: &str, seed: u64) -> Result<(usize, usize, usize, Vec<f64>, 
         let mut train = train;
         train.shuffle(&mut ChaCha8Rng::seed_from_u64(seed + f as u64));
         train.truncate(N_MAX);
-        let x = standardize(&data.x, &train);
+        let x_all = DenseRows::new(data.x.clone())?;
+        let x = Standardizer::fit(&Features::Dense(x_all.select(&train)))?.transform(&x_all)?;
         let gamma = median_gamma(&x, &train);
         // Inner 80/20 split for lambda.
         let cut = (train.len() * 4).div_ceil(5).min(train.len() - 1);
@@ -261,7 +233,7 @@ trace-norm solution.";
 
 /// The bar chart of mean Kendall tau per data set (std error bars), IOKR vs trace norm.
 fn plot(rows: &[(String, f64, f64, f64, f64)], path: &Path) -> Result<()> {
-    use crate::plot::{Bar, BarGroup, draw_bars_png};
+    use crate::common::plot::{Bar, BarGroup, draw_bars_png};
     let groups: Vec<BarGroup> = rows
         .iter()
         .map(|(name, im, is, tm, ts)| BarGroup {

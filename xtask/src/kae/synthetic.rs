@@ -12,7 +12,7 @@ use okr_estimators::kae::{Kae, KaeParams, LastLayer, LayerKernel, Optimizer};
 use okr_eval::MetricRecord;
 use plotters::prelude::*;
 
-use crate::kae_common::write_experiment;
+use super::common::write_experiment;
 
 struct Normal(u64);
 impl Normal {

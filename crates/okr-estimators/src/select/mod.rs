@@ -1,0 +1,24 @@
+//! Model selection for IOKR: K-fold (or repeated hold-out) search over kernel
+//! widths and ridge values through the regularization path, and closed-form
+//! leave-one-out / GCV for the squared loss in the output RKHS.
+//!
+//! Both searches rest on [`IokrPath`](crate::iokr::IokrPath): one
+//! eigendecomposition $K_x = V\operatorname{diag}(s)V^\top$ per training split
+//! serves every $\lambda$, so a grid of $n_\lambda$ ridges costs one
+//! $O(n^3)$ decomposition plus $n_\lambda$ GEMMs.
+//!
+//! - [`GaussianIokrSearch`]: the folds are given by the caller (okr-eval's
+//!   `KFold` or `ShuffleSplit`), the input kernel is Gaussian with
+//!   $\gamma = c / \operatorname{median}\|x - x'\|^2$ over a grid of
+//!   multipliers $c$, and a [`FoldScorer`] scores each validation prediction
+//!   (decoding and a task metric live above this crate). Every fold score is
+//!   kept in the [`GridSearchResult`].
+//! - [`LooPath`]: exact leave-one-out and generalized cross-validation errors
+//!   of IOKR's squared loss in $\mathcal H_Y$ for a grid of $\lambda$, from one
+//!   eigendecomposition of $K_x$ and the output Gram $K_y$.
+
+mod kfold;
+mod loo;
+
+pub use kfold::{FoldScorer, GaussianIokrSearch, GridSearchResult};
+pub use loo::{LooPath, LooResult};

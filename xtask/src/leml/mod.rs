@@ -1,0 +1,6 @@
+//! LEML (Yu, Jain, Kar and Dhillon, ICML 2014): full and missing-label
+//! tables, speed lines and the theory checks.
+
+pub mod experiments;
+pub mod paper;
+pub mod theory;
