@@ -11,6 +11,7 @@
 
 mod candidates;
 mod error;
+pub mod per_query;
 pub mod ranking;
 
 pub use candidates::{CandidateDecoder, Decoded};
