@@ -10,6 +10,8 @@
 //! - [`metrics`]: example-based, micro and macro F1, Hamming loss, precision@k,
 //!   per-instance AUC, top-k accuracy, RKHS and RBF losses, and the JSON
 //!   [`MetricRecord`]s of `docs/results/`.
+//! - [`retrieval_metrics`]: top-1/5/10/20 accuracy and mean / median rank of the
+//!   true candidate of per-query candidate sets, ties counted both ways.
 //! - [`split`]: seeded [`train_test_split`], [`KFold`], [`ShuffleSplit`].
 //! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
 //! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes.
@@ -34,6 +36,7 @@ pub mod error;
 pub mod metrics;
 pub mod ranking_metrics;
 pub mod readers;
+pub mod retrieval_metrics;
 pub mod score_metrics;
 pub mod split;
 pub mod standardize;
@@ -50,6 +53,7 @@ pub use readers::{
     CsvHeader, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_csv, read_svmlight,
     read_tu, read_usps, read_xc, write_arff, write_csv, write_svmlight, write_xc,
 };
+pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
 pub use split::{KFold, ShuffleSplit, train_test_split};
 pub use standardize::Standardizer;
