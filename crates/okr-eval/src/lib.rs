@@ -5,6 +5,8 @@
 //! - [`readers`]: Mulan ARFF ([`read_arff`]), svmlight / libsvm ([`read_svmlight`]),
 //!   Extreme Classification ([`read_xc`]) and CSV ([`read_csv`]) readers, with writers
 //!   that round-trip. Parse errors name the file, the line and what was expected.
+//! - [`output_readers`]: binary fingerprints (dense 0/1 or the indices of set
+//!   bits) as label sets, and dense output vectors.
 //! - [`Standardizer`]: per-feature mean / population std fitted on training data;
 //!   sparse data is scaled, never densified.
 //! - [`metrics`]: example-based, micro and macro F1, Hamming loss, precision@k,
@@ -34,6 +36,7 @@ pub mod data_dir;
 pub mod dataset;
 pub mod error;
 pub mod metrics;
+pub mod output_readers;
 pub mod ranking_metrics;
 pub mod readers;
 pub mod retrieval_metrics;
@@ -53,6 +56,7 @@ pub use readers::{
     CsvHeader, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_csv, read_svmlight,
     read_tu, read_usps, read_xc, write_arff, write_csv, write_svmlight, write_xc,
 };
+pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
 pub use split::{KFold, ShuffleSplit, train_test_split};
