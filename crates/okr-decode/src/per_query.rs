@@ -409,13 +409,13 @@ impl PerQueryDecoder {
                 .collect();
             used.sort_unstable();
             used.dedup();
-            if let (Some(pool), false) = (pool, used.is_empty()) {
-                if used.len().saturating_mul(r1) <= quarter {
-                    let mut g = Mat::zeros(r, used.len());
-                    model.atom_products_into(&pool.select(&used), g.as_mut(), par)?;
-                    let col = used.iter().enumerate().map(|(c, &i)| (i, c)).collect();
-                    *cache = Some(PoolProducts::Tile(g, col));
-                }
+            if let (Some(pool), false) = (pool, used.is_empty())
+                && used.len().saturating_mul(r1) <= quarter
+            {
+                let mut g = Mat::zeros(r, used.len());
+                model.atom_products_into(&pool.select(&used), g.as_mut(), par)?;
+                let col = used.iter().enumerate().map(|(c, &i)| (i, c)).collect();
+                *cache = Some(PoolProducts::Tile(g, col));
             }
         }
 
@@ -592,7 +592,11 @@ pub fn read_candidate_pool<Y: TextRows>(path: impl AsRef<Path>, width: usize) ->
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|(i, l)| (i + 1, l))
         .unzip();
-    Y::parse_rows(&rows, width).map_err(|(i, msg)| Error::Parse { path: name, line: lines.get(i).copied().unwrap_or(0), msg })
+    Y::parse_rows(&rows, width).map_err(|(i, msg)| Error::Parse {
+        path: name,
+        line: lines.get(i).copied().unwrap_or(0),
+        msg,
+    })
 }
 
 /// Mode of a candidate file.

@@ -14,6 +14,10 @@ use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateMod
 use okr_kernels::{DenseRows, Gaussian, GaussianTanimoto, Kernel, LabelSets, Linear, Rows, Tanimoto};
 
 type Pair = fn(&[f64], &[f64]) -> f64;
+/// Training inputs, training outputs, test inputs, candidates (explicit vectors).
+type Data<'a> = (&'a [Vec<f64>], &'a [Vec<f64>], &'a [Vec<f64>], &'a [Vec<f64>]);
+/// A model, the closed-form scores it must match and the tolerance.
+type Case<'a, Y> = (&'static str, Box<dyn SurrogateModel<DenseRows, Y>>, &'a Mat<f64>, f64);
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(u, v)| u * v).sum()
@@ -119,7 +123,7 @@ fn check_kind<Y: Rows + 'static, K: Kernel<Y> + Clone + std::fmt::Debug + 'stati
     kind: &str,
     ky: K,
     ky_pair: Pair,
-    (x, y, xt, c): (&[Vec<f64>], &[Vec<f64>], &[Vec<f64>], &[Vec<f64>]),
+    (x, y, xt, c): Data<'_>,
     to_rows: fn(&[Vec<f64>]) -> Y,
 ) where
     Iokr<DenseRows, Y, Gaussian, K>: SurrogateModel<DenseRows, Y>,
@@ -135,8 +139,13 @@ fn check_kind<Y: Rows + 'static, K: Kernel<Y> + Clone + std::fmt::Debug + 'stati
     let iokr_want = scores_from_weights(iokr_weights(x, xt, lambda), ky_pair, y, c);
     let nys_want = scores_from_weights(nystroem_weights(x, xt, &anchors, lambda), ky_pair, y, c);
     let identity = Some(SketchSpec::new(SketchKind::Identity, 0));
-    let models: Vec<(&str, Box<dyn SurrogateModel<DenseRows, Y>>, &Mat<f64>, f64)> = vec![
-        ("iokr", Box::new(Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit(&xr, &yr).unwrap()), &iokr_want, 1e-10),
+    let models: Vec<Case<'_, Y>> = vec![
+        (
+            "iokr",
+            Box::new(Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit(&xr, &yr).unwrap()),
+            &iokr_want,
+            1e-10,
+        ),
         (
             // Full rank with lambda1 = lambda2 is IOKR.
             "reduced-rank",
@@ -185,7 +194,8 @@ fn check_kind<Y: Rows + 'static, K: Kernel<Y> + Clone + std::fmt::Debug + 'stati
         assert!(err < tol, "{kind} {name}: {err:e}");
         // Decoders pick the closed-form argmin (checked where it is clear).
         let best = CandidateDecoder::new().memory_budget(256).decode(model.as_ref(), &xtr, &cr).unwrap().best();
-        let queries: Vec<Query<Y>> = (0..xt.len()).map(|t| Query::inline(format!("q{t}"), t, cr.clone(), None)).collect();
+        let queries: Vec<Query<Y>> =
+            (0..xt.len()).map(|t| Query::inline(format!("q{t}"), t, cr.clone(), None)).collect();
         let ranked = PerQueryDecoder::new().memory_budget(256).rank_all(model.as_ref(), &xtr, None, queries).unwrap();
         for t in 0..xt.len() {
             let mut order: Vec<usize> = (0..c.len()).collect();

@@ -34,7 +34,10 @@ fn models(x: &DenseRows, y: &DenseRows) -> Vec<(&'static str, Model)> {
     let m = (n / 2).max(1);
     vec![
         ("iokr", Box::new(Iokr::params(kx.clone(), Linear).lambda(1e-2).fit(x, y).unwrap())),
-        ("reduced-rank", Box::new(ReducedRankIokr::params(kx.clone(), Linear).rank(3).lambda1(1e-2).fit(x, y).unwrap())),
+        (
+            "reduced-rank",
+            Box::new(ReducedRankIokr::params(kx.clone(), Linear).rank(3).lambda1(1e-2).fit(x, y).unwrap()),
+        ),
         (
             "sisokr",
             Box::new(
@@ -47,7 +50,10 @@ fn models(x: &DenseRows, y: &DenseRows) -> Vec<(&'static str, Model)> {
                     .unwrap(),
             ),
         ),
-        ("nystroem", Box::new(Nystroem::params(kx.clone(), Linear).lambda(1e-2).anchors(Anchors::Uniform(m)).fit(x, y).unwrap())),
+        (
+            "nystroem",
+            Box::new(Nystroem::params(kx.clone(), Linear).lambda(1e-2).anchors(Anchors::Uniform(m)).fit(x, y).unwrap()),
+        ),
         (
             "trace-norm",
             Box::new(
@@ -122,7 +128,8 @@ fn check(got: &RankedQuery, want: &(Vec<usize>, Vec<f64>, Option<TrueRank>), all
     assert_eq!(got.positions.len(), got.scores.len());
     for (r, (&p, &s)) in got.positions.iter().zip(&got.scores).enumerate() {
         assert!(close(s, sorted[r]), "{}: score {s} vs {}", got.id, sorted[r]);
-        let isolated = |i: usize| (0..sorted.len()).all(|j| j == i || !close(sorted[j], sorted[i]) || sorted[j] == sorted[i]);
+        let isolated =
+            |i: usize| (0..sorted.len()).all(|j| j == i || !close(sorted[j], sorted[i]) || sorted[j] == sorted[i]);
         if isolated(r) {
             assert_eq!(p, order[r], "{}: rank {r}", got.id);
         }
@@ -244,7 +251,8 @@ fn single_candidate_duplicates_and_ties_lowest_index_first() {
         for budget in [8, 200, 1 << 30] {
             let dec = PerQueryDecoder::new().memory_budget(budget);
             // Single candidate: rank 1 both ways.
-            let single = dec.rank_all(model.as_ref(), &x, Some(&pool), vec![Query::pooled("s", 3, vec![2], Some(0))]).unwrap();
+            let single =
+                dec.rank_all(model.as_ref(), &x, Some(&pool), vec![Query::pooled("s", 3, vec![2], Some(0))]).unwrap();
             assert_eq!(single[0].positions, vec![0]);
             assert_eq!(single[0].true_rank, Some(TrueRank { optimistic: 1, pessimistic: 1 }), "{name}");
             // Candidate 1 of the pool at positions 0, 2 and 4: exact ties, kept in position order;
@@ -300,9 +308,17 @@ fn invalid_queries_and_parameters_are_errors() {
     let pool = rows(5, 3, 3, 100);
     let model = Iokr::params(Gaussian::new(0.5).unwrap(), Linear).fit(&x, &y).unwrap();
     let dec = PerQueryDecoder::new();
-    let run = |q: Query<DenseRows>, pool: Option<&DenseRows>| dec.rank_all(&model, &x, pool, vec![q]).unwrap_err().to_string();
-    assert_eq!(run(Query::pooled("a", 0, vec![5], None), Some(&pool)), "query a: pool index 5 out of range (pool of 5)");
-    assert_eq!(run(Query::pooled("b", 8, vec![0], None), Some(&pool)), "query b: test row 8 out of range (8 test rows)");
+    let run = |q: Query<DenseRows>, pool: Option<&DenseRows>| {
+        dec.rank_all(&model, &x, pool, vec![q]).unwrap_err().to_string()
+    };
+    assert_eq!(
+        run(Query::pooled("a", 0, vec![5], None), Some(&pool)),
+        "query a: pool index 5 out of range (pool of 5)"
+    );
+    assert_eq!(
+        run(Query::pooled("b", 8, vec![0], None), Some(&pool)),
+        "query b: test row 8 out of range (8 test rows)"
+    );
     assert_eq!(
         run(Query::pooled("c", 0, vec![0], Some(1)), Some(&pool)),
         "query c: true candidate at position 1, but 1 candidates"
@@ -321,13 +337,8 @@ fn streamed_file_equals_in_memory_queries() {
     let pool = rows(6, 3, 5, 4);
     let model = Iokr::params(Gaussian::new(0.5).unwrap(), Linear).fit(&x, &y).unwrap();
     let fmt = |i: usize| explicit(&pool, i).iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ");
-    let inline = format!(
-        "okr-candidates 1 inline\nquery a 2\n{}\n*{}\n{}\nquery b 5\n{}\n",
-        fmt(4),
-        fmt(0),
-        fmt(3),
-        fmt(1)
-    );
+    let inline =
+        format!("okr-candidates 1 inline\nquery a 2\n{}\n*{}\n{}\nquery b 5\n{}\n", fmt(4), fmt(0), fmt(3), fmt(1));
     let pooled = "okr-candidates 1 pool\n# pool indices\nquery a 2\n4 *0\n3\nquery b 5\n1\n";
     let want = PerQueryDecoder::new()
         .rank_all(

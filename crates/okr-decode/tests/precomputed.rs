@@ -24,7 +24,9 @@ fn rows(n: usize, d: usize, seed: u64) -> DenseRows {
 }
 
 fn max_rel(a: &Mat<f64>, b: &Mat<f64>) -> f64 {
-    let scale = (0..b.ncols()).flat_map(|j| (0..b.nrows()).map(move |i| (i, j))).fold(0.0f64, |m, (i, j)| m.max(b[(i, j)].abs()));
+    let scale = (0..b.ncols())
+        .flat_map(|j| (0..b.nrows()).map(move |i| (i, j)))
+        .fold(0.0f64, |m, (i, j)| m.max(b[(i, j)].abs()));
     let mut err = 0.0f64;
     for j in 0..a.ncols() {
         for i in 0..a.nrows() {
@@ -67,8 +69,18 @@ fn precomputed_gram_gives_the_same_models_as_its_kernel() {
     let b = ReducedRankIokr::params(Precomputed, ky.clone()).rank(5).lambda1(1e-3).fit(&g, &y).unwrap();
     same_predictions("reduced-rank", &a, &b, &xt, &gt, &cands, 1e-12);
 
-    let a = Nystroem::params(kx.clone(), ky.clone()).lambda(1e-3).anchors(Anchors::Uniform(12)).seed(3).fit(&x, &y).unwrap();
-    let b = Nystroem::params(Precomputed, ky.clone()).lambda(1e-3).anchors(Anchors::Uniform(12)).seed(3).fit(&g, &y).unwrap();
+    let a = Nystroem::params(kx.clone(), ky.clone())
+        .lambda(1e-3)
+        .anchors(Anchors::Uniform(12))
+        .seed(3)
+        .fit(&x, &y)
+        .unwrap();
+    let b = Nystroem::params(Precomputed, ky.clone())
+        .lambda(1e-3)
+        .anchors(Anchors::Uniform(12))
+        .seed(3)
+        .fit(&g, &y)
+        .unwrap();
     // The Gaussian kernel's GEMM blocks and the stored Gram differ in the last
     // bits; whitening K_mm amplifies that to about 1e-12.
     same_predictions("nystroem", &a, &b, &xt, &gt, &cands, 1e-10);
@@ -91,7 +103,8 @@ fn precomputed_gram_gives_the_same_models_as_its_kernel() {
     same_predictions("sisokr", &a, &b, &xt, &gt, &cands, 1e-10);
 
     // Per-query rankings agree too.
-    let queries = |_: ()| (0..7).map(|t| Query::inline(format!("q{t}"), t, cands.clone(), Some(t % 9))).collect::<Vec<_>>();
+    let queries =
+        |_: ()| (0..7).map(|t| Query::inline(format!("q{t}"), t, cands.clone(), Some(t % 9))).collect::<Vec<_>>();
     let a = Iokr::params(kx.clone(), ky.clone()).lambda(1e-3).fit(&x, &y).unwrap();
     let b = Iokr::params(Precomputed, ky).lambda(1e-3).fit(&g, &y).unwrap();
     let ra = PerQueryDecoder::new().rank_all(&a, &xt, None, queries(())).unwrap();
@@ -115,7 +128,9 @@ fn mkl_combined_gram_equals_the_weighted_sum_kernel() {
     let w = alignf_weights(&refs, ky.gram(&y).as_ref()).unwrap();
     let combined = WeightedSum::new(w.clone(), kernels.clone()).unwrap();
     let sum = |blocks: Vec<Mat<f64>>| {
-        Mat::from_fn(blocks[0].nrows(), blocks[0].ncols(), |i, j| w.iter().zip(&blocks).map(|(w, b)| w * b[(i, j)]).sum())
+        Mat::from_fn(blocks[0].nrows(), blocks[0].ncols(), |i, j| {
+            w.iter().zip(&blocks).map(|(w, b)| w * b[(i, j)]).sum()
+        })
     };
     let g = GramRows::train(sum(grams.clone())).unwrap();
     let gt = GramRows::test(sum(kernels.iter().map(|k| k.gram_block(&xt, &x)).collect()), None).unwrap();

@@ -44,7 +44,8 @@ fn read_numeric_rows(path: &Path, check: impl Fn(f64) -> Option<&'static str>) -
     for (line, text) in data_lines(path)? {
         let mut row = Vec::new();
         for tok in fields(&text) {
-            let v: f64 = tok.parse().map_err(|_| parse_error(path, line, format!("expected a number, found {tok:?}")))?;
+            let v: f64 =
+                tok.parse().map_err(|_| parse_error(path, line, format!("expected a number, found {tok:?}")))?;
             if let Some(expected) = check(v) {
                 return Err(parse_error(path, line, format!("expected {expected}, found {tok:?}")));
             }

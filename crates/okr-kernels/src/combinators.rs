@@ -74,7 +74,11 @@ impl<K> WeightedSum<K> {
     /// [`Error::InvalidParameter`] for a negative or non-finite weight.
     pub fn new(weights: Vec<f64>, kernels: Vec<K>) -> Result<Self> {
         if kernels.is_empty() || weights.len() != kernels.len() {
-            return Err(Error::ShapeMismatch { what: "kernel weights", expected: kernels.len().max(1), got: weights.len() });
+            return Err(Error::ShapeMismatch {
+                what: "kernel weights",
+                expected: kernels.len().max(1),
+                got: weights.len(),
+            });
         }
         if let Some(&w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
             return Err(Error::InvalidParameter { name: "kernel weight", value: w, expected: "finite and >= 0" });
@@ -189,7 +193,8 @@ impl<R: Rows, K: Kernel<R>> Kernel<R> for Normalized<K> {
 impl<R: Rows, K: Kernel<R>> Kernel<R> for Centered<K, R> {
     fn eval(&self, a: &R, i: usize, b: &R, j: usize) -> f64 {
         let n = self.train.n_rows() as f64;
-        let mean = |r: &R, i: usize| (0..self.train.n_rows()).map(|t| self.kernel.eval(r, i, &self.train, t)).sum::<f64>() / n;
+        let mean =
+            |r: &R, i: usize| (0..self.train.n_rows()).map(|t| self.kernel.eval(r, i, &self.train, t)).sum::<f64>() / n;
         self.kernel.eval(a, i, b, j) - mean(a, i) - mean(b, j) + self.grand_mean
     }
     /// Memory: besides `dst`, the blocks `K(a, train)` and `K(b, train)`.

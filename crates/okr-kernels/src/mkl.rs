@@ -94,7 +94,8 @@ pub fn nonnegative_qp(m: MatRef<'_, f64>, a: &[f64]) -> Result<Vec<f64>> {
     let tol = 1e-12 * scale.max(f64::MIN_POSITIVE);
     let mut v = vec![0.0; p];
     let mut active = vec![false; p];
-    let grad = |v: &[f64]| -> Vec<f64> { (0..p).map(|i| a[i] - (0..p).map(|j| m[(i, j)] * v[j]).sum::<f64>()).collect() };
+    let grad =
+        |v: &[f64]| -> Vec<f64> { (0..p).map(|i| a[i] - (0..p).map(|j| m[(i, j)] * v[j]).sum::<f64>()).collect() };
     for _ in 0..10 * p + 10 {
         let w = grad(&v);
         let Some(j) = (0..p).filter(|&j| !active[j] && w[j] > tol).max_by(|&x, &y| w[x].total_cmp(&w[y])) else {
@@ -118,11 +119,8 @@ pub fn nonnegative_qp(m: MatRef<'_, f64>, a: &[f64]) -> Result<Vec<f64>> {
                 break;
             }
             // Step from v towards s until the first active coordinate hits 0.
-            let alpha = set
-                .iter()
-                .filter(|&&i| s[i] <= 0.0)
-                .map(|&i| v[i] / (v[i] - s[i]))
-                .fold(f64::INFINITY, f64::min);
+            let alpha =
+                set.iter().filter(|&&i| s[i] <= 0.0).map(|&i| v[i] / (v[i] - s[i])).fold(f64::INFINITY, f64::min);
             for i in 0..p {
                 v[i] += alpha * (s[i] - v[i]);
                 if active[i] && v[i] <= tol {

@@ -73,7 +73,11 @@ impl GramRows {
     /// [`Error::ShapeMismatch`] for a non-square matrix, [`Error::NonFinite`].
     pub fn train(k: Mat<f64>) -> Result<Self> {
         if k.nrows() != k.ncols() {
-            return Err(Error::ShapeMismatch { what: "columns of the training Gram", expected: k.nrows(), got: k.ncols() });
+            return Err(Error::ShapeMismatch {
+                what: "columns of the training Gram",
+                expected: k.nrows(),
+                got: k.ncols(),
+            });
         }
         check_finite(&k, "training Gram")?;
         let n = k.nrows();

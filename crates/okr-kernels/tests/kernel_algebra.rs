@@ -33,7 +33,12 @@ fn assert_close(a: &Mat<f64>, b: &Mat<f64>, tol: f64) {
     assert_eq!((a.nrows(), a.ncols()), (b.nrows(), b.ncols()));
     for j in 0..a.ncols() {
         for i in 0..a.nrows() {
-            assert!((a[(i, j)] - b[(i, j)]).abs() <= tol * (1.0 + b[(i, j)].abs()), "({i}, {j}): {} vs {}", a[(i, j)], b[(i, j)]);
+            assert!(
+                (a[(i, j)] - b[(i, j)]).abs() <= tol * (1.0 + b[(i, j)].abs()),
+                "({i}, {j}): {} vs {}",
+                a[(i, j)],
+                b[(i, j)]
+            );
         }
     }
 }
@@ -187,7 +192,10 @@ fn alignf_picks_the_target_and_rejects_bad_input() {
 
 /// A `.npy` file written by hand from the format specification.
 fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape}, }}", if fortran { "True" } else { "False" });
+    let mut header = format!(
+        "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape}, }}",
+        if fortran { "True" } else { "False" }
+    );
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(' ');
     }
