@@ -1,8 +1,9 @@
 //! Output kinds beyond label sets: binary fingerprints (`LabelSets` of set
 //! bits, Tanimoto and Gaussian-Tanimoto output kernels) and dense vectors
-//! (`DenseRows`, Gaussian and linear output kernels), for IOKR, reduced rank,
+//! (`DenseRows`, Gaussian and linear output kernels) and graphs (`Graphs`, WL
+//! subtree output kernel), for IOKR, reduced rank,
 //! SISOKR and Nystroem, against closed forms computed pair by pair on
-//! explicit 0/1 or real vectors.
+//! explicit 0/1 or real vectors (WL label-count histograms for graphs).
 
 use faer::Mat;
 use faer::linalg::solvers::Solve;
@@ -11,7 +12,9 @@ use okr_decode::per_query::{PerQueryDecoder, Query};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel};
-use okr_kernels::{DenseRows, Gaussian, GaussianTanimoto, Kernel, LabelSets, Linear, Rows, Tanimoto};
+use okr_kernels::{
+    DenseRows, Gaussian, GaussianTanimoto, Graph, Graphs, Kernel, LabelSets, Linear, Rows, Tanimoto, WlSubtree,
+};
 
 type Pair = fn(&[f64], &[f64]) -> f64;
 /// Training inputs, training outputs, test inputs, candidates (explicit vectors).
@@ -124,7 +127,7 @@ fn check_kind<Y: Rows + 'static, K: Kernel<Y> + Clone + std::fmt::Debug + 'stati
     ky: K,
     ky_pair: Pair,
     (x, y, xt, c): Data<'_>,
-    to_rows: fn(&[Vec<f64>]) -> Y,
+    (yr, cr): (Y, Y),
 ) where
     Iokr<DenseRows, Y, Gaussian, K>: SurrogateModel<DenseRows, Y>,
     ReducedRankIokr<DenseRows, Y, Gaussian, K>: SurrogateModel<DenseRows, Y>,
@@ -133,7 +136,7 @@ fn check_kind<Y: Rows + 'static, K: Kernel<Y> + Clone + std::fmt::Debug + 'stati
 {
     let lambda = 1e-2;
     let kx = Gaussian::new(0.9).unwrap();
-    let (xr, yr, xtr, cr) = (dense(x), to_rows(y), dense(xt), to_rows(c));
+    let (xr, xtr) = (dense(x), dense(xt));
     let n = x.len();
     let anchors: Vec<usize> = (0..n).step_by(2).collect();
     let iokr_want = scores_from_weights(iokr_weights(x, xt, lambda), ky_pair, y, c);
@@ -218,10 +221,10 @@ fn fingerprint_outputs_with_tanimoto_kernels() {
     let mut c = vectors(10, 16, 4, 2);
     c[3] = vec![0.0; 16];
     let data = (&x[..], &y[..], &xt[..], &c[..]);
-    check_kind("tanimoto", Tanimoto::new(), tanimoto, data, bits);
-    check_kind("gaussian-tanimoto", GaussianTanimoto::new(0.7).unwrap(), gauss_tanimoto, data, bits);
+    check_kind("tanimoto", Tanimoto::new(), tanimoto, data, (bits(&y), bits(&c)));
+    check_kind("gaussian-tanimoto", GaussianTanimoto::new(0.7).unwrap(), gauss_tanimoto, data, (bits(&y), bits(&c)));
     // The same fingerprints as dense 0/1 rows give the same scores.
-    check_kind("tanimoto-dense", Tanimoto::new(), tanimoto, data, dense);
+    check_kind("tanimoto-dense", Tanimoto::new(), tanimoto, data, (dense(&y), dense(&c)));
 }
 
 #[test]
@@ -230,6 +233,71 @@ fn dense_vector_outputs_with_gaussian_and_linear_kernels() {
     let (x, xt) = (vectors(24, 3, 5, 1000), vectors(6, 3, 6, 1000));
     let (y, c) = (vectors(24, 4, 7, 1000), vectors(12, 4, 8, 1000));
     let data = (&x[..], &y[..], &xt[..], &c[..]);
-    check_kind("gaussian", Gaussian::new(0.4).unwrap(), gauss_out, data, dense);
-    check_kind("linear", Linear, dot, data, dense);
+    check_kind("gaussian", Gaussian::new(0.4).unwrap(), gauss_out, data, (dense(&y), dense(&c)));
+    check_kind("linear", Linear, dot, data, (dense(&y), dense(&c)));
+}
+
+/// Random small labelled graphs (3-6 nodes, labels 0-1).
+fn random_graphs(n: usize, seed: u64) -> Vec<Graph> {
+    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+    let mut next = |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    };
+    (0..n)
+        .map(|_| {
+            let nodes = 3 + next(4) as usize;
+            let labels: Vec<u32> = (0..nodes).map(|_| next(2) as u32).collect();
+            let edges: Vec<(usize, usize)> =
+                (0..nodes).flat_map(|u| (u + 1..nodes).map(move |v| (u, v))).filter(|_| next(2) == 0).collect();
+            Graph::new(labels, &edges).unwrap()
+        })
+        .collect()
+}
+
+/// WL subtree features by string relabelling: round-t label =
+/// `t:(own label | sorted neighbour labels)`, counted over rounds 0..=h, as
+/// vectors over the vocabulary of all the graphs given.
+fn wl_histograms(graphs: &[Graph], h: usize) -> Vec<Vec<f64>> {
+    use std::collections::BTreeMap;
+    let counts: Vec<BTreeMap<String, f64>> = graphs
+        .iter()
+        .map(|g| {
+            let mut labels: Vec<String> = g.node_labels().iter().map(|l| format!("0:{l}")).collect();
+            let mut count = BTreeMap::new();
+            for round in 0..=h {
+                if round > 0 {
+                    labels = (0..g.n_nodes())
+                        .map(|v| {
+                            let mut nb: Vec<&str> =
+                                g.neighbors(v).iter().map(|&u| labels[u as usize].as_str()).collect();
+                            nb.sort_unstable();
+                            format!("{round}:({}|{})", labels[v], nb.join(","))
+                        })
+                        .collect();
+                }
+                for l in &labels {
+                    *count.entry(l.clone()).or_insert(0.0) += 1.0;
+                }
+            }
+            count
+        })
+        .collect();
+    let vocab: Vec<String> =
+        counts.iter().flat_map(|c| c.keys().cloned()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    counts.iter().map(|c| vocab.iter().map(|w| c.get(w).copied().unwrap_or(0.0)).collect()).collect()
+}
+
+#[test]
+fn graph_outputs_with_the_wl_subtree_kernel() {
+    faer::set_global_parallelism(faer::Par::Seq);
+    let (x, xt) = (vectors(20, 3, 9, 1000), vectors(5, 3, 10, 1000));
+    let (y, c) = (random_graphs(20, 11), random_graphs(8, 12));
+    let all: Vec<Graph> = y.iter().chain(&c).cloned().collect();
+    let hist = wl_histograms(&all, 2);
+    let (yh, ch) = hist.split_at(y.len());
+    let data = (&x[..], yh, &xt[..], ch);
+    check_kind("wl-subtree", WlSubtree::new(2), dot, data, (Graphs::new(y.clone()), Graphs::new(c.clone())));
 }
