@@ -4,6 +4,8 @@
 //! with pooled and inline candidates, duplicates, ties and budgets that
 //! force tiling.
 
+mod common;
+
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 use okr_decode::Error;
@@ -12,18 +14,9 @@ use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm, TraceNormSolver};
 use okr_kernels::{DenseRows, Gaussian, Kernel, Linear, Rows};
+use common::rows;
 use proptest::prelude::*;
 
-fn rows(n: usize, d: usize, seed: u64, levels: u64) -> DenseRows {
-    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
-    DenseRows::new(Mat::from_fn(n, d, |_, _| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s % levels) as f64 / levels as f64
-    }))
-    .unwrap()
-}
 
 type Model = Box<dyn SurrogateModel<DenseRows, DenseRows>>;
 

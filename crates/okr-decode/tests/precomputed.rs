@@ -3,6 +3,8 @@
 //! SISOKR (sub-sampling sketches look Gram columns up); and MKL-combined
 //! Grams equal the weighted-sum kernel.
 
+mod common;
+
 use faer::Mat;
 use okr_decode::per_query::{PerQueryDecoder, Query};
 use okr_estimators::nystroem::Anchors;
@@ -13,14 +15,7 @@ use okr_kernels::mkl::alignf_weights;
 use okr_kernels::{DenseRows, Gaussian, GramRows, Kernel, Linear, Precomputed, Rows};
 
 fn rows(n: usize, d: usize, seed: u64) -> DenseRows {
-    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
-    DenseRows::new(Mat::from_fn(n, d, |_, _| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s % 1000) as f64 / 1000.0
-    }))
-    .unwrap()
+    common::rows(n, d, seed, 1000)
 }
 
 fn max_rel(a: &Mat<f64>, b: &Mat<f64>) -> f64 {

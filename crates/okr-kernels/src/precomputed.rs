@@ -35,7 +35,7 @@
 
 use std::path::Path;
 
-use faer::{Mat, MatMut, Par};
+use faer::Mat;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Kernel, Result, Rows};
@@ -54,14 +54,10 @@ pub struct GramRows {
 }
 
 fn check_finite(k: &Mat<f64>, what: &'static str) -> Result<()> {
-    for j in 0..k.ncols() {
-        for i in 0..k.nrows() {
-            if !k[(i, j)].is_finite() {
-                return Err(Error::NonFinite { what, row: i });
-            }
-        }
+    match (0..k.nrows()).find(|&i| k.row(i).iter().any(|v| !v.is_finite())) {
+        Some(row) => Err(Error::NonFinite { what, row }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 impl GramRows {
@@ -169,17 +165,6 @@ impl Kernel<GramRows> for Precomputed {
                 (true, Some(d)) => d,
                 _ => panic!("precomputed kernel: no value between two samples outside the training set"),
             },
-        }
-    }
-
-    #[track_caller]
-    fn gram_block_into(&self, a: &GramRows, b: &GramRows, mut dst: MatMut<'_, f64>, par: Par) {
-        assert_eq!((dst.nrows(), dst.ncols()), (a.n_rows(), b.n_rows()), "gram block shape");
-        let _ = par;
-        for j in 0..b.n_rows() {
-            for i in 0..a.n_rows() {
-                dst[(i, j)] = self.eval(a, i, b, j);
-            }
         }
     }
 

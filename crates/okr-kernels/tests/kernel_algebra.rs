@@ -6,16 +6,13 @@ use okr_kernels::combinators::{Centered, Normalized, Product, Sum, WeightedSum, 
 use okr_kernels::mkl::{alignf_weights, nonnegative_qp};
 use okr_kernels::{DenseRows, Kernel, Linear, read_gram_npy, read_gram_text};
 use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
+/// Uniform entries in `[-1, 1)` from a seeded generator.
 fn rows(n: usize, d: usize, seed: u64) -> DenseRows {
-    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
-    DenseRows::new(Mat::from_fn(n, d, |_, _| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s % 2001) as f64 / 1000.0 - 1.0
-    }))
-    .unwrap()
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    DenseRows::new(Mat::from_fn(n, d, |_, _| 2.0 * rng.random::<f64>() - 1.0)).unwrap()
 }
 
 /// Explicit features of `Sum(Linear, Product(Linear, Linear))`: `[x, x (x) x]`.
