@@ -24,7 +24,7 @@
 //!   a query whose candidates alone exceed the budget is scored in
 //!   candidate chunks;
 //! - each query's scores are one product `s = k - 2 G_q^T c_q`
-//!   `(n_candidates, r) x (r, 1)`.
+//!   `(n_distinct_candidates, r) x (r, 1)`.
 //!
 //! Memory: the pool's cache (at most half the budget), then a tile whose
 //! coefficients, the model's temporaries (about `r` per test row) and atom
@@ -35,7 +35,10 @@
 //! # Ties
 //!
 //! Candidates with equal scores are ranked by position in the query's list,
-//! lowest first. The rank of the true candidate `t` is reported both ways:
+//! lowest first. Identical candidates (equal rows by
+//! [`Rows::group_duplicates`], or a repeated pool index) are scored once and
+//! share that score, so they always tie exactly: a score computed twice at
+//! different positions of a GEMM may differ in the last bit. The rank of the true candidate `t` is reported both ways:
 //! optimistic `1 + #{c : s_c < s_t}` and pessimistic `#{c : s_c <= s_t}`
 //! (the true candidate included), as metabolite-identification papers do.
 //! NaN scores rank after every number.
@@ -228,6 +231,32 @@ impl Default for PerQueryDecoder {
     }
 }
 
+/// The candidate pool with what every tile needs from it.
+struct PoolState<'a, Y> {
+    rows: &'a Y,
+    /// $k(c, c)$ of every pool row.
+    norms: Vec<f64>,
+    /// For every pool row, the first pool row identical to it.
+    representative: Vec<usize>,
+}
+
+/// For every row, the index of the first row identical to it
+/// ([`Rows::group_duplicates`]).
+fn representatives<Y: Rows>(y: &Y) -> Vec<usize> {
+    let (distinct, group) = y.group_duplicates();
+    let mut first = vec![usize::MAX; distinct.n_rows()];
+    group
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| {
+            if first[g] == usize::MAX {
+                first[g] = i;
+            }
+            first[g]
+        })
+        .collect()
+}
+
 /// Per-tile cache of atom products for pool columns.
 enum PoolProducts {
     /// `G` of the whole pool, column = pool index.
@@ -310,11 +339,13 @@ impl PerQueryDecoder {
         let mut budget = self.memory_budget / 8;
         let n_pool = pool.map(Rows::n_rows);
 
-        // The pool's norms always, its atom products when they fit in half the budget.
-        let (pool_norms, whole) = match pool {
+        // The pool's norms and duplicate groups always, its atom products when
+        // they fit in half the budget.
+        let (pool, whole) = match pool {
             Some(pool) => {
                 model.check_outputs(pool)?;
                 let norms = model.output_sq_norms(pool);
+                let representative = representatives(pool);
                 let n_pool = pool.n_rows();
                 let whole = if r1.saturating_mul(n_pool) <= budget / 2 {
                     budget -= r * n_pool;
@@ -328,9 +359,9 @@ impl PerQueryDecoder {
                 } else {
                     None
                 };
-                (norms, whole)
+                (Some(PoolState { rows: pool, norms, representative }), whole)
             }
-            None => (Vec::new(), None),
+            None => (None, None),
         };
         let quarter = (budget / 4).max(1);
         // Coefficients plus the model's temporaries: about 2 r per query.
@@ -357,7 +388,7 @@ impl PerQueryDecoder {
                 None => true,
             };
             if full && !tile.is_empty() {
-                self.rank_tile(model, x, pool, &pool_norms, &mut cache, &tile, quarter, par, &mut sink)?;
+                self.rank_tile(model, x, pool.as_ref(), &mut cache, &tile, quarter, par, &mut sink)?;
                 tile.clear();
                 tile_candidates = 0;
             }
@@ -376,8 +407,7 @@ impl PerQueryDecoder {
         &self,
         model: &M,
         x: &X,
-        pool: Option<&Y>,
-        pool_norms: &[f64],
+        pool: Option<&PoolState<'_, Y>>,
         cache: &mut Option<PoolProducts>,
         tile: &[Query<Y>],
         quarter: usize,
@@ -402,7 +432,7 @@ impl PerQueryDecoder {
             let mut used: Vec<usize> = tile
                 .iter()
                 .filter_map(|q| match &q.candidates {
-                    CandidateList::Pool(idx) => Some(idx.iter().copied()),
+                    CandidateList::Pool(idx) => Some(idx.iter().map(|&i| pool.map_or(i, |p| p.representative[i]))),
                     CandidateList::Inline(_) => None,
                 })
                 .flatten()
@@ -413,56 +443,64 @@ impl PerQueryDecoder {
                 && used.len().saturating_mul(r1) <= quarter
             {
                 let mut g = Mat::zeros(r, used.len());
-                model.atom_products_into(&pool.select(&used), g.as_mut(), par)?;
+                model.atom_products_into(&pool.rows.select(&used), g.as_mut(), par)?;
                 let col = used.iter().enumerate().map(|(c, &i)| (i, c)).collect();
                 *cache = Some(PoolProducts::Tile(g, col));
             }
         }
 
-        let mut scores = Vec::new();
         let mut g_q = Mat::<f64>::zeros(0, 0);
+        let chunk = (quarter / r1).max(1);
         for (t, q) in tile.iter().enumerate() {
             let c_t = coef.as_ref().subrows(t, 1).transpose();
-            let n_c = q.n_candidates();
-            scores.clear();
-            scores.resize(n_c, 0.0);
-            match (&q.candidates, &*cache) {
-                (CandidateList::Pool(idx), Some(products)) => {
-                    g_q.resize_with(r, n_c, |_, _| 0.0);
-                    for (j, &i) in idx.iter().enumerate() {
-                        let src = match products {
-                            PoolProducts::Whole(g) => g.col(i),
-                            PoolProducts::Tile(g, col) => g.col(col[&i]),
-                        };
-                        g_q.col_mut(j).copy_from(src);
-                    }
-                    let norms: Vec<f64> = idx.iter().map(|&i| pool_norms[i]).collect();
-                    score_block(&mut scores, g_q.as_ref(), c_t, &norms, par);
-                }
-                (CandidateList::Pool(idx), None) => {
+            // Scores of the query's distinct candidates, and the distinct
+            // candidate of every position: identical candidates share one
+            // score, so they tie exactly (and cost one evaluation).
+            let (distinct, slot) = match &q.candidates {
+                CandidateList::Pool(idx) => {
                     let pool = pool.expect("validated: pooled queries have a pool");
-                    let chunk = (quarter / r1).clamp(1, n_c);
-                    for c0 in (0..n_c).step_by(chunk) {
-                        let ct = chunk.min(n_c - c0);
-                        let sel = &idx[c0..c0 + ct];
-                        g_q.resize_with(r, ct, |_, _| 0.0);
-                        model.atom_products_into(&pool.select(sel), g_q.as_mut(), par)?;
-                        let norms: Vec<f64> = sel.iter().map(|&i| pool_norms[i]).collect();
-                        score_block(&mut scores[c0..c0 + ct], g_q.as_ref(), c_t, &norms, par);
+                    let reps: Vec<usize> = idx.iter().map(|&i| pool.representative[i]).collect();
+                    let mut uniq = reps.clone();
+                    uniq.sort_unstable();
+                    uniq.dedup();
+                    let slot = reps.iter().map(|i| uniq.binary_search(i).expect("present")).collect();
+                    let mut distinct = vec![0.0; uniq.len()];
+                    for c0 in (0..uniq.len()).step_by(chunk) {
+                        let sel = &uniq[c0..(c0 + chunk).min(uniq.len())];
+                        g_q.resize_with(r, sel.len(), |_, _| 0.0);
+                        match &*cache {
+                            Some(products) => {
+                                for (j, &i) in sel.iter().enumerate() {
+                                    let src = match products {
+                                        PoolProducts::Whole(g) => g.col(i),
+                                        PoolProducts::Tile(g, col) => g.col(col[&i]),
+                                    };
+                                    g_q.col_mut(j).copy_from(src);
+                                }
+                            }
+                            None => model.atom_products_into(&pool.rows.select(sel), g_q.as_mut(), par)?,
+                        }
+                        let norms: Vec<f64> = sel.iter().map(|&i| pool.norms[i]).collect();
+                        score_block(&mut distinct[c0..c0 + sel.len()], g_q.as_ref(), c_t, &norms, par);
                     }
+                    (distinct, slot)
                 }
-                (CandidateList::Inline(y), _) => {
-                    let chunk = (quarter / r1).clamp(1, n_c);
-                    for c0 in (0..n_c).step_by(chunk) {
-                        let ct = chunk.min(n_c - c0);
-                        let part = if ct == n_c { y.clone() } else { y.slice(c0..c0 + ct) };
+                CandidateList::Inline(y) => {
+                    let (rows, slot) = y.group_duplicates();
+                    let n_d = rows.n_rows();
+                    let mut distinct = vec![0.0; n_d];
+                    for c0 in (0..n_d).step_by(chunk) {
+                        let ct = chunk.min(n_d - c0);
+                        let part = if ct == n_d { rows.clone() } else { rows.slice(c0..c0 + ct) };
                         g_q.resize_with(r, ct, |_, _| 0.0);
                         model.atom_products_into(&part, g_q.as_mut(), par)?;
                         let norms = model.output_sq_norms(&part);
-                        score_block(&mut scores[c0..c0 + ct], g_q.as_ref(), c_t, &norms, par);
+                        score_block(&mut distinct[c0..c0 + ct], g_q.as_ref(), c_t, &norms, par);
                     }
+                    (distinct, slot)
                 }
-            }
+            };
+            let scores: Vec<f64> = slot.iter().map(|&d| distinct[d]).collect();
             sink(self.ranked(q, &scores))?;
         }
         Ok(())

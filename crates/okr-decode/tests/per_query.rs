@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::rows;
 use faer::Mat;
 use faer::linalg::solvers::Solve;
 use okr_decode::Error;
@@ -14,9 +15,7 @@ use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm, TraceNormSolver};
 use okr_kernels::{DenseRows, Gaussian, Kernel, Linear, Rows};
-use common::rows;
 use proptest::prelude::*;
-
 
 type Model = Box<dyn SurrogateModel<DenseRows, DenseRows>>;
 
@@ -124,7 +123,11 @@ fn check(got: &RankedQuery, want: &(Vec<usize>, Vec<f64>, Option<TrueRank>), all
         let isolated =
             |i: usize| (0..sorted.len()).all(|j| j == i || !close(sorted[j], sorted[i]) || sorted[j] == sorted[i]);
         if isolated(r) {
-            assert_eq!(p, order[r], "{}: rank {r}", got.id);
+            assert_eq!(
+                p, order[r],
+                "{}: rank {r} got {:?} {:?} want {:?} {:?}",
+                got.id, got.positions, got.scores, order, sorted
+            );
         }
     }
     if let (Some(t), Some(want)) = (truth, rank) {

@@ -3,11 +3,10 @@
 
 mod common;
 
-use faer::Mat;
+use common::rows;
 use okr_decode::{CandidateDecoder, Error};
 use okr_estimators::{Iokr, SurrogateModel};
 use okr_kernels::{DenseRows, Kernel, Rows};
-use common::rows;
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -27,7 +26,6 @@ impl Kernel<DenseRows> for PairLinear {
         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
     }
 }
-
 
 /// All scores `k(c,c) - 2 <h(x_t), psi(c)>` by explicit vectors, ranked by
 /// (score, index) with a stable sort.
