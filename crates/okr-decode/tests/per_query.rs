@@ -382,3 +382,85 @@ fn pool_file_reader_reads_rows_and_names_bad_lines() {
     assert!(err.to_string().ends_with(":2: bit index 7 out of range (width 4)"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Delegates to a model and counts the calls and columns the decoder asks for.
+struct Counting<M> {
+    inner: M,
+    coefficient_calls: std::sync::atomic::AtomicUsize,
+    product_columns: std::sync::atomic::AtomicUsize,
+}
+
+impl<M> Counting<M> {
+    fn new(inner: M) -> Self {
+        Self { inner, coefficient_calls: 0.into(), product_columns: 0.into() }
+    }
+    fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.coefficient_calls.swap(0, Relaxed), self.product_columns.swap(0, Relaxed))
+    }
+}
+
+impl<M: SurrogateModel<DenseRows, DenseRows>> SurrogateModel<DenseRows, DenseRows> for Counting<M> {
+    fn n_atoms(&self) -> usize {
+        self.inner.n_atoms()
+    }
+    fn check_inputs(&self, x: &DenseRows) -> okr_estimators::Result<()> {
+        self.inner.check_inputs(x)
+    }
+    fn check_outputs(&self, y: &DenseRows) -> okr_estimators::Result<()> {
+        self.inner.check_outputs(y)
+    }
+    fn coefficients_into(
+        &self,
+        x: &DenseRows,
+        dst: faer::MatMut<'_, f64>,
+        par: faer::Par,
+    ) -> okr_estimators::Result<()> {
+        self.coefficient_calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.coefficients_into(x, dst, par)
+    }
+    fn atom_products_into(
+        &self,
+        c: &DenseRows,
+        dst: faer::MatMut<'_, f64>,
+        par: faer::Par,
+    ) -> okr_estimators::Result<()> {
+        self.product_columns.fetch_add(c.n_rows(), std::sync::atomic::Ordering::Relaxed);
+        self.inner.atom_products_into(c, dst, par)
+    }
+    fn output_sq_norms(&self, y: &DenseRows) -> Vec<f64> {
+        self.inner.output_sq_norms(y)
+    }
+    fn atom_gram(&self) -> Mat<f64> {
+        self.inner.atom_gram()
+    }
+}
+
+#[test]
+fn coefficients_are_batched_and_pool_products_shared() {
+    let (x, y, xt) = (rows(10, 2, 1, 1000), rows(10, 3, 2, 1000), rows(6, 2, 3, 1000));
+    // 200 distinct pool rows; query q lists pool rows 4q..4q+20 and 4q again.
+    let pool = rows(200, 3, 4, 1000);
+    let model = Counting::new(Iokr::params(Gaussian::new(0.5).unwrap(), Linear).fit(&x, &y).unwrap());
+    let r = model.n_atoms();
+    let queries: Vec<Query<DenseRows>> =
+        (0..6).map(|q| Query::pooled(format!("q{q}"), q, (q * 4..q * 4 + 20).chain([q * 4]).collect(), None)).collect();
+    let rank = |budget: usize| {
+        PerQueryDecoder::new().memory_budget(budget).rank_all(&model, &xt, Some(&pool), queries.clone()).unwrap()
+    };
+    // Large budget: the whole pool once, one coefficient call for all queries.
+    let big = rank(1 << 30);
+    assert_eq!(model.counts(), (1, 200));
+    // 200 r entries: the pool does not fit half of it; a quarter (50 r) holds
+    // two queries' 42 listed candidates, so 3 tiles, each computing the 24
+    // distinct pool rows of its two queries once.
+    let mid = rank(8 * 200 * r);
+    assert_eq!(model.counts(), (3, 3 * 24));
+    // Tiny budget: one query per tile, its 20 distinct rows one by one.
+    let tiny = rank(8);
+    assert_eq!(model.counts(), (6, 6 * 20));
+    for (a, (b, c)) in big.iter().zip(mid.iter().zip(&tiny)) {
+        assert_eq!(a.positions, b.positions);
+        assert_eq!(a.positions, c.positions);
+    }
+}
