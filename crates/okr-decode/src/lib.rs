@@ -7,6 +7,10 @@
 //! over a candidate set, in tiles of test rows and candidates whose memory
 //! stays under a budget, so any number of candidates works. Ties go to the
 //! lowest candidate index.
+//!
+//! [`per_query`] ranks each test point against its own candidate set
+//! (retrieval), streamed from a documented file, and reports the rank of the
+//! true candidate with ties counted optimistically and pessimistically.
 #![warn(missing_docs)]
 
 mod candidates;
