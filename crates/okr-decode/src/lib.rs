@@ -7,10 +7,15 @@
 //! over a candidate set, in tiles of test rows and candidates whose memory
 //! stays under a budget, so any number of candidates works. Ties go to the
 //! lowest candidate index.
+//!
+//! [`per_query`] ranks each test point against its own candidate set
+//! (retrieval), streamed from a documented file, and reports the rank of the
+//! true candidate with ties counted optimistically and pessimistically.
 #![warn(missing_docs)]
 
 mod candidates;
 mod error;
+pub mod per_query;
 pub mod ranking;
 
 pub use candidates::{CandidateDecoder, Decoded};

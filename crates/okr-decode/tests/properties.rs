@@ -1,7 +1,9 @@
 //! Decoding against a brute-force oracle: every score computed pair by pair,
 //! for random sizes, budgets (forcing tiling) and top-k.
 
-use faer::Mat;
+mod common;
+
+use common::rows;
 use okr_decode::{CandidateDecoder, Error};
 use okr_estimators::{Iokr, SurrogateModel};
 use okr_kernels::{DenseRows, Kernel, Rows};
@@ -23,17 +25,6 @@ impl Kernel<DenseRows> for PairLinear {
     fn eval(&self, a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
         (0..a.n_features()).map(|f| a.as_mat()[(i, f)] * b.as_mat()[(j, f)]).sum()
     }
-}
-
-fn rows(n: usize, d: usize, seed: u64, levels: u64) -> DenseRows {
-    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
-    DenseRows::new(Mat::from_fn(n, d, |_, _| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s % levels) as f64 / levels as f64
-    }))
-    .unwrap()
 }
 
 /// All scores `k(c,c) - 2 <h(x_t), psi(c)>` by explicit vectors, ranked by

@@ -5,11 +5,15 @@
 //! - [`readers`]: Mulan ARFF ([`read_arff`]), svmlight / libsvm ([`read_svmlight`]),
 //!   Extreme Classification ([`read_xc`]) and CSV ([`read_csv`]) readers, with writers
 //!   that round-trip. Parse errors name the file, the line and what was expected.
+//! - [`output_readers`]: binary fingerprints (dense 0/1 or the indices of set
+//!   bits) as label sets, and dense output vectors.
 //! - [`Standardizer`]: per-feature mean / population std fitted on training data;
 //!   sparse data is scaled, never densified.
 //! - [`metrics`]: example-based, micro and macro F1, Hamming loss, precision@k,
 //!   per-instance AUC, top-k accuracy, RKHS and RBF losses, and the JSON
 //!   [`MetricRecord`]s of `docs/results/`.
+//! - [`retrieval_metrics`]: top-1/5/10/20 accuracy and mean / median rank of the
+//!   true candidate of per-query candidate sets, ties counted both ways.
 //! - [`split`]: seeded [`train_test_split`], [`KFold`], [`ShuffleSplit`].
 //! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
 //! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes.
@@ -32,8 +36,10 @@ pub mod data_dir;
 pub mod dataset;
 pub mod error;
 pub mod metrics;
+pub mod output_readers;
 pub mod ranking_metrics;
 pub mod readers;
+pub mod retrieval_metrics;
 pub mod score_metrics;
 pub mod split;
 pub mod standardize;
@@ -46,10 +52,12 @@ pub use metrics::{
     MetricRecord, f1_macro, f1_micro, f1_samples, gaussian_rbf_loss, hamming_loss, instance_auc, precision_at_k,
     rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
+pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use readers::{
     CsvHeader, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_csv, read_svmlight,
     read_tu, read_usps, read_xc, write_arff, write_csv, write_svmlight, write_xc,
 };
+pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
 pub use split::{KFold, ShuffleSplit, train_test_split};
 pub use standardize::Standardizer;

@@ -51,6 +51,28 @@ pub enum Error {
     /// Invalid CSR structure.
     #[error("invalid sparse structure: {0}")]
     InvalidStructure(String),
+    /// A Gram matrix file could not be read.
+    #[error("cannot read {path}: {msg}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error's message.
+        msg: String,
+    },
+    /// A malformed line of a Gram matrix file, displayed as `path:line: msg`
+    /// (line 0 for a binary file).
+    #[error("{path}:{line}: {msg}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// The 1-based line number.
+        line: usize,
+        /// What was expected and what was found.
+        msg: String,
+    },
+    /// Multiple kernel learning cannot weight these kernels.
+    #[error("multiple kernel learning: {0}")]
+    Mkl(String),
 }
 
 /// Result type of okr-kernels.

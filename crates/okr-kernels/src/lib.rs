@@ -19,6 +19,11 @@
 //! | [`GaussianTanimoto`] | $\exp(-2\gamma (1 - T(x, y)))$ |
 //!
 //!   and [`KernelSpec`], a serializable enum over all of them.
+//! - Precomputed Grams: [`GramRows`] (samples as their kernel values against
+//!   the training samples) with the [`Precomputed`] kernel, read from `.npy`
+//!   or text ([`read_gram_npy`], [`read_gram_text`]); kernel algebra in
+//!   [`combinators`] (sum, weighted sum, product, cosine normalization,
+//!   centring) and multiple kernel learning weights in [`mkl`] (ALIGNF, uniform).
 //!
 //! # Performance
 //!
@@ -48,12 +53,15 @@
 #![warn(missing_docs)]
 
 mod block;
+pub mod combinators;
 mod containers;
 mod error;
 mod graphs;
 mod heuristics;
 mod kernels;
 mod math;
+pub mod mkl;
+mod precomputed;
 mod products;
 mod traits;
 
@@ -67,4 +75,5 @@ pub use kernels::linear::Linear;
 pub use kernels::polynomial::Polynomial;
 pub use kernels::spec::KernelSpec;
 pub use kernels::tanimoto::{GaussianTanimoto, Tanimoto};
+pub use precomputed::{GramRows, Precomputed, read_gram_npy, read_gram_text};
 pub use traits::{Kernel, Rows};

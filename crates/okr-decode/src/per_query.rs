@@ -1,0 +1,896 @@
+//! Per-query candidate sets: every test point is ranked against its own
+//! candidates (retrieval, e.g. molecule identification: the candidates of a
+//! spectrum are the molecules of a database with its formula).
+//!
+//! A [`Query`] names a test row and lists its candidates, either inline (a
+//! container of outputs of its own) or as indices into a shared candidate
+//! pool. [`PerQueryDecoder`] ranks each query's candidates by
+//! $$s_c = k(c, c) - 2 \langle h(x_q), \psi(c) \rangle
+//! = \|h(x_q) - \psi(c)\|^2 - \|h(x_q)\|^2$$
+//! (lower is better) and reports, per query, the ranked candidates with their
+//! scores (top-k or all) and, when the query marks its true candidate, its
+//! rank counted optimistically and pessimistically over tied scores.
+//!
+//! # Computation
+//!
+//! For a model with `r` atoms (see [`SurrogateModel`]):
+//! - queries are taken from the source in tiles; the coefficients `C`
+//!   `(n_queries_in_tile, r)` of a tile are one
+//!   [`coefficients_into`](SurrogateModel::coefficients_into) call;
+//! - with a pool, the atom products `G` `(r, n_pool)` of the whole pool are
+//!   computed once (in pool chunks) when they take at most half the memory
+//!   budget, otherwise once per query tile for the union of the pool indices
+//!   the tile uses; inline candidates get their atom products per query;
+//!   a query whose candidates alone exceed the budget is scored in
+//!   candidate chunks;
+//! - each query's scores are one product `s = k - 2 G_q^T c_q`
+//!   `(n_distinct_candidates, r) x (r, 1)`.
+//!
+//! Memory: the pool's cache (at most half the budget), then a tile whose
+//! coefficients, the model's temporaries (about `r` per test row) and atom
+//! products fit in a quarter of the budget each, plus the `n_candidates`
+//! scores of the query being ranked. Tiles never go below one query and one
+//! candidate.
+//!
+//! # Ties
+//!
+//! Candidates with equal scores are ranked by position in the query's list,
+//! lowest first. Identical candidates (equal rows by
+//! [`Rows::group_duplicates`], or a repeated pool index) are scored once and
+//! share that score, so they always tie exactly: a score computed twice at
+//! different positions of a GEMM may differ in the last bit. The rank of the true candidate `t` is reported both ways:
+//! optimistic `1 + #{c : s_c < s_t}` and pessimistic `#{c : s_c <= s_t}`
+//! (the true candidate included), as metabolite-identification papers do.
+//! NaN scores rank after every number.
+//!
+//! # File format (`okr-candidates 1`)
+//!
+//! A UTF-8 text file, read query by query ([`CandidateFileReader`]):
+//!
+//! ```text
+//! okr-candidates 1 inline            <- first line: magic, version, mode (inline | pool)
+//! # comment lines and blank lines are ignored
+//! query q1 0                         <- `query <query_id> <test_row>` starts a query
+//! 3 17 40                            <- inline mode: one candidate output per line
+//! *3 17 41                           <- a leading `*` marks the true candidate (at most one)
+//! query q2 1
+//! -                                  <- `-`: the empty label set (a valid output)
+//! query q3 2                         <- a query with no candidate line: empty set (decoding error)
+//! ```
+//!
+//! In `pool` mode the lines after a query header hold whitespace-separated
+//! 0-based indices into a pool file (`12 40 *7`; any number of lines, `*`
+//! marks the true candidate), and the pool file holds one candidate output
+//! per line in the same row syntax ([`read_candidate_pool`]). Row syntax
+//! ([`TextRows`]): label sets and binary fingerprints
+//! ([`LabelSets`]) are the 0-based indices of their set bits, separated by
+//! whitespace or commas (`-` for none); dense vectors ([`DenseRows`]) are
+//! their values separated by whitespace or commas. `query_id` is any token
+//! without whitespace; `test_row` is the 0-based row of the test inputs.
+//!
+//! # Example
+//! ```
+//! use faer::Mat;
+//! use okr_decode::per_query::{PerQueryDecoder, Query};
+//! use okr_estimators::Iokr;
+//! use okr_kernels::{DenseRows, Linear, Rows};
+//! let x = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.1 }))?;
+//! let y = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.0 }))?;
+//! let model = Iokr::params(Linear, Linear).lambda(1e-6).fit(&x, &y)?;
+//! let pool = y.select(&[0, 1, 2]);
+//! // Test row 1 (class 1) against pool candidates 2 and 1; the truth is pool index 1.
+//! let queries = vec![Query::pooled("a", 1, vec![2, 1], Some(1))];
+//! let ranked = PerQueryDecoder::new().rank_all(&model, &x, Some(&pool), queries)?;
+//! assert_eq!(ranked[0].ids, vec![1, 2]);
+//! assert_eq!(ranked[0].true_rank.map(|r| r.optimistic), Some(1));
+//! Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::marker::PhantomData;
+use std::path::Path;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
+use okr_estimators::SurrogateModel;
+use okr_kernels::{DenseRows, LabelSets, Rows};
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The candidates of one query.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CandidateList<Y> {
+    /// Indices into the shared candidate pool (repeats allowed).
+    Pool(Vec<usize>),
+    /// Candidate outputs of this query alone.
+    Inline(Y),
+}
+
+/// One query: a test row and its own candidate set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Query<Y> {
+    /// The query's id, reported back and named in errors.
+    pub id: String,
+    /// Row of the test inputs this query ranks candidates for.
+    pub test_row: usize,
+    /// The candidates.
+    pub candidates: CandidateList<Y>,
+    /// Position of the true candidate in the candidate list, when known.
+    pub truth: Option<usize>,
+}
+
+impl<Y: Rows> Query<Y> {
+    /// A query whose candidates are pool indices; `truth` is the position of
+    /// the true candidate in `indices`.
+    pub fn pooled(id: impl Into<String>, test_row: usize, indices: Vec<usize>, truth: Option<usize>) -> Self {
+        Self { id: id.into(), test_row, candidates: CandidateList::Pool(indices), truth }
+    }
+
+    /// A query with inline candidates; `truth` is the row of the true
+    /// candidate in `candidates`.
+    pub fn inline(id: impl Into<String>, test_row: usize, candidates: Y, truth: Option<usize>) -> Self {
+        Self { id: id.into(), test_row, candidates: CandidateList::Inline(candidates), truth }
+    }
+
+    /// Number of candidates.
+    pub fn n_candidates(&self) -> usize {
+        match &self.candidates {
+            CandidateList::Pool(idx) => idx.len(),
+            CandidateList::Inline(y) => y.n_rows(),
+        }
+    }
+
+    /// The id a ranking reports for the candidate at `position`: its pool
+    /// index for pooled lists, the position itself for inline ones.
+    pub fn candidate_id(&self, position: usize) -> usize {
+        match &self.candidates {
+            CandidateList::Pool(idx) => idx[position],
+            CandidateList::Inline(_) => position,
+        }
+    }
+
+    fn invalid(&self, msg: String) -> Error {
+        Error::InvalidQuery { query: self.id.clone(), msg }
+    }
+
+    /// Checks the query against the test inputs and the pool.
+    fn validate(&self, n_test: usize, n_pool: Option<usize>) -> Result<()> {
+        let n_c = self.n_candidates();
+        if n_c == 0 {
+            return Err(Error::EmptyQuery { query: self.id.clone() });
+        }
+        if self.test_row >= n_test {
+            return Err(self.invalid(format!("test row {} out of range ({n_test} test rows)", self.test_row)));
+        }
+        if let Some(t) = self.truth.filter(|&t| t >= n_c) {
+            return Err(self.invalid(format!("true candidate at position {t}, but {n_c} candidates")));
+        }
+        if let CandidateList::Pool(idx) = &self.candidates {
+            let Some(n_pool) = n_pool else {
+                return Err(self.invalid("pool indices given but no candidate pool".into()));
+            };
+            if let Some(&bad) = idx.iter().find(|&&i| i >= n_pool) {
+                return Err(self.invalid(format!("pool index {bad} out of range (pool of {n_pool})")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Rank of the true candidate among a query's candidates (1 = best).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrueRank {
+    /// `1 + #{c : s_c < s_true}`: ties counted in the true candidate's favour.
+    pub optimistic: usize,
+    /// `#{c : s_c <= s_true}`: ties counted against it.
+    pub pessimistic: usize,
+}
+
+/// The ranking of one query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankedQuery {
+    /// The query's id.
+    pub id: String,
+    /// The query's test row.
+    pub test_row: usize,
+    /// Number of candidates of the query.
+    pub n_candidates: usize,
+    /// Positions in the query's candidate list, best first (top-k or all).
+    pub positions: Vec<usize>,
+    /// Candidate ids in the same order: pool indices for pooled lists,
+    /// positions for inline ones.
+    pub ids: Vec<usize>,
+    /// Scores $k(c, c) - 2\langle h(x), \psi(c)\rangle$ in the same order.
+    pub scores: Vec<f64>,
+    /// Rank of the true candidate, when the query marks one.
+    pub true_rank: Option<TrueRank>,
+}
+
+/// Ranks per-query candidate sets under a memory budget.
+///
+/// | Name | Default | Purpose | Range |
+/// |---|---|---|---|
+/// | `memory_budget` | 1 GiB | peak bytes for the pool cache, coefficient, atom-product and score tiles (never below one query and one candidate) | `> 0` |
+/// | `top_k` | all | candidates reported per query | `>= 1`, or all |
+///
+/// See the [module documentation](self) for the computation, the tie rules
+/// and the file format.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PerQueryDecoder {
+    memory_budget: usize,
+    top_k: Option<usize>,
+}
+
+impl Default for PerQueryDecoder {
+    fn default() -> Self {
+        Self { memory_budget: 1 << 30, top_k: None }
+    }
+}
+
+/// The candidate pool with what every tile needs from it.
+struct PoolState<'a, Y> {
+    rows: &'a Y,
+    /// $k(c, c)$ of every pool row.
+    norms: Vec<f64>,
+    /// For every pool row, the first pool row identical to it.
+    representative: Vec<usize>,
+}
+
+/// For every row, the index of the first row identical to it
+/// ([`Rows::group_duplicates`]).
+fn representatives<Y: Rows>(y: &Y) -> Vec<usize> {
+    let (distinct, group) = y.group_duplicates();
+    let mut first = vec![usize::MAX; distinct.n_rows()];
+    group
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| {
+            if first[g] == usize::MAX {
+                first[g] = i;
+            }
+            first[g]
+        })
+        .collect()
+}
+
+/// Per-tile cache of atom products for pool columns.
+enum PoolProducts {
+    /// `G` of the whole pool, column = pool index.
+    Whole(Mat<f64>),
+    /// `G` of the pool indices used by the current tile, and their columns.
+    Tile(Mat<f64>, HashMap<usize, usize>),
+}
+
+impl PerQueryDecoder {
+    /// The default decoder: 1 GiB budget, every candidate reported.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the memory budget in bytes.
+    pub fn memory_budget(mut self, bytes: usize) -> Self {
+        self.memory_budget = bytes;
+        self
+    }
+
+    /// Reports only the `k` best candidates of each query (`None`: all).
+    pub fn top_k(mut self, k: Option<usize>) -> Self {
+        self.top_k = k;
+        self
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.top_k == Some(0) {
+            return Err(Error::InvalidParameter { name: "top_k", value: "0".into(), expected: ">= 1 or all" });
+        }
+        if self.memory_budget == 0 {
+            return Err(Error::InvalidParameter { name: "memory_budget", value: "0".into(), expected: "> 0 bytes" });
+        }
+        Ok(())
+    }
+
+    /// Ranks every query and collects the rankings in query order.
+    ///
+    /// # Errors
+    /// As [`rank`](PerQueryDecoder::rank).
+    pub fn rank_all<X, Y, M, I>(&self, model: &M, x: &X, pool: Option<&Y>, queries: I) -> Result<Vec<RankedQuery>>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+        I: IntoIterator<Item = Query<Y>>,
+    {
+        let mut out = Vec::new();
+        self.rank(model, x, pool, queries.into_iter().map(Ok), |r| {
+            out.push(r);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Ranks the queries of a stream (for example a [`CandidateFileReader`])
+    /// and hands each ranking to `sink`, in query order, tile by tile.
+    ///
+    /// `x` holds the test inputs the queries' `test_row`s refer to; `pool` is
+    /// the candidate pool of pooled queries.
+    ///
+    /// # Errors
+    /// The first error of the stream or of `sink`; [`Error::EmptyQuery`]
+    /// naming a query without candidates; [`Error::InvalidQuery`] for a test
+    /// row, pool index or true position out of range; invalid decoder
+    /// parameters; the model's shape errors.
+    pub fn rank<X, Y, M, I, F>(&self, model: &M, x: &X, pool: Option<&Y>, queries: I, mut sink: F) -> Result<()>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+        I: IntoIterator<Item = Result<Query<Y>>>,
+        F: FnMut(RankedQuery) -> Result<()>,
+    {
+        self.check()?;
+        model.check_inputs(x)?;
+        let par = Par::rayon(0);
+        let r = model.n_atoms();
+        let r1 = r.max(1);
+        let mut budget = self.memory_budget / 8;
+        let n_pool = pool.map(Rows::n_rows);
+
+        // The pool's norms and duplicate groups always, its atom products when
+        // they fit in half the budget.
+        let (pool, whole) = match pool {
+            Some(pool) => {
+                model.check_outputs(pool)?;
+                let norms = model.output_sq_norms(pool);
+                let representative = representatives(pool);
+                let n_pool = pool.n_rows();
+                let whole = if r1.saturating_mul(n_pool) <= budget / 2 {
+                    budget -= r * n_pool;
+                    let chunk = (budget / 4 / r1).clamp(1, n_pool.max(1));
+                    let mut g = Mat::zeros(r, n_pool);
+                    for c0 in (0..n_pool).step_by(chunk) {
+                        let ct = chunk.min(n_pool - c0);
+                        model.atom_products_into(&pool.slice(c0..c0 + ct), g.as_mut().subcols_mut(c0, ct), par)?;
+                    }
+                    Some(g)
+                } else {
+                    None
+                };
+                (Some(PoolState { rows: pool, norms, representative }), whole)
+            }
+            None => (None, None),
+        };
+        let quarter = (budget / 4).max(1);
+        // Coefficients plus the model's temporaries: about 2 r per query.
+        let max_tile_queries = (quarter / (2 * r1)).max(1);
+        let mut cache = whole.map(PoolProducts::Whole);
+
+        let mut tile: Vec<Query<Y>> = Vec::new();
+        let mut tile_candidates = 0usize;
+        let mut queries = queries.into_iter();
+        loop {
+            let next = queries.next().transpose()?;
+            if let Some(q) = &next {
+                q.validate(x.n_rows(), n_pool)?;
+                if let CandidateList::Inline(y) = &q.candidates {
+                    model.check_outputs(y)?;
+                }
+            }
+            let full = match &next {
+                Some(q) => {
+                    !tile.is_empty()
+                        && (tile.len() >= max_tile_queries
+                            || (tile_candidates + q.n_candidates()).saturating_mul(r1) > quarter)
+                }
+                None => true,
+            };
+            if full && !tile.is_empty() {
+                self.rank_tile(model, x, pool.as_ref(), &mut cache, &tile, quarter, par, &mut sink)?;
+                tile.clear();
+                tile_candidates = 0;
+            }
+            match next {
+                Some(q) => {
+                    tile_candidates += q.n_candidates();
+                    tile.push(q);
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rank_tile<X, Y, M, F>(
+        &self,
+        model: &M,
+        x: &X,
+        pool: Option<&PoolState<'_, Y>>,
+        cache: &mut Option<PoolProducts>,
+        tile: &[Query<Y>],
+        quarter: usize,
+        par: Par,
+        sink: &mut F,
+    ) -> Result<()>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+        F: FnMut(RankedQuery) -> Result<()>,
+    {
+        let r = model.n_atoms();
+        let r1 = r.max(1);
+        let rows: Vec<usize> = tile.iter().map(|q| q.test_row).collect();
+        let mut coef = Mat::zeros(tile.len(), r);
+        model.coefficients_into(&x.select(&rows), coef.as_mut(), par)?;
+
+        // Without the whole pool cached, the pool columns this tile uses, when they fit.
+        if !matches!(cache, Some(PoolProducts::Whole(_))) {
+            *cache = None;
+            let mut used: Vec<usize> = tile
+                .iter()
+                .filter_map(|q| match &q.candidates {
+                    CandidateList::Pool(idx) => Some(idx.iter().map(|&i| pool.map_or(i, |p| p.representative[i]))),
+                    CandidateList::Inline(_) => None,
+                })
+                .flatten()
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            if let (Some(pool), false) = (pool, used.is_empty())
+                && used.len().saturating_mul(r1) <= quarter
+            {
+                let mut g = Mat::zeros(r, used.len());
+                model.atom_products_into(&pool.rows.select(&used), g.as_mut(), par)?;
+                let col = used.iter().enumerate().map(|(c, &i)| (i, c)).collect();
+                *cache = Some(PoolProducts::Tile(g, col));
+            }
+        }
+
+        let mut g_q = Mat::<f64>::zeros(0, 0);
+        let chunk = (quarter / r1).max(1);
+        for (t, q) in tile.iter().enumerate() {
+            let c_t = coef.as_ref().subrows(t, 1).transpose();
+            // Scores of the query's distinct candidates, and the distinct
+            // candidate of every position: identical candidates share one
+            // score, so they tie exactly (and cost one evaluation).
+            let (distinct, slot) = match &q.candidates {
+                CandidateList::Pool(idx) => {
+                    let pool = pool.expect("validated: pooled queries have a pool");
+                    let reps: Vec<usize> = idx.iter().map(|&i| pool.representative[i]).collect();
+                    let mut uniq = reps.clone();
+                    uniq.sort_unstable();
+                    uniq.dedup();
+                    let slot = reps.iter().map(|i| uniq.binary_search(i).expect("present")).collect();
+                    let mut distinct = vec![0.0; uniq.len()];
+                    for c0 in (0..uniq.len()).step_by(chunk) {
+                        let sel = &uniq[c0..(c0 + chunk).min(uniq.len())];
+                        g_q.resize_with(r, sel.len(), |_, _| 0.0);
+                        match &*cache {
+                            Some(products) => {
+                                for (j, &i) in sel.iter().enumerate() {
+                                    let src = match products {
+                                        PoolProducts::Whole(g) => g.col(i),
+                                        PoolProducts::Tile(g, col) => g.col(col[&i]),
+                                    };
+                                    g_q.col_mut(j).copy_from(src);
+                                }
+                            }
+                            None => model.atom_products_into(&pool.rows.select(sel), g_q.as_mut(), par)?,
+                        }
+                        let norms: Vec<f64> = sel.iter().map(|&i| pool.norms[i]).collect();
+                        score_block(&mut distinct[c0..c0 + sel.len()], g_q.as_ref(), c_t, &norms, par);
+                    }
+                    (distinct, slot)
+                }
+                CandidateList::Inline(y) => {
+                    let (rows, slot) = y.group_duplicates();
+                    let n_d = rows.n_rows();
+                    let mut distinct = vec![0.0; n_d];
+                    for c0 in (0..n_d).step_by(chunk) {
+                        let ct = chunk.min(n_d - c0);
+                        let part = if ct == n_d { rows.clone() } else { rows.slice(c0..c0 + ct) };
+                        g_q.resize_with(r, ct, |_, _| 0.0);
+                        model.atom_products_into(&part, g_q.as_mut(), par)?;
+                        let norms = model.output_sq_norms(&part);
+                        score_block(&mut distinct[c0..c0 + ct], g_q.as_ref(), c_t, &norms, par);
+                    }
+                    (distinct, slot)
+                }
+            };
+            let scores: Vec<f64> = slot.iter().map(|&d| distinct[d]).collect();
+            sink(self.ranked(q, &scores))?;
+        }
+        Ok(())
+    }
+
+    /// Orders one query's scores and finds the true candidate's rank.
+    fn ranked<Y: Rows>(&self, q: &Query<Y>, scores: &[f64]) -> RankedQuery {
+        let n_c = scores.len();
+        let by_score = |a: &usize, b: &usize| cmp_scores(scores[*a], scores[*b]).then(a.cmp(b));
+        let mut positions: Vec<usize> = (0..n_c).collect();
+        let k = self.top_k.unwrap_or(n_c).min(n_c);
+        if k < n_c {
+            positions.select_nth_unstable_by(k - 1, by_score);
+            positions.truncate(k);
+        }
+        positions.sort_unstable_by(by_score);
+        let true_rank = q.truth.map(|t| {
+            let (mut less, mut equal) = (0, 0);
+            for &s in scores {
+                match cmp_scores(s, scores[t]) {
+                    Ordering::Less => less += 1,
+                    Ordering::Equal => equal += 1,
+                    Ordering::Greater => {}
+                }
+            }
+            TrueRank { optimistic: less + 1, pessimistic: less + equal }
+        });
+        RankedQuery {
+            id: q.id.clone(),
+            test_row: q.test_row,
+            n_candidates: n_c,
+            ids: positions.iter().map(|&p| q.candidate_id(p)).collect(),
+            scores: positions.iter().map(|&p| scores[p]).collect(),
+            positions,
+            true_rank,
+        }
+    }
+}
+
+/// Score order: numbers ascending, NaN after every number and equal to NaN.
+fn cmp_scores(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (false, false) => a.partial_cmp(&b).expect("not NaN"),
+        (a_nan, b_nan) => a_nan.cmp(&b_nan),
+    }
+}
+
+/// `dst = norms - 2 G^T c`: one `(n_c, r) x (r, 1)` product.
+fn score_block(dst: &mut [f64], g: MatRef<'_, f64>, c: MatRef<'_, f64>, norms: &[f64], par: Par) {
+    dst.copy_from_slice(norms);
+    let n_c = dst.len();
+    let out = faer::MatMut::from_column_major_slice_mut(dst, n_c, 1);
+    matmul(out, Accum::Add, g.transpose(), c, -2.0, par);
+}
+
+/// Row containers built from text, one row per line ([module docs](self)).
+pub trait TextRows: Rows {
+    /// Builds a container from rows of text of `width` features or labels.
+    ///
+    /// # Errors
+    /// The index of the first malformed row and what is wrong with it.
+    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)>;
+}
+
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty())
+}
+
+/// Label sets and binary fingerprints: the 0-based indices of the set bits
+/// (`-` for none), each `< width`.
+impl TextRows for LabelSets {
+    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
+        let mut sets = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            let mut set = Vec::new();
+            if row.trim() != "-" {
+                for tok in tokens(row) {
+                    let b: usize = tok.parse().map_err(|_| (i, format!("expected a bit index, found {tok:?}")))?;
+                    if b >= width {
+                        return Err((i, format!("bit index {b} out of range (width {width})")));
+                    }
+                    set.push(b);
+                }
+            }
+            sets.push(set);
+        }
+        LabelSets::new(width, sets).map_err(|e| (0, e.to_string()))
+    }
+}
+
+/// Dense vectors: `width` finite values.
+impl TextRows for DenseRows {
+    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
+        let mut data = Mat::zeros(rows.len(), width);
+        for (i, row) in rows.iter().enumerate() {
+            let mut n = 0;
+            for tok in tokens(row) {
+                let v: f64 = tok.parse().map_err(|_| (i, format!("expected a number, found {tok:?}")))?;
+                if !v.is_finite() {
+                    return Err((i, format!("non-finite value {tok}")));
+                }
+                if n < width {
+                    data[(i, n)] = v;
+                }
+                n += 1;
+            }
+            if n != width {
+                return Err((i, format!("expected {width} values, found {n}")));
+            }
+        }
+        DenseRows::new(data).map_err(|e| (0, e.to_string()))
+    }
+}
+
+/// Reads a candidate pool file: one output per line in the row syntax of
+/// [`TextRows`]; `#` comment lines and blank lines are skipped.
+///
+/// # Errors
+/// [`Error::Io`], [`Error::Parse`] naming the line.
+pub fn read_candidate_pool<Y: TextRows>(path: impl AsRef<Path>, width: usize) -> Result<Y> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
+    let (lines, rows): (Vec<usize>, Vec<&str>) = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|(i, l)| (i + 1, l))
+        .unzip();
+    Y::parse_rows(&rows, width).map_err(|(i, msg)| Error::Parse {
+        path: name,
+        line: lines.get(i).copied().unwrap_or(0),
+        msg,
+    })
+}
+
+/// Mode of a candidate file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateFileMode {
+    /// Candidate outputs inline, one per line.
+    Inline,
+    /// Indices into a pool file.
+    Pool,
+}
+
+/// Streams the queries of an `okr-candidates 1` file (format in the
+/// [module docs](self)), one query at a time.
+#[derive(Debug)]
+pub struct CandidateFileReader<Y, R = BufReader<File>> {
+    path: String,
+    reader: R,
+    width: usize,
+    mode: CandidateFileMode,
+    line_no: usize,
+    /// The header of the next query, already read: (id, test row, its line).
+    pending: Option<(String, usize, usize)>,
+    done: bool,
+    _rows: PhantomData<Y>,
+}
+
+impl<Y: TextRows> CandidateFileReader<Y> {
+    /// Opens a candidate file; `width` is the number of labels / features of
+    /// inline candidate outputs (ignored in pool mode).
+    ///
+    /// # Errors
+    /// [`Error::Io`], or [`Error::Parse`] for a bad first line.
+    pub fn open(path: impl AsRef<Path>, width: usize) -> Result<Self> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
+        Self::from_reader(name, BufReader::new(file), width)
+    }
+}
+
+impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
+    /// Reads from any buffered reader; `path` names it in errors.
+    ///
+    /// # Errors
+    /// [`Error::Io`], or [`Error::Parse`] for a bad first line.
+    pub fn from_reader(path: impl Into<String>, reader: R, width: usize) -> Result<Self> {
+        let mut me = Self {
+            path: path.into(),
+            reader,
+            width,
+            mode: CandidateFileMode::Inline,
+            line_no: 0,
+            pending: None,
+            done: false,
+            _rows: PhantomData,
+        };
+        let first = me.next_line()?.unwrap_or_default();
+        let words: Vec<&str> = first.split_whitespace().collect();
+        me.mode = match words.as_slice() {
+            ["okr-candidates", "1", "inline"] => CandidateFileMode::Inline,
+            ["okr-candidates", "1", "pool"] => CandidateFileMode::Pool,
+            _ => return Err(me.parse_error(format!("expected `okr-candidates 1 inline|pool`, found {first:?}"))),
+        };
+        Ok(me)
+    }
+
+    /// Whether candidates are inline or pool indices.
+    pub fn mode(&self) -> CandidateFileMode {
+        self.mode
+    }
+
+    fn parse_error(&self, msg: String) -> Error {
+        Error::Parse { path: self.path.clone(), line: self.line_no, msg }
+    }
+
+    /// The next line that is neither blank nor a comment.
+    fn next_line(&mut self) -> Result<Option<String>> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self
+                .reader
+                .read_line(&mut line)
+                .map_err(|e| Error::Io { path: self.path.clone(), msg: e.to_string() })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let t = line.trim();
+            if !t.is_empty() && !t.starts_with('#') {
+                return Ok(Some(t.to_string()));
+            }
+        }
+    }
+
+    fn parse_header(&self, line: &str) -> Result<(String, usize, usize)> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["query", id, row] => {
+                let row = row.parse().map_err(|_| self.parse_error(format!("expected a test row, found {row:?}")))?;
+                Ok((id.to_string(), row, self.line_no))
+            }
+            _ => Err(self.parse_error(format!("expected `query <query_id> <test_row>`, found {line:?}"))),
+        }
+    }
+
+    fn read_query(&mut self) -> Result<Option<Query<Y>>> {
+        if self.pending.is_none() {
+            match self.next_line()? {
+                None => return Ok(None),
+                Some(line) => self.pending = Some(self.parse_header(&line)?),
+            }
+        }
+        let (id, test_row, _) = self.pending.take().expect("set above");
+        // Candidate lines up to the next header.
+        let mut body: Vec<(usize, String)> = Vec::new();
+        while let Some(line) = self.next_line()? {
+            if line.starts_with("query") && line.split_whitespace().next() == Some("query") {
+                self.pending = Some(self.parse_header(&line)?);
+                break;
+            }
+            body.push((self.line_no, line));
+        }
+        let mut truth = None;
+        let mut mark = |line: usize, pos: usize| -> Result<()> {
+            if truth.replace(pos).is_some() {
+                return Err(Error::Parse {
+                    path: self.path.clone(),
+                    line,
+                    msg: format!("query {id}: a second true candidate"),
+                });
+            }
+            Ok(())
+        };
+        let candidates = match self.mode {
+            CandidateFileMode::Pool => {
+                let mut idx = Vec::new();
+                for (line, text) in &body {
+                    for tok in tokens(text) {
+                        let (star, num) = tok.strip_prefix('*').map_or((false, tok), |n| (true, n));
+                        let i: usize = num.parse().map_err(|_| Error::Parse {
+                            path: self.path.clone(),
+                            line: *line,
+                            msg: format!("expected a pool index, found {tok:?}"),
+                        })?;
+                        if star {
+                            mark(*line, idx.len())?;
+                        }
+                        idx.push(i);
+                    }
+                }
+                CandidateList::Pool(idx)
+            }
+            CandidateFileMode::Inline => {
+                let mut rows = Vec::with_capacity(body.len());
+                for (pos, (line, text)) in body.iter().enumerate() {
+                    let row = match text.strip_prefix('*') {
+                        Some(rest) => {
+                            mark(*line, pos)?;
+                            rest
+                        }
+                        None => text.as_str(),
+                    };
+                    rows.push(row);
+                }
+                let y = Y::parse_rows(&rows, self.width).map_err(|(i, msg)| Error::Parse {
+                    path: self.path.clone(),
+                    line: body.get(i).map_or(self.line_no, |b| b.0),
+                    msg,
+                })?;
+                CandidateList::Inline(y)
+            }
+        };
+        Ok(Some(Query { id, test_row, candidates, truth }))
+    }
+}
+
+impl<Y: TextRows, R: BufRead> Iterator for CandidateFileReader<Y, R> {
+    type Item = Result<Query<Y>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let q = self.read_query().transpose();
+        if !matches!(q, Some(Ok(_))) {
+            self.done = true;
+        }
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_order_nan_last() {
+        assert_eq!(cmp_scores(1.0, f64::NAN), Ordering::Less);
+        assert_eq!(cmp_scores(f64::NAN, f64::NAN), Ordering::Equal);
+        assert_eq!(cmp_scores(2.0, 1.0), Ordering::Greater);
+    }
+
+    #[test]
+    fn ranking_ties_and_true_rank() {
+        let q: Query<DenseRows> = Query::pooled("q", 0, vec![10, 11, 12, 13, 14], Some(2));
+        let scores = [3.0, 1.0, 1.0, f64::NAN, 1.0];
+        let all = PerQueryDecoder::new().ranked(&q, &scores);
+        assert_eq!(all.positions, vec![1, 2, 4, 0, 3]);
+        assert_eq!(all.ids, vec![11, 12, 14, 10, 13]);
+        assert_eq!(all.true_rank, Some(TrueRank { optimistic: 1, pessimistic: 3 }));
+        let top = PerQueryDecoder::new().top_k(Some(2)).ranked(&q, &scores);
+        assert_eq!(top.positions, vec![1, 2]);
+    }
+
+    #[test]
+    fn reader_parses_inline_and_pool_files() {
+        let text = "okr-candidates 1 inline\n# c\nquery a 0\n1 2\n*0,3\n\nquery b 1\nquery c 2\n-\n";
+        let qs: Vec<Query<LabelSets>> =
+            CandidateFileReader::from_reader("t", text.as_bytes(), 4).unwrap().collect::<Result<_>>().unwrap();
+        assert_eq!(qs.len(), 3);
+        assert_eq!((qs[0].id.as_str(), qs[0].test_row, qs[0].truth), ("a", 0, Some(1)));
+        let CandidateList::Inline(y) = &qs[0].candidates else { panic!() };
+        assert_eq!((y.set(0), y.set(1)), (&[1, 2][..], &[0, 3][..]));
+        assert_eq!(qs[1].n_candidates(), 0);
+        let CandidateList::Inline(y) = &qs[2].candidates else { panic!() };
+        assert_eq!(y.set(0), &[] as &[usize]);
+
+        let text = "okr-candidates 1 pool\nquery a 3\n5 *7\n9\n";
+        let qs: Vec<Query<DenseRows>> =
+            CandidateFileReader::from_reader("t", text.as_bytes(), 0).unwrap().collect::<Result<_>>().unwrap();
+        assert_eq!(qs[0].candidates, CandidateList::Pool(vec![5, 7, 9]));
+        assert_eq!((qs[0].test_row, qs[0].truth), (3, Some(1)));
+    }
+
+    #[test]
+    fn reader_errors_name_file_and_line() {
+        let bad = |text: &str| {
+            CandidateFileReader::<LabelSets, _>::from_reader("f.txt", text.as_bytes(), 4)
+                .and_then(|r| r.collect::<Result<Vec<_>>>())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(bad("okr-candidates 2 inline\n").starts_with("f.txt:1:"));
+        assert!(bad("okr-candidates 1 inline\nquery a\n").starts_with("f.txt:2:"));
+        assert!(bad("okr-candidates 1 inline\nquery a 0\n1\n9\n").starts_with("f.txt:4: bit index 9"));
+        assert!(bad("okr-candidates 1 inline\nquery a 0\n*1\n*2\n").contains("f.txt:4: query a: a second true"));
+        assert!(bad("okr-candidates 1 pool\nquery a 0\n1 x\n").starts_with("f.txt:3:"));
+        assert!(bad("okr-candidates 1 inline\n1 2\n").starts_with("f.txt:2: expected `query"));
+    }
+
+    #[test]
+    fn dense_rows_parse_and_width() {
+        let y = DenseRows::parse_rows(&["1, 2.5", "-1 0"], 2).unwrap();
+        assert_eq!(y.as_mat()[(0, 1)], 2.5);
+        assert_eq!(DenseRows::parse_rows(&["1 2 3"], 2).unwrap_err().0, 0);
+        assert!(DenseRows::parse_rows(&["1", "nan 1"], 1).is_err());
+    }
+}

@@ -1,0 +1,185 @@
+//! Readers for structured outputs beyond label sets: binary fingerprints
+//! (as [`LabelSets`] of their set bits, the container the Tanimoto kernels
+//! run on sparsely) and dense vectors ([`DenseRows`]).
+//!
+//! | reader | one line per row | example line |
+//! |---|---|---|
+//! | [`read_fingerprints_dense`] | `n_bits` values 0 or 1, separated by commas or whitespace | `0,1,1,0` |
+//! | [`read_fingerprints_sparse`] | the 0-based indices of the set bits, `-` for none | `1 2` |
+//! | [`read_vectors`] | the values, separated by commas or whitespace | `0.5, -1e-3, 2` |
+//!
+//! Lines starting with `#` and blank lines are skipped; every row of a file
+//! has the same width. Errors name the file and the 1-based line.
+
+use std::path::Path;
+
+use faer::Mat;
+use okr_kernels::{DenseRows, LabelSets};
+
+use crate::{Error, Result};
+
+/// The data lines of a file with their 1-based line numbers.
+fn data_lines(path: &Path) -> Result<Vec<(usize, String)>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim().to_string()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .collect())
+}
+
+fn fields(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty())
+}
+
+fn parse_error(path: &Path, line: usize, msg: String) -> Error {
+    Error::Parse { path: path.to_path_buf(), line, msg }
+}
+
+/// Reads rows of numbers of one width, checking each value with `check`.
+fn read_numeric_rows(path: &Path, check: impl Fn(f64) -> Option<&'static str>) -> Result<(Vec<Vec<f64>>, usize)> {
+    let mut rows = Vec::new();
+    let mut width = None;
+    for (line, text) in data_lines(path)? {
+        let mut row = Vec::new();
+        for tok in fields(&text) {
+            let v: f64 =
+                tok.parse().map_err(|_| parse_error(path, line, format!("expected a number, found {tok:?}")))?;
+            if let Some(expected) = check(v) {
+                return Err(parse_error(path, line, format!("expected {expected}, found {tok:?}")));
+            }
+            row.push(v);
+        }
+        match width {
+            None => width = Some(row.len()),
+            Some(w) if w != row.len() => {
+                return Err(parse_error(path, line, format!("expected {w} values, found {}", row.len())));
+            }
+            Some(_) => {}
+        }
+        rows.push(row);
+    }
+    Ok((rows, width.unwrap_or(0)))
+}
+
+/// Reads dense 0/1 fingerprints, one per line, as the sets of their set bits.
+///
+/// # Errors
+/// [`Error::Io`], [`Error::Parse`] for a value other than 0 or 1 or a row of
+/// another width.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("fp.csv");
+/// std::fs::write(&path, "0,1,1,0\n1,0,0,0\n")?;
+/// let fp = okr_eval::read_fingerprints_dense(&path)?;
+/// assert_eq!((fp.n_labels(), fp.set(0), fp.set(1)), (4, &[1, 2][..], &[0][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_fingerprints_dense(path: impl AsRef<Path>) -> Result<LabelSets> {
+    let path = path.as_ref();
+    let (rows, width) = read_numeric_rows(path, |v| (v != 0.0 && v != 1.0).then_some("0 or 1"))?;
+    let sets = rows.iter().map(|r| (0..width).filter(|&b| r[b] == 1.0).collect()).collect();
+    Ok(LabelSets::new(width, sets)?)
+}
+
+/// Reads sparse fingerprints of `n_bits` bits: per line, the 0-based indices
+/// of the set bits (`-` for none).
+///
+/// # Errors
+/// [`Error::Io`], [`Error::Parse`] for a token that is not an index or an
+/// index `>= n_bits`.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("fp.txt");
+/// std::fs::write(&path, "# bits set\n3 0\n-\n")?;
+/// let fp = okr_eval::read_fingerprints_sparse(&path, 4)?;
+/// assert_eq!((fp.set(0), fp.set(1)), (&[0, 3][..], &[][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_fingerprints_sparse(path: impl AsRef<Path>, n_bits: usize) -> Result<LabelSets> {
+    let path = path.as_ref();
+    let mut sets = Vec::new();
+    for (line, text) in data_lines(path)? {
+        let mut set = Vec::new();
+        if text != "-" {
+            for tok in fields(&text) {
+                let b: usize =
+                    tok.parse().map_err(|_| parse_error(path, line, format!("expected a bit index, found {tok:?}")))?;
+                if b >= n_bits {
+                    return Err(parse_error(path, line, format!("bit index {b} out of range (n_bits = {n_bits})")));
+                }
+                set.push(b);
+            }
+        }
+        sets.push(set);
+    }
+    Ok(LabelSets::new(n_bits, sets)?)
+}
+
+/// Reads dense vectors, one per line.
+///
+/// # Errors
+/// [`Error::Io`], [`Error::Parse`] for a token that is not a finite number or
+/// a row of another width.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("v.csv");
+/// std::fs::write(&path, "0.5, -1\n2 3\n")?;
+/// let v = okr_eval::read_vectors(&path)?;
+/// assert_eq!(v.as_mat()[(0, 1)], -1.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_vectors(path: impl AsRef<Path>) -> Result<DenseRows> {
+    let path = path.as_ref();
+    let (rows, width) = read_numeric_rows(path, |v| (!v.is_finite()).then_some("a finite number"))?;
+    Ok(DenseRows::new(Mat::from_fn(rows.len(), width, |i, j| rows[i][j]))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use okr_kernels::Rows;
+
+    fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn dense_and_sparse_fingerprints_agree() {
+        let (_d1, dense) = write("# header comment\n1 0 0 1 1\n\n0,0,0,0,0\n0 1 0 0 0\n");
+        let (_d2, sparse) = write("0 3 4\n-\n1\n");
+        let a = read_fingerprints_dense(&dense).unwrap();
+        let b = read_fingerprints_sparse(&sparse, 5).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.n_rows(), 3);
+        assert_eq!(a.to_indicator()[(0, 4)], 1.0);
+    }
+
+    #[test]
+    fn malformed_lines_name_file_and_line() {
+        let err = |r: Result<LabelSets>| r.unwrap_err().to_string();
+        let (_d, p) = write("0 1\n1 2\n");
+        assert!(err(read_fingerprints_dense(&p)).ends_with(":2: expected 0 or 1, found \"2\""));
+        let (_d, p) = write("0 1\n1\n");
+        assert!(err(read_fingerprints_dense(&p)).ends_with(":2: expected 2 values, found 1"));
+        let (_d, p) = write("1\n# c\n9\n");
+        assert!(err(read_fingerprints_sparse(&p, 4)).ends_with(":3: bit index 9 out of range (n_bits = 4)"));
+        let (_d, p) = write("x\n");
+        assert!(err(read_fingerprints_sparse(&p, 4)).ends_with(":1: expected a bit index, found \"x\""));
+        let (_d, p) = write("1 2\n1 inf\n");
+        assert!(read_vectors(&p).unwrap_err().to_string().ends_with(":2: expected a finite number, found \"inf\""));
+        let (_d, p) = write("1 2\n3 4 5\n");
+        assert!(read_vectors(&p).unwrap_err().to_string().ends_with(":2: expected 2 values, found 3"));
+        assert!(matches!(read_vectors("/no/such/file"), Err(Error::Io { .. })));
+    }
+}
