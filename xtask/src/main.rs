@@ -16,6 +16,7 @@
 
 mod bench;
 mod common;
+mod fuzz;
 mod index;
 mod kae;
 mod leml;
@@ -260,6 +261,19 @@ enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
+    /// Fuzz a reader (or `all`) for a time budget; crashing inputs go to
+    /// crates/okr-eval/tests/fuzz-regressions/<target>/ (see xtask/src/fuzz).
+    Fuzz {
+        /// Target name (arff, svmlight, xc, csv, candidates, anchors, ratings,
+        /// label-ranking, tu, usps) or `all`.
+        target: String,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Seed of the mutation RNG.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
 }
 
 fn results_dir(out: Option<PathBuf>) -> PathBuf {
@@ -289,6 +303,7 @@ fn run() -> Result<()> {
         }
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
+        Command::Fuzz { target, seconds, seed } => fuzz::run(&target, seconds, seed),
     }
 }
 

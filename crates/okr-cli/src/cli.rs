@@ -11,6 +11,15 @@ fn parse_sketch(text: &str) -> Result<SketchSpec, String> {
     text.parse().map_err(|e: okr_estimators::Error| e.to_string())
 }
 
+/// Parses a count that must be at least 1 (`--top-k`, `--memory-budget`).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("expected at least 1, got 0".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// okr: output kernel regression for structured prediction.
 ///
 /// Learn h: X -> H_Y (the RKHS of an output kernel) by kernel ridge
@@ -96,9 +105,27 @@ pub struct DataArgs {
     /// for an svmlight training file, labels that never occur in it still count).
     #[arg(long, value_name = "L")]
     pub label_count: Option<usize>,
-    /// svmlight feature indices start at 0 instead of 1.
+    /// svmlight feature indices start at 0 instead of 1 (svmlight files only).
     #[arg(long)]
     pub zero_based: bool,
+    /// Whether a CSV file starts with a header line of names (CSV files only).
+    ///
+    /// auto: the first line is a header when a field is not a number or is
+    /// quoted; a first line of column numbers (0,1,2,... or 1,2,3,...) is
+    /// refused as ambiguous; any other line of numbers is data.
+    #[arg(long, value_enum, default_value_t = CsvHeaderFlag::Auto, value_name = "WHEN")]
+    pub csv_header: CsvHeaderFlag,
+}
+
+/// `--csv-header`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CsvHeaderFlag {
+    /// Detect (see --help).
+    Auto,
+    /// The first line is a header.
+    Yes,
+    /// There is no header line.
+    No,
 }
 
 /// Kernels on vectors.
@@ -196,12 +223,12 @@ pub struct FitArgs {
     /// KDE: centre the output kernel before its KPCA (Weston et al.'s variant); default uncentred.
     #[arg(long)]
     pub centered: bool,
-    /// Trace-norm solver.
+    /// Trace-norm solver (default gd; trace-norm only).
     ///
     /// The objective is (1/n) sum_i |A B* phi(x_i) - psi(y_i)|^2 + lambda (|A|^2 + |B|^2),
     /// i.e. 2 lambda times the trace norm of G = A B*.
-    #[arg(long, value_enum, default_value_t = TraceNormSolverKind::Gd, value_name = "SOLVER")]
-    pub solver: TraceNormSolverKind,
+    #[arg(long, value_enum, value_name = "SOLVER")]
+    pub solver: Option<TraceNormSolverKind>,
     /// Reduced-rank: ridge of the fitted values that define the subspace (default: --lambda).
     #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda1: Option<f64>,
@@ -308,8 +335,8 @@ pub struct DecodeArgs {
     /// the empty set). Default: the distinct training label sets in first-occurrence order.
     #[arg(long, value_name = "PATH")]
     pub candidates: Option<PathBuf>,
-    /// Memory budget for the decoding tiles, in MiB.
-    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    /// Memory budget for the decoding tiles, in MiB (at least 1).
+    #[arg(long, default_value_t = 1024, value_name = "MIB", value_parser = at_least_one)]
     pub memory_budget: usize,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
@@ -331,8 +358,8 @@ pub struct PredictArgs {
     /// Candidates and resources.
     #[command(flatten)]
     pub decode: DecodeArgs,
-    /// Print the k best candidates per input (`;`-separated, best first).
-    #[arg(long, default_value_t = 1, value_name = "K")]
+    /// Print the k best candidates per input (`;`-separated, best first; at least 1).
+    #[arg(long, default_value_t = 1, value_name = "K", value_parser = at_least_one)]
     pub top_k: usize,
     /// Output file (default: standard output).
     #[arg(long, short = 'o', value_name = "PATH")]
@@ -455,8 +482,8 @@ mod tests {
     #[test]
     fn trace_norm_flags() {
         let f = fit(&["--estimator", "trace-norm", "--solver", "convex", "--rank", "5"]);
-        assert_eq!((f.estimator, f.solver, f.rank), (EstimatorKind::TraceNorm, TraceNormSolverKind::Convex, 5));
-        assert_eq!(fit(&[]).solver, TraceNormSolverKind::Gd);
+        assert_eq!((f.estimator, f.solver, f.rank), (EstimatorKind::TraceNorm, Some(TraceNormSolverKind::Convex), 5));
+        assert_eq!(fit(&[]).solver, None, "gd unless given; given with another estimator is an error");
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--solver", "sgd"]).is_err());
     }
 
@@ -576,6 +603,25 @@ mod tests {
             }
             c => panic!("{c:?}"),
         }
+    }
+
+    #[test]
+    fn top_k_and_memory_budget_zero_are_rejected() {
+        for flag in ["--top-k", "--memory-budget"] {
+            let r = Cli::try_parse_from(["okr", "predict", "-m", "m", "--input", "x", flag, "0"]);
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains(flag) && e.contains("at least 1"), "{e}");
+        }
+        let r = Cli::try_parse_from(["okr", "eval", "-m", "m", "--test", "x", "--memory-budget", "0"]);
+        assert!(r.is_err());
+    }
+
+    #[test]
+    fn csv_header_flag() {
+        assert_eq!(fit(&[]).data.csv_header, CsvHeaderFlag::Auto);
+        assert_eq!(fit(&["--csv-header", "yes"]).data.csv_header, CsvHeaderFlag::Yes);
+        assert_eq!(fit(&["--csv-header", "no"]).data.csv_header, CsvHeaderFlag::No);
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--csv-header", "x"]).is_err());
     }
 
     #[test]

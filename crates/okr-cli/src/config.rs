@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use okr_eval::{CsvHeader, Dataset, Features, SvmlightOptions, read_arff, read_csv, read_svmlight, read_xc};
 use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, LabelSets, Laplacian, Linear, Polynomial, Tanimoto};
 
-use crate::cli::{DataArgs, Format, KernelKind};
+use crate::cli::{CsvHeaderFlag, DataArgs, EstimatorKind, FitArgs, Format, KernelKind};
 
 /// The width of the data a model expects, to read test files consistently.
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +34,76 @@ fn resolve_format(path: &Path, format: Format) -> Result<Format> {
     })
 }
 
+/// Checks the data flags against the file's format before anything is read:
+/// a flag the format would ignore is an error naming both. `model_labels` is
+/// the label count of the model for `predict` / `eval` / `encode`.
+pub fn check_data_flags(path: &Path, args: &DataArgs, model_labels: Option<usize>) -> Result<()> {
+    let format = resolve_format(path, args.format)?;
+    let name = match format {
+        Format::Arff => "ARFF",
+        Format::Svmlight => "svmlight",
+        Format::Xc => "XC",
+        Format::Csv => "CSV",
+        Format::Auto => unreachable!("resolved above"),
+    };
+    if args.zero_based && format != Format::Svmlight {
+        bail!("--zero-based applies to svmlight files only, not to the {name} file {}", path.display());
+    }
+    if args.csv_header != CsvHeaderFlag::Auto && format != Format::Csv {
+        bail!("--csv-header applies to CSV files only, not to the {name} file {}", path.display());
+    }
+    if args.label_count.is_some() && format == Format::Xc {
+        bail!("--label-count does not apply to the XC file {}: its header declares the label count", path.display());
+    }
+    if let (Some(l), Some(m)) = (args.label_count, model_labels)
+        && l != m
+    {
+        bail!("--label-count {l} does not match the model, which has {m} labels (leave the flag out)");
+    }
+    Ok(())
+}
+
+/// Checks `okr fit`'s flags before any file is read: a flag that the chosen
+/// estimator or kernel would silently ignore is an error naming the flag and
+/// the estimator or kernel, and the model must not overwrite an input.
+pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
+    let estimator = format!("{:?}", a.estimator).to_lowercase();
+    let autoencoder = matches!(a.estimator, EstimatorKind::Kae | EstimatorKind::K2ae);
+    if a.solver.is_some() && a.estimator != EstimatorKind::TraceNorm {
+        bail!("--solver applies to --estimator trace-norm only, not to {estimator}");
+    }
+    if a.max_iter.is_some() && !matches!(a.estimator, EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae) {
+        bail!("--max-iter applies to --estimator leml, kae and k2ae only, not to {estimator}");
+    }
+    if a.data.label_count == Some(0) && !autoencoder {
+        bail!(
+            "invalid --label-count 0 with --estimator {estimator}: a model without labels predicts nothing              (0 labels suit only kae and k2ae)"
+        );
+    }
+    for (side, kind, gamma, sigma2) in [
+        ("--input", a.input_kernel, a.gamma.is_some(), a.sigma2.is_some()),
+        ("--output", a.output_kernel, a.output_gamma.is_some(), a.output_sigma2.is_some()),
+    ] {
+        let prefix = if side == "--input" { "--" } else { "--output-" };
+        let kernel = format!("{kind:?}").to_lowercase();
+        let widthless = matches!(kind, KernelKind::Linear | KernelKind::Tanimoto);
+        if gamma && widthless {
+            bail!("{prefix}gamma does not apply to {side}-kernel {kernel} (it has no width)");
+        }
+        if sigma2 && (widthless || kind == KernelKind::Polynomial) {
+            bail!("{prefix}sigma2 does not apply to {side}-kernel {kernel} (only to kernels with a Gaussian width)");
+        }
+    }
+    let mut inputs: Vec<(&str, &Path)> = vec![("training file", a.train.as_path())];
+    if let Some(anchors) = &a.anchors
+        && anchors.parse::<usize>().is_err()
+    {
+        inputs.push(("anchor file", Path::new(anchors.as_str())));
+    }
+    okr_eval::check_not_input(&a.model, &inputs)?;
+    check_data_flags(&a.train, &a.data, None)
+}
+
 /// Reads a data file as `args` says. `shape` (from a model) fixes the
 /// widths of formats that do not declare them and is checked for the others.
 pub fn read_data(path: &Path, args: &DataArgs, shape: Option<Shape>) -> Result<Dataset> {
@@ -44,7 +114,14 @@ pub fn read_data(path: &Path, args: &DataArgs, shape: Option<Shape>) -> Result<D
     };
     let data = match resolve_format(path, args.format)? {
         Format::Arff => read_arff(path, label_count()?)?,
-        Format::Csv => read_csv(path, label_count()?, CsvHeader::Detect)?,
+        Format::Csv => {
+            let header = match args.csv_header {
+                CsvHeaderFlag::Auto => CsvHeader::Detect,
+                CsvHeaderFlag::Yes => CsvHeader::Present,
+                CsvHeaderFlag::No => CsvHeader::Absent,
+            };
+            read_csv(path, label_count()?, header)?
+        }
         Format::Xc => read_xc(path)?,
         Format::Svmlight => {
             let mut opts = SvmlightOptions::new(args.zero_based);
@@ -80,29 +157,7 @@ pub fn read_data(path: &Path, args: &DataArgs, shape: Option<Shape>) -> Result<D
 /// Reads a candidate file: one label set per line, comma-separated 0-based
 /// labels; an empty line is the empty set; `#` starts a comment line.
 pub fn read_candidates(path: &Path, n_labels: usize) -> Result<LabelSets> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut sets = Vec::new();
-    for (lineno, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        let mut set = Vec::new();
-        for tok in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let l: usize = tok.parse().with_context(|| {
-                format!("{}:{}: expected a 0-based label index, found {tok:?}", path.display(), lineno + 1)
-            })?;
-            if l >= n_labels {
-                bail!("{}:{}: label {l} out of range (the model has {n_labels} labels)", path.display(), lineno + 1);
-            }
-            set.push(l);
-        }
-        sets.push(set);
-    }
-    if sets.is_empty() {
-        bail!("{}: the candidate file is empty (expected one label set per line)", path.display());
-    }
-    Ok(LabelSets::new(n_labels, sets)?)
+    Ok(okr_eval::read_label_sets(path, n_labels)?)
 }
 
 /// Parameters of a vector kernel from flags.

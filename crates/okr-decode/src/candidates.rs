@@ -118,7 +118,10 @@ impl CandidateDecoder {
     ///
     /// # Errors
     /// [`Error::NoCandidates`] for an empty candidate set, invalid decoder
-    /// parameters, or the model's shape errors for `x` / `candidates`.
+    /// parameters, the model's shape errors for `x` / `candidates`, or
+    /// [`Error::NonFiniteScore`] naming the first test row with a NaN or
+    /// infinite score (a kernel that overflows): every returned index is a
+    /// valid candidate index.
     pub fn decode<X, Y, M>(&self, model: &M, x: &X, candidates: &Y) -> Result<Decoded>
     where
         X: Rows,
@@ -177,7 +180,8 @@ impl CandidateDecoder {
                     &mut indices[range.clone()],
                     &mut scores[range],
                     par,
-                );
+                )
+                .map_err(|t| Error::NonFiniteScore { row: t0 + t })?;
             }
         }
         Ok(Decoded { k, indices, scores })
@@ -190,8 +194,9 @@ impl CandidateDecoder {
     /// rows so the score block stays within the memory budget.
     ///
     /// # Errors
-    /// [`Error::NoCandidates`], invalid decoder parameters, or
-    /// [`Error::InvalidParameter`] when the shapes disagree.
+    /// [`Error::NoCandidates`], invalid decoder parameters,
+    /// [`Error::InvalidParameter`] when the shapes disagree, or
+    /// [`Error::NonFiniteScore`] as in [`CandidateDecoder::decode`].
     pub fn decode_matrices(
         &self,
         coef: MatRef<'_, f64>,
@@ -235,7 +240,8 @@ impl CandidateDecoder {
                 &mut indices[range.clone()],
                 &mut scores[range],
                 Par::rayon(0),
-            );
+            )
+            .map_err(|t| Error::NonFiniteScore { row: t0 + t })?;
         }
         Ok(Decoded { k, indices, scores })
     }
@@ -243,6 +249,10 @@ impl CandidateDecoder {
 
 /// Scores one tile, `S^T = -2 G^T C^T + norms` (`ct x tt`, so the scores of a
 /// test row are one contiguous column), and merges them into the running top-k.
+///
+/// Returns `Err(t)` with the lowest row `t` of the tile that has a NaN or
+/// infinite score: such a row has no meaningful argmin, and leaving it
+/// undecoded would hand an out-of-range index to the caller.
 #[allow(clippy::too_many_arguments)]
 fn scan_tile(
     s: &mut Mat<f64>,
@@ -253,17 +263,28 @@ fn scan_tile(
     indices: &mut [usize],
     scores: &mut [f64],
     par: Par,
-) {
+) -> std::result::Result<(), usize> {
     let (tt, ct) = (coef.nrows(), g.ncols());
     let k = indices.len() / tt.max(1);
     s.resize_with(ct, tt, |_, _| 0.0);
     matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
     let s = &*s;
-    indices.par_chunks_mut(k).zip(scores.par_chunks_mut(k)).enumerate().for_each(|(t, (idx, sc))| {
-        for (c, (&v, &nc)) in s.col(t).iter().zip(norms).enumerate() {
-            insert_top_k(idx, sc, c0 + c, v + nc);
-        }
-    });
+    indices
+        .par_chunks_mut(k)
+        .zip(scores.par_chunks_mut(k))
+        .enumerate()
+        .filter_map(|(t, (idx, sc))| {
+            for (c, (&v, &nc)) in s.col(t).iter().zip(norms).enumerate() {
+                let score = v + nc;
+                if !score.is_finite() {
+                    return Some(t);
+                }
+                insert_top_k(idx, sc, c0 + c, score);
+            }
+            None
+        })
+        .min()
+        .map_or(Ok(()), Err)
 }
 
 /// Keeps `idx`/`sc` sorted by (score, index); a candidate enters only when
@@ -320,6 +341,25 @@ mod tests {
         }
         assert_eq!(idx, vec![4, 1, 2]);
         assert_eq!(sc, vec![0.5, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn nan_or_inf_score_is_an_error_naming_the_test_row() {
+        let g = Mat::from_fn(2, 3, |i, j| (i + j) as f64);
+        let norms = [1.0, 2.0, 3.0];
+        for bad in [f64::NAN, f64::INFINITY, f64::MAX] {
+            // Row 2 of 4 overflows (-2 * f64::MAX is infinite); rows 0, 1, 3 are fine.
+            let coef = Mat::from_fn(4, 2, |i, _| if i == 2 { bad } else { 0.5 });
+            for budget in [8, 1 << 20] {
+                let dec = CandidateDecoder::new().memory_budget(budget).top_k(2);
+                let err = dec.decode_matrices(coef.as_ref(), g.as_ref(), &norms).unwrap_err();
+                assert_eq!(err, Error::NonFiniteScore { row: 2 }, "{bad} {budget}");
+                assert!(err.to_string().starts_with("test row 2 has a non-finite"), "{err}");
+            }
+        }
+        let coef = Mat::from_fn(4, 2, |_, _| 0.5);
+        let ok = CandidateDecoder::new().decode_matrices(coef.as_ref(), g.as_ref(), &norms).unwrap();
+        assert!(ok.best().iter().all(|&c| c < 3));
     }
 
     #[test]

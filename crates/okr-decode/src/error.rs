@@ -48,6 +48,16 @@ pub enum Error {
         /// Valid range.
         expected: &'static str,
     },
+    /// A test row has a NaN or infinite score for some candidate (the input or
+    /// output kernel overflowed), so it has no best candidate.
+    #[error(
+        "test row {row} has a non-finite (NaN or infinite) decoding score: a kernel value overflowed; \
+         rescale the features or lower gamma / the polynomial degree"
+    )]
+    NonFiniteScore {
+        /// The 0-based test row.
+        row: usize,
+    },
     /// The model rejected the inputs or the candidates.
     #[error(transparent)]
     Estimator(#[from] okr_estimators::Error),

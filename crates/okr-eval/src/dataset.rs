@@ -1,5 +1,7 @@
 //! The multi-label data set every reader returns: features, label sets and names.
 
+use std::borrow::Cow;
+
 use faer::Mat;
 use okr_kernels::{CsrRows, DenseRows, LabelSets, Rows};
 use serde::{Deserialize, Serialize};
@@ -136,9 +138,113 @@ pub struct Dataset {
     /// Label sets, one per sample.
     pub y: LabelSets,
     /// One name per feature.
-    pub feature_names: Vec<String>,
+    pub feature_names: Names,
     /// One name per label.
-    pub label_names: Vec<String>,
+    pub label_names: Names,
+}
+
+/// The names of a data set's features or labels: either given (read from a
+/// file header) or numbered `prefix0, prefix1, ...` and generated on demand.
+///
+/// Numbered names take constant memory whatever their count, so a file naming
+/// feature 16 777 215 costs no 16 million strings. Equality compares the names
+/// themselves, so numbered `f0, f1` equal given `["f0", "f1"]`.
+///
+/// # Example
+/// ```
+/// use okr_eval::dataset::Names;
+/// let names = Names::numbered("f", 3);
+/// assert_eq!(names.len(), 3);
+/// assert_eq!(names.get(2).as_deref(), Some("f2"));
+/// assert_eq!(names, ["f0", "f1", "f2"]);
+/// assert_eq!(names, Names::from(vec!["f0".to_string(), "f1".into(), "f2".into()]));
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Names {
+    /// `prefix0, prefix1, ..., prefix{len-1}`.
+    Numbered {
+        /// The text before each index.
+        prefix: String,
+        /// Number of names.
+        len: usize,
+    },
+    /// Explicit names, one per column.
+    Given(Vec<String>),
+}
+
+impl Names {
+    /// `len` numbered names `prefix0, ...`.
+    pub fn numbered(prefix: &str, len: usize) -> Self {
+        Names::Numbered { prefix: prefix.to_string(), len }
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        match self {
+            Names::Numbered { len, .. } => *len,
+            Names::Given(v) => v.len(),
+        }
+    }
+
+    /// Whether there is no name.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Name `j`, or `None` when `j >= len()`.
+    pub fn get(&self, j: usize) -> Option<Cow<'_, str>> {
+        match self {
+            Names::Numbered { prefix, len } => (j < *len).then(|| Cow::Owned(format!("{prefix}{j}"))),
+            Names::Given(v) => v.get(j).map(|s| Cow::Borrowed(s.as_str())),
+        }
+    }
+
+    /// The names in order.
+    pub fn iter(&self) -> impl Iterator<Item = Cow<'_, str>> + '_ {
+        (0..self.len()).map(|j| self.get(j).expect("j < len"))
+    }
+
+    /// The names as owned strings (allocates one string per name).
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(Cow::into_owned).collect()
+    }
+
+    /// Replaces name `j` (numbered names become given ones first).
+    ///
+    /// # Panics
+    /// If `j >= len()`.
+    #[track_caller]
+    pub fn set(&mut self, j: usize, name: impl Into<String>) {
+        assert!(j < self.len(), "name index {j} out of range for {} names", self.len());
+        if let Names::Numbered { .. } = self {
+            *self = Names::Given(self.to_vec());
+        }
+        let Names::Given(v) = self else { unreachable!("made given above") };
+        v[j] = name.into();
+    }
+}
+
+impl PartialEq for Names {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Names::Numbered { prefix: a, len: m }, Names::Numbered { prefix: b, len: n }) => {
+                m == n && (a == b || self.iter().eq(other.iter()))
+            }
+            _ => self.len() == other.len() && self.iter().eq(other.iter()),
+        }
+    }
+}
+
+impl<S: AsRef<str>, const N: usize> PartialEq<[S; N]> for Names {
+    fn eq(&self, other: &[S; N]) -> bool {
+        self.len() == N && self.iter().zip(other).all(|(a, b)| a == b.as_ref())
+    }
+}
+
+impl From<Vec<String>> for Names {
+    fn from(v: Vec<String>) -> Self {
+        Names::Given(v)
+    }
 }
 
 impl Dataset {
@@ -147,8 +253,8 @@ impl Dataset {
     /// # Errors
     /// [`Error::ShapeMismatch`] if `x` and `y` have different numbers of rows.
     pub fn new(x: Features, y: LabelSets) -> Result<Self> {
-        let feature_names = default_names("f", x.n_features());
-        let label_names = default_names("l", y.n_labels());
+        let feature_names = Names::numbered("f", x.n_features());
+        let label_names = Names::numbered("l", y.n_labels());
         Self::with_names(x, y, feature_names, label_names)
     }
 
@@ -157,8 +263,13 @@ impl Dataset {
     /// # Errors
     /// [`Error::ShapeMismatch`] if `x` and `y` have different numbers of rows,
     /// or a name list has the wrong length.
-    pub fn with_names(x: Features, y: LabelSets, feature_names: Vec<String>, label_names: Vec<String>) -> Result<Self> {
-        let data = Self { x, y, feature_names, label_names };
+    pub fn with_names(
+        x: Features,
+        y: LabelSets,
+        feature_names: impl Into<Names>,
+        label_names: impl Into<Names>,
+    ) -> Result<Self> {
+        let data = Self { x, y, feature_names: feature_names.into(), label_names: label_names.into() };
         data.check()?;
         Ok(data)
     }
@@ -232,11 +343,6 @@ impl Dataset {
     }
 }
 
-/// `prefix0, prefix1, ...`.
-pub(crate) fn default_names(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|j| format!("{prefix}{j}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,11 +373,25 @@ mod tests {
         let d = small();
         let y = LabelSets::new(2, vec![vec![0]]).unwrap();
         assert!(matches!(Dataset::new(d.x.clone(), y), Err(Error::ShapeMismatch { .. })));
-        let e = Dataset::with_names(d.x.clone(), d.y.clone(), vec!["a".into()], d.label_names.clone()).unwrap_err();
+        let e =
+            Dataset::with_names(d.x.clone(), d.y.clone(), vec!["a".to_string()], d.label_names.clone()).unwrap_err();
         assert!(e.to_string().contains("feature names"), "{e}");
         let mut bad = d.clone();
-        bad.label_names.pop();
+        bad.label_names = Names::numbered("l", 1);
         assert!(bad.check().is_err());
+    }
+
+    #[test]
+    fn huge_numbered_names_take_no_memory() {
+        // A file naming feature 2^24 - 1 must not cost a string per feature.
+        let names = Names::numbered("f", 1 << 24);
+        assert_eq!(names.get((1 << 24) - 1).as_deref(), Some("f16777215"));
+        assert_eq!(names.get(1 << 24), None);
+        assert_eq!(names, names.clone());
+        assert_ne!(names, Names::numbered("f", 3));
+        let mut small = Names::numbered("l", 2);
+        small.set(1, "b");
+        assert_eq!(small, ["l0", "b"]);
     }
 
     #[test]

@@ -35,8 +35,9 @@ pub enum Error {
         /// The underlying I/O error.
         source: io::Error,
     },
-    /// A malformed line in a data file, displayed as `path:line: msg`.
-    #[error("{}:{line}: {msg}", .path.display())]
+    /// A malformed line in a data file, displayed as `path:line: msg`
+    /// (control characters of `msg`, which quotes the file, are escaped).
+    #[error("{}:{line}: {}", .path.display(), escape_controls(.msg))]
     Parse {
         /// The file.
         path: PathBuf,
@@ -44,6 +45,31 @@ pub enum Error {
         line: usize,
         /// What was expected and what was found.
         msg: String,
+    },
+    /// An input file is larger than the readers' bound
+    /// ([`MAX_INPUT_BYTES`](crate::output::MAX_INPUT_BYTES)), or endless.
+    #[error("cannot read {}: larger than the {limit}-byte input limit (or endless)", .path.display())]
+    InputTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// An input file is not text (it has a NUL byte).
+    #[error("cannot read {}: not a text file (a NUL byte at offset {offset})", .path.display())]
+    NotText {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset of the first NUL byte.
+        offset: u64,
+    },
+    /// Memory for a size taken from a file or from user input could not be reserved.
+    #[error("out of memory: cannot reserve {bytes} bytes for {what}")]
+    OutOfMemory {
+        /// What the memory was for.
+        what: String,
+        /// The requested size in bytes.
+        bytes: u64,
     },
     /// Two shapes that must agree do not.
     #[error("shape mismatch in {what}: expected {expected}, got {got}")]
@@ -95,6 +121,30 @@ pub enum Error {
 /// Result type of okr-eval.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// `s` with control characters escaped (`\u{1b}` for ESC, `\n` for a line
+/// break), so that text quoted from an input file cannot drive the terminal an
+/// error message is printed on, nor break the message over several lines.
+///
+/// # Example
+/// ```
+/// assert_eq!(okr_eval::error::escape_controls("a\x1b[2Jb\n"), "a\\u{1b}[2Jb\\n");
+/// assert_eq!(okr_eval::error::escape_controls("plain é"), "plain é");
+/// ```
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The I/O error message without the trailing ` (os error N)`.
 fn io_message(e: &io::Error) -> String {
     let s = e.to_string();
@@ -135,6 +185,8 @@ mod tests {
         assert_eq!(e.to_string(), "a.csv:7: expected a number, got 'x'");
         let e = Error::invalid("k", 0, "k >= 1");
         assert_eq!(e.to_string(), "invalid argument k = 0: expected k >= 1");
+        let e = Error::parse(Path::new("a.csv"), 2, "got '\x1b]0;pwned\x07'");
+        assert_eq!(e.to_string(), "a.csv:2: got '\\u{1b}]0;pwned\\u{7}'");
         let e: Error = okr_kernels::Error::NonFinite { what: "x", row: 1 }.into();
         assert!(e.to_string().contains("non-finite"));
     }

@@ -38,6 +38,10 @@ use serde::{Deserialize, Serialize};
 use crate::split::permutation;
 use crate::{Dataset, Error, Features, Result};
 
+/// The most feature values a stand-in may store (`2^28`, 2 GiB of `f64`):
+/// [`StandinSpec::check`] rejects larger sizes instead of running out of memory.
+pub const MAX_STANDIN_VALUES: usize = 1 << 28;
+
 /// The shape and knobs of a stand-in data set. Setters store; [`StandinSpec::generate`]
 /// validates.
 ///
@@ -161,7 +165,7 @@ impl StandinSpec {
         if self.n_topics > 0 { self.n_topics } else { (self.n_labels / 2).clamp(4, 50) }
     }
 
-    /// Validates the spec.
+    /// Validates the spec, including the size bound [`MAX_STANDIN_VALUES`].
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the first field out of range.
@@ -189,6 +193,22 @@ impl StandinSpec {
         }
         if !(0.0..=1.0).contains(&self.label_noise) {
             return Err(Error::invalid("label_noise", self.label_noise, "0 <= label_noise <= 1"));
+        }
+        // Stored feature values, so that a huge size is an error and not an abort.
+        let per_row = match self.density {
+            Some(p) => ((p * self.n_features as f64).ceil() as usize).max(1),
+            None => self.n_features,
+        };
+        let values = self.n_train.checked_add(self.n_test).and_then(|n| n.checked_mul(per_row));
+        if values.is_none_or(|v| v > MAX_STANDIN_VALUES) {
+            return Err(Error::invalid(
+                "n_train + n_test",
+                format!("{} + {}", self.n_train, self.n_test),
+                format!(
+                    "at most {MAX_STANDIN_VALUES} stored feature values in all ({per_row} per row), \
+                     about 2 GiB"
+                ),
+            ));
         }
         Ok(())
     }
@@ -487,6 +507,15 @@ mod tests {
             })
             .collect();
         LabelSets::new(train.n_labels(), sets).unwrap()
+    }
+
+    #[test]
+    fn huge_sizes_are_an_error_not_an_abort() {
+        for (tr, te) in [(usize::MAX, 1), (1 << 40, 1 << 40), (1 << 28, 0)] {
+            let e = StandinPreset::Emotions.spec().sizes(tr, te).check().unwrap_err();
+            assert!(e.to_string().contains("stored feature values"), "{e}");
+        }
+        StandinPreset::Emotions.spec().sizes(1000, 10).check().unwrap();
     }
 
     #[test]

@@ -94,6 +94,11 @@ proptest! {
     fn csv_round_trip(data in dataset()) {
         let dir = tempfile::tempdir().unwrap();
         let path = tmp(&dir, "a.csv");
+        // The CSV reader trims fields, so the writer refuses names it would not read back.
+        if data.feature_names.iter().chain(data.label_names.iter()).any(|n| n.trim() != n) {
+            prop_assert!(write_csv(&path, &data).is_err());
+            return Ok(());
+        }
         write_csv(&path, &data).unwrap();
         let back = read_csv(&path, data.n_labels(), CsvHeader::Detect).unwrap();
         prop_assert!(!back.x.is_sparse());

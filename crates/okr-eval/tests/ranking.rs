@@ -69,3 +69,23 @@ fn malformed_files_are_parse_errors_with_lines() {
     std::fs::write(&p, "user,item,rating\n0,1,2\n0,1,3\n").unwrap();
     assert!(read_ratings(&p).is_err());
 }
+
+#[test]
+fn ratings_with_a_huge_user_or_item_id_are_an_error_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("r.csv");
+    for line in ["99999999999,0,1", "18446744073709551615,0,1", "0,18446744073709551615,1"] {
+        std::fs::write(&p, format!("user,item,rating\n{line}\n")).unwrap();
+        let e = read_ratings(&p).unwrap_err().to_string();
+        assert!(e.contains(":2: expected user and item ids < 16777216"), "{e}");
+    }
+}
+
+#[test]
+fn label_ranking_header_widths_that_overflow_are_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("lr.csv");
+    std::fs::write(&p, "1,18446744073709551615,2\n0.5,1,2\n").unwrap();
+    let e = read_label_ranking(&p).unwrap_err().to_string();
+    assert!(e.contains(":2: expected 18446744073709551615 features and 2 ranks per row, got 3 fields"), "{e}");
+}

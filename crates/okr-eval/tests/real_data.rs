@@ -74,7 +74,7 @@ fn mulan_quirks() {
     let x = data.x.as_sparse().unwrap();
     assert!(x.values().iter().all(|&v| v == 1.0));
     assert!((data.y.mean_cardinality() - 2.38).abs() < 0.01);
-    assert!(data.label_names[0].starts_with("TAG_"));
+    assert!(data.label_names.get(0).unwrap().starts_with("TAG_"));
 }
 
 #[test]

@@ -16,6 +16,7 @@ use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data
 use crate::model::{FittedModel, ModelFile};
 
 pub fn run(a: &FitArgs) -> Result<()> {
+    crate::config::check_fit_flags(a)?;
     set_threads(a.threads)?;
     // Fail on bad hyper-parameters before reading a large file.
     let lambda1 = a.lambda1.unwrap_or(a.lambda);
@@ -71,13 +72,16 @@ pub fn run(a: &FitArgs) -> Result<()> {
             "trace-norm"
         }
     };
-    let solver = match a.solver {
+    let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
         TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
         TraceNormSolverKind::Als => TraceNormSolver::Als,
         TraceNormSolverKind::Convex => TraceNormSolver::Convex,
     };
     let data = read_data(&a.train, &a.data, None)?;
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
+    if l == 0 {
+        bail!("{}: the training file has no labels, so the model would predict nothing", a.train.display());
+    }
 
     let mean_card = data.y.mean_cardinality();
     let out_flags =
@@ -196,6 +200,9 @@ fn leml_params(a: &FitArgs) -> LemlParams {
 /// full labels or a seeded random fraction of them.
 fn fit_leml(a: &FitArgs, params: LemlValidParams, data: &okr_eval::Dataset) -> Result<()> {
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
+    if l == 0 {
+        bail!("{}: the training file has no labels, so the model would predict nothing", a.train.display());
+    }
     let x = crate::cmd::sparse_inputs(data)?;
     let partial = match a.observed_fraction {
         Some(f) if f < 1.0 => Some(PartialLabels::sample(&data.y, f, -1.0, a.seed)?),
@@ -268,15 +275,6 @@ fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
     if let Ok(m) = text.parse::<usize>() {
         return Ok(Anchors::Uniform(m));
     }
-    let body = std::fs::read_to_string(text).with_context(|| format!("cannot read the anchor file {text}"))?;
-    let mut idx = Vec::new();
-    for (line_no, line) in body.lines().enumerate() {
-        for tok in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let i = tok
-                .parse::<usize>()
-                .map_err(|_| anyhow::anyhow!("{text}:{}: {tok:?} is not a 0-based training index", line_no + 1))?;
-            idx.push(i);
-        }
-    }
+    let idx = okr_eval::read_indices(text)?;
     Ok(Anchors::Given(idx))
 }

@@ -19,6 +19,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
         let scaled = |n: usize| ((n as f64 * a.scale).round() as usize).max(1);
         spec = spec.sizes(scaled(tr), scaled(te));
     }
+    spec.check().with_context(|| format!("invalid --scale {} for preset {}", a.scale, a.preset))?;
     let (train, test) = spec.generate()?;
     std::fs::create_dir_all(&a.out_dir).with_context(|| format!("cannot create {}", a.out_dir.display()))?;
     let ext = match a.format {

@@ -1,6 +1,5 @@
 //! `okr fit --estimator kae|k2ae` and `okr encode`.
 
-use std::io::{BufWriter, Write};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -138,6 +137,10 @@ pub fn fit(a: &FitArgs) -> Result<()> {
 
 /// `okr encode`: one comma-separated code per input line.
 pub fn encode(a: &EncodeArgs) -> Result<()> {
+    crate::config::check_data_flags(&a.input, &a.data, None)?;
+    if let Some(out) = &a.output {
+        okr_eval::check_not_input(out, &[("input file", a.input.as_path()), ("model", a.model.as_path())])?;
+    }
     set_threads(a.threads)?;
     let mf = ModelFile::load(&a.model)?;
     if !mf.model.is_autoencoder() {
@@ -150,15 +153,11 @@ pub fn encode(a: &EncodeArgs) -> Result<()> {
         FittedModel::K2aeSparse(m) => m.encode(sparse_inputs(&data)?.as_ref())?,
         _ => unreachable!("checked above"),
     };
-    let sink: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?),
-        None => Box::new(std::io::stdout().lock()),
-    };
-    let mut out = BufWriter::new(sink);
-    for i in 0..codes.nrows() {
-        let row: Vec<String> = (0..codes.ncols()).map(|j| format!("{}", codes[(i, j)])).collect();
-        writeln!(out, "{}", row.join(","))?;
-    }
-    out.flush()?;
-    Ok(())
+    crate::output::write_result(a.output.as_deref(), |out| {
+        for i in 0..codes.nrows() {
+            let row: Vec<String> = (0..codes.ncols()).map(|j| format!("{}", codes[(i, j)])).collect();
+            writeln!(out, "{}", row.join(","))?;
+        }
+        Ok(())
+    })
 }

@@ -39,10 +39,10 @@ pub fn predict(model: &Leml, data: &Dataset, top_k: usize, out: &mut dyn Write) 
     Ok(())
 }
 
-/// Prints the LEML metrics as one JSON object: P@1/3/5 (percent), Hamming
+/// The LEML metrics as one JSON object: P@1/3/5 (percent), Hamming
 /// loss at the encoding threshold, per-instance AUC (points without a
 /// positive or a negative label left out), F1 of the thresholded sets.
-pub fn eval(model: &Leml, mf: &ModelFile, data: &Dataset) -> Result<()> {
+pub fn eval(model: &Leml, mf: &ModelFile, data: &Dataset) -> Result<serde_json::Value> {
     let start = std::time::Instant::now();
     let scores = model.scores(sparse_inputs(data)?.as_ref())?;
     let predict_seconds = start.elapsed().as_secs_f64();
@@ -67,6 +67,5 @@ pub fn eval(model: &Leml, mf: &ModelFile, data: &Dataset) -> Result<()> {
         "fit_seconds": mf.fit_seconds,
         "decode_seconds": predict_seconds,
     });
-    println!("{report}");
-    Ok(())
+    Ok(report)
 }

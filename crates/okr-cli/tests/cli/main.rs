@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod reliability;
+
 struct Dir(tempfile::TempDir);
 
 impl Dir {

@@ -97,11 +97,11 @@ pub fn write_arff(path: impl AsRef<Path>, data: &Dataset, relation: &str) -> Res
     let d = data.n_features();
     write_atomic(path.as_ref(), |w| {
         writeln!(w, "@relation {}\n", quote_name(relation))?;
-        for name in &data.feature_names {
-            writeln!(w, "@attribute {} numeric", quote_name(name))?;
+        for name in data.feature_names.iter() {
+            writeln!(w, "@attribute {} numeric", quote_name(&name))?;
         }
-        for name in &data.label_names {
-            writeln!(w, "@attribute {} {{0,1}}", quote_name(name))?;
+        for name in data.label_names.iter() {
+            writeln!(w, "@attribute {} {{0,1}}", quote_name(&name))?;
         }
         writeln!(w, "\n@data")?;
         let mut line = String::new();
@@ -726,7 +726,7 @@ mod tests {
         let x = CsrRows::from_rows(3, vec![vec![(0, 0.1), (2, -7.25)], vec![], vec![(1, 1e-12)]]).unwrap();
         let y = LabelSets::new(2, vec![vec![1], vec![0, 1], vec![]]).unwrap();
         let mut data = Dataset::new(x.into(), y).unwrap();
-        data.feature_names[1] = "odd 'name' \\ here".into();
+        data.feature_names.set(1, "odd 'name' \\ here");
         write_arff(&path, &data, "my relation").unwrap();
         assert_eq!(read_arff(&path, 2).unwrap(), data);
         let text = std::fs::read_to_string(&path).unwrap();

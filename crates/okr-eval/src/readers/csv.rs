@@ -1,20 +1,32 @@
 //! CSV: one sample a row, numeric feature columns followed by `n_labels` 0/1
 //! label columns, with an optional header line of names.
 //!
-//! Fields are separated by commas; a field may be double-quoted (`"a,b"`, with
-//! `""` for a quote, as in RFC 4180). Surrounding white space is ignored and blank
-//! lines are skipped. There are no comment lines.
+//! Fields are split by the `csv` crate (RFC 4180: comma-separated, a field may
+//! be double-quoted, `""` is a quote). Surrounding white space is trimmed from
+//! every field, quoted or not, and blank lines are skipped. There are no comment lines, and no field may span
+//! lines (an unclosed quote is reported as such).
+//!
+//! # The header rule
+//! [`CsvHeader::Present`] and [`CsvHeader::Absent`] say it outright. With
+//! [`CsvHeader::Detect`], the first non-blank line is a header when one of its
+//! fields is not a number or it contains a double quote (so [`write_csv`],
+//! which quotes numeric names, is always read back right). A first line of
+//! three or more unquoted numbers that are the column numbers `0,1,2,...` or
+//! `1,2,3,...` is a header of numbers, as data frames write by default: it is
+//! neither taken for data nor for names, but rejected as ambiguous, naming the
+//! explicit choice. Any other line of numbers is data.
 
 use std::io::Write;
 use std::path::Path;
 
 use okr_kernels::{DenseRows, LabelSets};
 
-use super::{excerpt, lines, parse_finite, push_f64, read_text, write_atomic};
-use crate::dataset::default_names;
+use super::{excerpt, parse_finite, push_f64, read_text, try_vec, write_atomic};
+use crate::dataset::Names;
 use crate::{Dataset, Error, Features, Result};
 
-/// Whether a CSV file starts with a header line of column names.
+/// Whether a CSV file starts with a header line of column names (see the
+/// [module docs](self) for the detection rule).
 ///
 /// # Example
 /// ```
@@ -23,9 +35,9 @@ use crate::{Dataset, Error, Features, Result};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CsvHeader {
-    /// The first line is a header if one of its fields is quoted or is not a
-    /// number. A header of unquoted numbers (`0,1,2`) is taken for data: say
-    /// [`CsvHeader::Present`] for those.
+    /// The first line is a header if one of its fields is not a number or it
+    /// contains a quote; a line of column numbers (`0,1,2` or `1,2,3`) is an
+    /// error; any other line of numbers is data.
     #[default]
     Detect,
     /// The first line is a header.
@@ -34,42 +46,15 @@ pub enum CsvHeader {
     Absent,
 }
 
-/// Splits a CSV line into fields, unquoting quoted ones; `quoted[k]` says
-/// whether field `k` was quoted.
-fn split_csv(line: &str) -> std::result::Result<(Vec<String>, Vec<bool>), String> {
-    let mut fields = Vec::new();
-    let mut quoted = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        while chars.next_if(|c| *c == ' ' || *c == '\t').is_some() {}
-        let mut field = String::new();
-        let was_quoted = chars.next_if_eq(&'"').is_some();
-        if was_quoted {
-            loop {
-                match chars.next() {
-                    Some('"') if chars.next_if_eq(&'"').is_some() => field.push('"'),
-                    Some('"') => break,
-                    Some(c) => field.push(c),
-                    None => return Err("expected a closing '\"' to end the quoted field".into()),
-                }
-            }
-            while chars.next_if(|c| *c == ' ' || *c == '\t').is_some() {}
-            if let Some(&c) = chars.peek()
-                && c != ','
-            {
-                return Err(format!("expected ',' after the quoted field \"{}\", got '{c}'", excerpt(&field)));
-            }
-        } else {
-            while let Some(c) = chars.next_if(|c| *c != ',') {
-                field.push(c);
-            }
-            field.truncate(field.trim_end().len());
+/// Whether `fields` are the column numbers `0,1,...` or `1,2,...` (three or more).
+fn are_column_numbers(fields: &[String]) -> bool {
+    let ints: Option<Vec<u64>> = fields.iter().map(|f| f.parse::<u64>().ok()).collect();
+    match ints {
+        Some(v) if v.len() >= 3 => {
+            let base = v[0];
+            base <= 1 && v.iter().enumerate().all(|(j, &x)| x == base + j as u64)
         }
-        fields.push(field);
-        quoted.push(was_quoted);
-        if chars.next().is_none() {
-            return Ok((fields, quoted));
-        }
+        _ => false,
     }
 }
 
@@ -81,7 +66,8 @@ fn split_csv(line: &str) -> std::result::Result<(Vec<String>, Vec<bool>), String
 /// # Errors
 /// [`Error::Io`]; [`Error::Parse`] for a row with a different number of fields
 /// than the first, fewer than `n_labels` columns, a field that is not a finite
-/// number, a label value other than 0/1, or an unclosed quote.
+/// number, a label value other than 0/1, a field spanning lines (an unclosed
+/// quote), or with [`CsvHeader::Detect`] a first line of column numbers.
 ///
 /// # Example
 /// ```
@@ -99,26 +85,64 @@ pub fn read_csv(path: impl AsRef<Path>, n_labels: usize, header: CsvHeader) -> R
     let path = path.as_ref();
     let text = read_text(path)?;
     let err = |no: usize, msg: String| Error::parse(path, no, msg);
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(::csv::Trim::All)
+        .from_reader(text.as_bytes());
     let mut names: Option<Vec<String>> = None;
     let mut n_cols: Option<usize> = None;
     let mut data: Vec<f64> = Vec::new();
     let mut sets: Vec<Vec<usize>> = Vec::new();
+    let mut record = ::csv::StringRecord::new();
     let mut first = true;
-    for (no, raw) in lines(&text) {
-        if raw.trim().is_empty() {
+    loop {
+        let more = reader.read_record(&mut record).map_err(|e| {
+            let no = e.position().map_or(1, |p| p.line() as usize);
+            err(no, format!("expected CSV fields, got a malformed line ({e})"))
+        })?;
+        if !more {
+            break;
+        }
+        let start = record.position().expect("records read from text have a position");
+        let no = start.line() as usize;
+        if record.len() == 1 && record[0].is_empty() {
             continue;
         }
-        let (fields, quoted) = split_csv(raw).map_err(|m| err(no, m))?;
+        if let Some(j) = record.iter().position(|f| f.contains(['\n', '\r'])) {
+            return Err(err(
+                no,
+                format!("expected each field on one line, got a line break in field {} (an unclosed '\"'?)", j + 1),
+            ));
+        }
         if first {
             first = false;
-            if n_labels > fields.len() {
-                return Err(err(no, format!("expected at least n_labels = {n_labels} columns, got {}", fields.len())));
+            if n_labels > record.len() {
+                return Err(err(no, format!("expected at least n_labels = {n_labels} columns, got {}", record.len())));
             }
-            n_cols = Some(fields.len());
+            n_cols = Some(record.len());
+            let fields: Vec<String> = record.iter().map(str::to_string).collect();
             let is_header = match header {
                 CsvHeader::Present => true,
                 CsvHeader::Absent => false,
-                CsvHeader::Detect => fields.iter().zip(&quoted).any(|(f, &q)| q || f.trim().parse::<f64>().is_err()),
+                CsvHeader::Detect => {
+                    let line_end =
+                        text[start.byte() as usize..].find('\n').map_or(text.len(), |e| start.byte() as usize + e);
+                    let quoted = text[start.byte() as usize..line_end].contains('"');
+                    let numeric = fields.iter().all(|f| f.parse::<f64>().is_ok());
+                    if !quoted && numeric && are_column_numbers(&fields) {
+                        return Err(err(
+                            no,
+                            format!(
+                                "expected a header of names or a data row, got the column numbers '{}': \
+                                 say whether the file has a header (CsvHeader::Present / Absent, \
+                                 okr --csv-header yes|no)",
+                                excerpt(&fields.join(","))
+                            ),
+                        ));
+                    }
+                    quoted || !numeric
+                }
             };
             if is_header {
                 names = Some(fields);
@@ -126,16 +150,16 @@ pub fn read_csv(path: impl AsRef<Path>, n_labels: usize, header: CsvHeader) -> R
             }
         }
         let n_cols = n_cols.expect("set on the first line");
-        if fields.len() != n_cols {
+        if record.len() != n_cols {
             return Err(err(
                 no,
-                format!("expected {n_cols} comma-separated fields like the first line, got {}", fields.len()),
+                format!("expected {n_cols} comma-separated fields like the first line, got {}", record.len()),
             ));
         }
         let d = n_cols - n_labels;
         let mut set = Vec::new();
-        for (j, f) in fields.iter().enumerate() {
-            let v = parse_finite(f.trim(), || format!("column {}", j + 1)).map_err(|m| err(no, m))?;
+        for (j, f) in record.iter().enumerate() {
+            let v = parse_finite(f, || format!("column {}", j + 1)).map_err(|m| err(no, m))?;
             if j < d {
                 data.push(v);
             } else if v == 1.0 {
@@ -149,14 +173,20 @@ pub fn read_csv(path: impl AsRef<Path>, n_labels: usize, header: CsvHeader) -> R
     let n_cols = n_cols.unwrap_or(n_labels);
     let d = n_cols - n_labels;
     let n = sets.len();
-    let x = DenseRows::new(faer::Mat::from_fn(n, d, |i, j| data[i * d + j]))?;
+    // Column-major copy for faer; `try_vec` so a huge file is an error, not an abort.
+    let mut col_major = try_vec(path, n * d)?;
+    for j in 0..d {
+        col_major.extend((0..n).map(|i| data[i * d + j]));
+    }
+    drop(data);
+    let x = DenseRows::new(faer::Mat::from_fn(n, d, |i, j| col_major[j * n + i]))?;
     let y = LabelSets::new(n_labels, sets)?;
     let (feature_names, label_names) = match names {
         Some(mut names) => {
             let labels = names.split_off(d);
-            (names, labels)
+            (Names::Given(names), Names::Given(labels))
         }
-        None => (default_names("f", d), default_names("l", n_labels)),
+        None => (Names::numbered("f", d), Names::numbered("l", n_labels)),
     };
     Dataset::with_names(Features::Dense(x), y, feature_names, label_names)
 }
@@ -177,7 +207,8 @@ fn quote_field(name: &str) -> String {
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] if `data` is inconsistent, [`Error::InvalidArgument`]
-/// if a name contains a line break (the reader is line-based) or there are no
+/// if a name contains a line break (the reader is line-based) or surrounding
+/// white space (the reader trims fields, quoted or not), or there are no
 /// columns at all, [`Error::Write`].
 ///
 /// # Example
@@ -195,15 +226,23 @@ fn quote_field(name: &str) -> String {
 /// ```
 pub fn write_csv(path: impl AsRef<Path>, data: &Dataset) -> Result<()> {
     data.check()?;
-    if let Some(name) = data.feature_names.iter().chain(&data.label_names).find(|n| n.contains(['\n', '\r'])) {
+    if let Some(name) = data.feature_names.iter().chain(data.label_names.iter()).find(|n| n.contains(['\n', '\r'])) {
         return Err(Error::invalid("column name", format!("{name:?}"), "a name without line breaks"));
+    }
+    if let Some(name) = data.feature_names.iter().chain(data.label_names.iter()).find(|n| n.trim() != n.as_ref()) {
+        return Err(Error::invalid(
+            "column name",
+            format!("{name:?}"),
+            "a name without surrounding white space (CSV fields are trimmed when read)",
+        ));
     }
     if data.n_features() + data.n_labels() == 0 {
         return Err(Error::invalid("data", "no columns", "at least one feature or label column"));
     }
     let x = data.x.to_dense();
     write_atomic(path.as_ref(), |w| {
-        let header: Vec<String> = data.feature_names.iter().chain(&data.label_names).map(|n| quote_field(n)).collect();
+        let header: Vec<String> =
+            data.feature_names.iter().chain(data.label_names.iter()).map(|n| quote_field(&n)).collect();
         writeln!(w, "{}", header.join(","))?;
         let mut line = String::new();
         for i in 0..data.n_samples() {
@@ -257,10 +296,10 @@ mod tests {
         assert_eq!(d.feature_names, ["1", "b"]);
         assert_eq!(d.label_names, ["c"]);
         let d = parse("0,1,2\n1,2,0\n", 1, CsvHeader::Present).unwrap();
-        assert_eq!((d.n_samples(), d.label_names[0].as_str()), (1, "2"));
+        assert_eq!((d.n_samples(), d.label_names.get(0).as_deref()), (1, Some("2")));
         assert!(parse("a,b\n", 0, CsvHeader::Absent).is_err());
         let d = parse("x,\"y \"\"q\"\"\"\n", 1, CsvHeader::Detect).unwrap();
-        assert_eq!((d.n_samples(), d.label_names[0].as_str()), (0, "y \"q\""));
+        assert_eq!((d.n_samples(), d.label_names.get(0).as_deref()), (0, Some("y \"q\"")));
     }
 
     #[test]
@@ -270,17 +309,32 @@ mod tests {
         parse_err("a,b,c\n1,NaN,0\n", 1, 2, &["expected a finite number for column 2"]);
         parse_err("a,b,c\n1,2,0.5\n", 1, 2, &["expected 0 or 1 in label column 3", "'0.5'"]);
         parse_err("a,b\n", 3, 1, &["expected at least n_labels = 3 columns, got 2"]);
-        parse_err("a,\"b\n", 1, 1, &["expected a closing '\"'"]);
-        parse_err("a,\"b\"x,c\n", 1, 1, &["expected ',' after the quoted field"]);
+        parse_err("a,\"b\nc,d\n", 1, 1, &["line break in field 2", "unclosed"]);
+    }
+
+    #[test]
+    fn header_of_numbers_is_not_a_data_row() {
+        // Column numbers as data frames write them: neither data nor silently names.
+        for text in ["0,1,2\n5,6,1\n", "1,2,3\n5,6,1\n", " 0 , 1 , 2 , 3\n5,6,7,1\n"] {
+            parse_err(text, 1, 1, &["column numbers", "CsvHeader::Present / Absent", "--csv-header"]);
+            let d = parse(text, 1, CsvHeader::Present).unwrap();
+            assert_eq!(d.n_samples(), 1, "{text}");
+            // As data, the last column number is not a 0/1 label: also an error.
+            assert!(parse(text, 1, CsvHeader::Absent).is_err(), "{text}");
+        }
+        // A quoted numeric header is a header; other number rows are data.
+        let d = parse("\"0\",\"1\",\"2\"\n5,6,1\n", 1, CsvHeader::Detect).unwrap();
+        assert_eq!((d.n_samples(), d.feature_names.get(1).as_deref()), (1, Some("1")));
+        let d = parse("0,1,1\n5,6,0\n", 1, CsvHeader::Detect).unwrap();
+        assert_eq!(d.n_samples(), 2);
     }
 
     #[test]
     fn quoting() {
-        for name in ["a", "b,c", " pad", "q\"q", "1.5", "", "x y"] {
+        for name in ["a", "b,c", "q\"q", "1.5", "", "x y", "0"] {
             let q = quote_field(name);
-            let (f, quoted) = split_csv(&q).unwrap();
-            assert_eq!(f, [name.to_string()], "{q}");
-            assert!(quoted[0] || name.parse::<f64>().is_err());
+            let d = parse(&format!("{q},z\n1,0\n"), 1, CsvHeader::Detect).unwrap();
+            assert_eq!(d.feature_names, [name], "{q}");
         }
     }
 }

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use faer::Mat;
 
+use super::svmlight::MAX_DIMENSION;
 use super::{lines, parse_finite, read_text};
 use crate::{Error, Result};
 
@@ -74,7 +75,19 @@ pub fn read_ratings(path: impl AsRef<Path>) -> Result<Ratings> {
         let i: usize =
             i.parse().map_err(|_| Error::parse(path, no, format!("item id '{i}' is not a non-negative integer")))?;
         let r = parse_finite(r, || "rating".into()).map_err(|m| Error::parse(path, no, m))?;
+        // Ids index vectors: bounded, so one line cannot ask for terabytes.
+        if u >= MAX_DIMENSION || i >= MAX_DIMENSION {
+            return Err(Error::parse(
+                path,
+                no,
+                format!("expected user and item ids < {MAX_DIMENSION} (MAX_DIMENSION), got user {u}, item {i}"),
+            ));
+        }
         if users.len() <= u {
+            users.try_reserve(u + 1 - users.len()).map_err(|_| Error::OutOfMemory {
+                what: format!("the users of {}", path.display()),
+                bytes: (u as u64 + 1) * std::mem::size_of::<Vec<(usize, f64)>>() as u64,
+            })?;
             users.resize_with(u + 1, Vec::new);
         }
         if users[u].iter().any(|&(j, _)| j == i) {
@@ -133,11 +146,11 @@ pub fn read_label_ranking(path: impl AsRef<Path>) -> Result<LabelRanking> {
             shape = Some((parsed[0], parsed[1], parsed[2]));
             continue;
         };
-        if toks.len() != d + k {
+        if d.checked_add(k) != Some(toks.len()) {
             return Err(Error::parse(
                 path,
                 no,
-                format!("expected {} fields ({d} features, {k} ranks), got {}", d + k, toks.len()),
+                format!("expected {d} features and {k} ranks per row, got {} fields", toks.len()),
             ));
         }
         for t in &toks[..d] {

@@ -408,6 +408,16 @@ mod tests {
     }
 
     #[test]
+    fn svmlight_file_of_31_bytes_naming_feature_16777216_allocates_no_names() {
+        let text = "0 16777216:1\n1 1:2.5 3:0.25\n";
+        let d = parse(text, &SvmlightOptions::new(false)).unwrap();
+        assert_eq!((d.n_features(), d.n_labels(), d.x.nnz()), (1 << 24, 2, 3));
+        // Numbered names: constant memory, not 16 million strings.
+        assert!(matches!(d.feature_names, crate::dataset::Names::Numbered { len: 16_777_216, .. }));
+        assert_eq!(d.feature_names.get((1 << 24) - 1).as_deref(), Some("f16777215"));
+    }
+
+    #[test]
     fn dense_and_empty_rows_write() {
         let x = okr_kernels::DenseRows::from_rows(&[vec![0.0, 2.0], vec![0.0, 0.0], vec![0.0, 0.0]]).unwrap();
         let y = LabelSets::new(3, vec![vec![], vec![2], vec![]]).unwrap();

@@ -150,6 +150,21 @@ mod tests {
     }
 
     #[test]
+    fn xc_header_counts_are_checked_against_the_data() {
+        // Declared widths up to MAX_DIMENSION cost nothing until used (numbered names).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wide_xc.txt");
+        std::fs::write(&path, "1 16777216 16777216\n16777215 16777215:1\n").unwrap();
+        let d = read_xc(&path).unwrap();
+        assert_eq!((d.n_features(), d.n_labels()), (1 << 24, 1 << 24));
+        assert!(matches!(d.label_names, crate::dataset::Names::Numbered { .. }));
+        // A sample count the data does not hold, either way, is an error.
+        parse_err("99999999999999 4 2\n0 0:1\n", 2, &["expected 99999999999999 samples", "got 1"]);
+        parse_err("1 4 2\n0 0:1\n1 0:1\n", 3, &["got more"]);
+        parse_err("1 16777217 2\n0 0:1\n", 1, &["expected at most 16777216 features and labels"]);
+    }
+
+    #[test]
     fn errors_name_path_line_and_expectation() {
         parse_err("", 1, &["expected a header 'n_samples n_features n_labels'", "empty file"]);
         parse_err("3 4\n", 1, &["expected a header", "'3 4'"]);

@@ -1,0 +1,318 @@
+//! Safe file output and bounded file input shared by every okr writer and reader.
+//!
+//! - [`write_atomic`]: the one atomic writer of the workspace. The body writes a
+//!   temporary file created in the target directory with an unpredictable name
+//!   (`O_EXCL`, so an existing file or symlink of that name is never followed);
+//!   the file is synced and renamed over the target. An overwritten file keeps
+//!   its permission bits; a new file gets `0666` less the process umask. On any
+//!   error the temporary file is removed and the target is untouched.
+//! - [`remove_temporary_files`]: what a signal handler calls, so an interrupted
+//!   write leaves no temporary file behind either.
+//! - [`check_not_input`]: refuses an output path that is one of the command's
+//!   inputs (same device and inode, or the same canonical path).
+//! - [`MAX_INPUT_BYTES`]: the size bound of every text reader.
+
+use std::fs;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::{Error, Result};
+
+/// The largest input file a text reader accepts (8 GiB). Larger inputs, and
+/// endless ones such as `/dev/zero` or a pipe that never closes, are an
+/// [`Error::InputTooLarge`] rather than an out-of-memory abort. Memory for the
+/// file is also reserved fallibly, so a smaller file that does not fit is an
+/// [`Error::OutOfMemory`].
+pub const MAX_INPUT_BYTES: u64 = 8 << 30;
+
+/// Temporary files being written, removed by [`remove_temporary_files`].
+static LIVE_TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPORARIES.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes the temporary files of writes still in progress. Meant for a
+/// SIGINT / SIGTERM handler just before the process exits (destructors do not
+/// run then); a write in progress fails afterwards, it does not resurrect the file.
+pub fn remove_temporary_files() {
+    for path in live().drain(..) {
+        let _ = fs::remove_file(path);
+    }
+}
+
+/// Writes `path` atomically: `body` writes a temporary file in the same
+/// directory, which is then synced and renamed over `path`.
+///
+/// The temporary file is `.<name>.<random>.tmp`, created exclusively (never
+/// through an existing file or symlink). The result keeps the permission bits
+/// of the file it replaces, or gets `0666` less the umask when new (so model
+/// files that hold training data follow the user's umask). On failure the
+/// temporary file is removed and `path` is untouched. A path that is a device
+/// or a pipe (`/dev/null`, `/dev/full`, a FIFO) is written in place, never
+/// replaced.
+///
+/// # Errors
+/// [`Error::Write`] naming `path` for any I/O error of the body, the sync or the rename.
+///
+/// # Example
+/// ```
+/// use std::io::Write;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("out.txt");
+/// okr_eval::write_atomic(&path, |w| w.write_all(b"hello\n"))?;
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "hello\n");
+/// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+/// # Ok::<(), okr_eval::Error>(())
+/// ```
+pub fn write_atomic(path: &Path, body: impl FnOnce(&mut BufWriter<fs::File>) -> io::Result<()>) -> Result<()> {
+    let fail = |source: io::Error| Error::Write { path: path.to_path_buf(), source };
+    // A device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written in
+    // place: renaming a file over it would replace the device node itself.
+    if let Ok(meta) = fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        let file = fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        return body(&mut w).and_then(|()| w.flush()).map_err(fail);
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // The mode given at creation is filtered by the umask, like any new file.
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder.tempfile_in(dir).map_err(fail)?;
+    let tmp_path = tmp.path().to_path_buf();
+    live().push(tmp_path.clone());
+    let result = (|| {
+        let file = tmp.as_file().try_clone()?;
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        body(&mut w)?;
+        w.flush()?;
+        let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+        if let Ok(old) = fs::metadata(path) {
+            file.set_permissions(old.permissions())?;
+        }
+        file.sync_all()?;
+        tmp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    })();
+    live().retain(|p| p != &tmp_path);
+    result.map_err(fail)
+}
+
+/// Refuses to write `output` when it is one of `inputs`: the same file by
+/// device and inode (hard links, symlinks, `./a` vs `a`), or the same path
+/// once canonicalized. Inputs that do not exist are ignored.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the output and the input it would overwrite.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let data = dir.path().join("data.arff");
+/// std::fs::write(&data, "x").unwrap();
+/// let same = dir.path().join(".").join("data.arff");
+/// assert!(okr_eval::check_not_input(&same, &[("training file", &data)]).is_err());
+/// assert!(okr_eval::check_not_input(&dir.path().join("m.okr"), &[("training file", &data)]).is_ok());
+/// ```
+pub fn check_not_input(output: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
+    let Ok(out_meta) = fs::metadata(output) else { return Ok(()) };
+    for (what, input) in inputs {
+        let Ok(in_meta) = fs::metadata(input) else { continue };
+        #[cfg(unix)]
+        let same = {
+            use std::os::unix::fs::MetadataExt;
+            out_meta.dev() == in_meta.dev() && out_meta.ino() == in_meta.ino()
+        };
+        #[cfg(not(unix))]
+        let same = {
+            let _ = (&out_meta, &in_meta);
+            fs::canonicalize(output).ok() == fs::canonicalize(input).ok()
+        };
+        if same {
+            return Err(Error::InvalidArgument {
+                name: "output",
+                value: output.display().to_string(),
+                expected: format!("a file other than the {what} {} (it would be overwritten)", input.display()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Reads a whole binary file (a model file) of at most `limit` bytes, with
+/// fallibly reserved memory: an oversized or endless input (`/dev/zero`) is an
+/// error, not an abort.
+///
+/// # Errors
+/// [`Error::Io`], [`Error::InputTooLarge`], [`Error::OutOfMemory`].
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("m.bin");
+/// std::fs::write(&path, [0u8, 1, 2])?;
+/// assert_eq!(okr_eval::output::read_binary(&path, 1 << 20)?, vec![0, 1, 2]);
+/// assert!(okr_eval::output::read_binary(&path, 2).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_binary(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    read_limited(path, limit, false)
+}
+
+/// Reads a whole file with a size bound, fallibly reserved memory and a check
+/// that it is text (no NUL byte). Used by every reader.
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    read_limited(path, limit, true)
+}
+
+fn read_limited(path: &Path, limit: u64, text: bool) -> Result<Vec<u8>> {
+    let io_err = |e| Error::io(path, e);
+    let mut file = fs::File::open(path).map_err(io_err)?;
+    let size = file.metadata().ok().filter(fs::Metadata::is_file).map(|m| m.len());
+    let too_large = || Error::InputTooLarge { path: path.to_path_buf(), limit };
+    if size.is_some_and(|s| s > limit) {
+        return Err(too_large());
+    }
+    let mut bytes: Vec<u8> = Vec::new();
+    let out_of_memory = |bytes: u64| Error::OutOfMemory { what: format!("the contents of {}", path.display()), bytes };
+    let first = size.unwrap_or(0).saturating_add(1);
+    bytes.try_reserve_exact(usize::try_from(first).unwrap_or(usize::MAX)).map_err(|_| out_of_memory(first))?;
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_err(e)),
+        };
+        if text && let Some(k) = chunk[..n].iter().position(|&b| b == 0) {
+            return Err(Error::NotText { path: path.to_path_buf(), offset: bytes.len() as u64 + k as u64 });
+        }
+        if (bytes.len() + n) as u64 > limit {
+            return Err(too_large());
+        }
+        bytes.try_reserve(n).map_err(|_| out_of_memory((bytes.len() + n) as u64))?;
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+    Ok(bytes)
+}
+
+/// A vector of `len` f64 with capacity reserved fallibly (empty, ready to extend).
+pub(crate) fn try_vec(path: &Path, len: usize) -> Result<Vec<f64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
+        what: format!("the values of {}", path.display()),
+        bytes: (len as u64).saturating_mul(8),
+    })?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_failure_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let e = write_atomic(&path, |_| Err(io::Error::other("boom"))).unwrap_err();
+        assert!(e.to_string().contains("out.txt") && e.to_string().contains("boom"), "{e}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        write_atomic(&path, |w| w.write_all(b"ok")).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "ok");
+        let e = write_atomic(&dir.path().join("missing/x.txt"), |w| w.write_all(b"x")).unwrap_err();
+        assert!(e.to_string().starts_with("cannot write "), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn overwrite_keeps_permissions_and_new_files_follow_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("private.okr");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&path, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, |w| w.write_all(b"newer")).unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        // A new file: 0666 less the umask, compared with a file created the plain way.
+        let plain = dir.path().join("plain");
+        fs::write(&plain, "").unwrap();
+        let fresh = dir.path().join("fresh");
+        write_atomic(&fresh, |w| w.write_all(b"x")).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&fresh), mode(&plain));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn temporary_name_is_unpredictable_and_never_follows_a_symlink() {
+        // The old scheme `.name.<pid>.tmp`: a symlink planted there must not be written through.
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let path = dir.path().join("out.arff");
+        std::os::unix::fs::symlink(&victim, dir.path().join(format!(".out.arff.{}.tmp", std::process::id()))).unwrap();
+        write_atomic(&path, |w| w.write_all(b"data")).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "data");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_in_place_and_a_full_disk_is_an_error() {
+        use std::os::unix::fs::FileTypeExt;
+        write_atomic(Path::new("/dev/null"), |w| w.write_all(b"x")).unwrap();
+        assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "still the device");
+        let e = write_atomic(Path::new("/dev/full"), |w| w.write_all(&[b'x'; 1 << 17])).unwrap_err();
+        assert!(e.to_string().starts_with("cannot write /dev/full: No space left on device"), "{e}");
+    }
+
+    #[test]
+    fn output_equal_to_an_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data.arff");
+        fs::write(&data, "x").unwrap();
+        let e = check_not_input(&data, &[("model", Path::new("nope")), ("training file", &data)]).unwrap_err();
+        assert!(e.to_string().contains("training file"), "{e}");
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.arff");
+            std::os::unix::fs::symlink(&data, &link).unwrap();
+            assert!(check_not_input(&link, &[("input", &data)]).is_err());
+            let hard = dir.path().join("hard.arff");
+            fs::hard_link(&data, &hard).unwrap();
+            assert!(check_not_input(&hard, &[("input", &data)]).is_err());
+        }
+        assert!(check_not_input(&dir.path().join("new"), &[("input", &data)]).is_ok());
+    }
+
+    #[test]
+    fn reader_on_dev_zero_is_an_error_not_an_oom() {
+        #[cfg(unix)]
+        {
+            let e = read_bounded(Path::new("/dev/zero"), MAX_INPUT_BYTES).unwrap_err();
+            assert!(matches!(e, Error::NotText { offset: 0, .. }), "{e}");
+            assert!(e.to_string().contains("/dev/zero"), "{e}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        fs::write(&path, "1 2 3\n".repeat(100)).unwrap();
+        let e = read_bounded(&path, 64).unwrap_err();
+        assert!(matches!(e, Error::InputTooLarge { limit: 64, .. }), "{e}");
+        assert_eq!(read_bounded(&path, 600).unwrap().len(), 600);
+    }
+}

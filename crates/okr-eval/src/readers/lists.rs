@@ -1,0 +1,139 @@
+//! Small list files of the command line: candidate label sets (one set a line)
+//! and index lists (Nystroem anchors).
+
+use std::path::Path;
+
+use okr_kernels::LabelSets;
+
+use super::{excerpt, lines, read_text};
+use crate::{Error, Result};
+
+/// Reads candidate label sets: one set per line as comma-separated 0-based
+/// labels below `n_labels`; an empty line is the empty set; a line starting
+/// with `#` is a comment. Labels are sorted, and each may appear once a line.
+///
+/// # Errors
+/// [`Error::Io`]; [`Error::Parse`] for a token that is not a label index, a
+/// label `>= n_labels`, a repeated label, or a file without any set.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("c.txt");
+/// std::fs::write(&path, "# candidates\n2,0\n\n1\n")?;
+/// use okr_kernels::Rows;
+/// let sets = okr_eval::read_label_sets(&path, 3)?;
+/// assert_eq!(sets.n_rows(), 3);
+/// assert_eq!(sets.set(0), &[0, 2]);
+/// assert!(sets.set(1).is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_label_sets(path: impl AsRef<Path>, n_labels: usize) -> Result<LabelSets> {
+    let path = path.as_ref();
+    let text = read_text(path)?;
+    let mut sets = Vec::new();
+    let mut last = 1;
+    // A final newline ends the last line; it starts no (empty) set.
+    let body = if text.is_empty() { None } else { Some(text.strip_suffix('\n').unwrap_or(&text)) };
+    for (no, raw) in body.into_iter().flat_map(lines) {
+        last = no;
+        let line = raw.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        let mut set = Vec::new();
+        for tok in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let l: usize = tok.parse().map_err(|_| {
+                Error::parse(path, no, format!("expected a 0-based label index, got '{}'", excerpt(tok)))
+            })?;
+            if l >= n_labels {
+                return Err(Error::parse(
+                    path,
+                    no,
+                    format!("expected labels < {n_labels} (the model's label count), got {l}"),
+                ));
+            }
+            set.push(l);
+        }
+        set.sort_unstable();
+        if let Some(w) = set.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::parse(path, no, format!("expected each label at most once, got {} twice", w[0])));
+        }
+        sets.push(set);
+    }
+    if sets.is_empty() {
+        return Err(Error::parse(path, last, "expected one label set per line, got an empty candidate file"));
+    }
+    Ok(LabelSets::new(n_labels, sets)?)
+}
+
+/// Reads a list of 0-based indices, one per line or comma separated; blank
+/// lines are skipped.
+///
+/// # Errors
+/// [`Error::Io`]; [`Error::Parse`] for a token that is not a non-negative integer.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("a.txt");
+/// std::fs::write(&path, "3, 1\n\n7\n")?;
+/// assert_eq!(okr_eval::read_indices(&path)?, vec![3, 1, 7]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_indices(path: impl AsRef<Path>) -> Result<Vec<usize>> {
+    let path = path.as_ref();
+    let text = read_text(path)?;
+    let mut idx = Vec::new();
+    for (no, line) in lines(&text) {
+        for tok in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let i = tok
+                .parse::<usize>()
+                .map_err(|_| Error::parse(path, no, format!("expected a 0-based index, got '{}'", excerpt(tok))))?;
+            idx.push(i);
+        }
+    }
+    Ok(idx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use okr_kernels::Rows;
+
+    fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.txt");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn label_sets_match_the_old_line_rule() {
+        // `str::lines` semantics: a final newline ends the last line, it starts no set.
+        let (_d, p) = write("1\n\n");
+        let s = read_label_sets(&p, 2).unwrap();
+        assert_eq!(s.n_rows(), 2);
+        let (_d, p) = write("1\n\n0");
+        assert_eq!(read_label_sets(&p, 2).unwrap().n_rows(), 3);
+        let (_d, p) = write("");
+        assert!(read_label_sets(&p, 2).unwrap_err().to_string().contains("empty candidate file"));
+    }
+
+    #[test]
+    fn label_set_errors_name_path_and_line() {
+        for (text, needle) in
+            [("0\nx\n", ":2: expected a 0-based label index"), ("0\n5\n", ":2: expected labels < 2"), ("1,1\n", ":1:")]
+        {
+            let (_d, p) = write(text);
+            let e = read_label_sets(&p, 2).unwrap_err().to_string();
+            assert!(e.contains(needle), "{e}");
+        }
+    }
+
+    #[test]
+    fn indices() {
+        let (_d, p) = write("0,2\n-1\n");
+        assert!(read_indices(&p).unwrap_err().to_string().contains(":2: expected a 0-based index, got '-1'"));
+    }
+}
