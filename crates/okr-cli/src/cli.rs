@@ -52,7 +52,9 @@ pub enum Command {
     Fit(Box<FitArgs>),
     /// Predict label sets for an input file with a saved model.
     ///
-    /// Writes one line per input: the predicted labels, comma separated
+    /// The input file may hold the features alone (ARFF without the label
+    /// attributes, CSV without the label columns, svmlight/XC rows without label
+    /// lists) or features and labels (ignored). Writes one line per input: the predicted labels, comma separated
     /// (0-based), or the top-k candidates with --top-k.
     Predict(PredictArgs),
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
@@ -103,6 +105,10 @@ pub struct DataArgs {
     pub format: Format,
     /// Number of labels (the last attributes of an ARFF file, the last columns of a CSV file;
     /// for an svmlight training file, labels that never occur in it still count).
+    ///
+    /// Only `okr fit` needs it. predict, eval and encode take the model's widths: a file
+    /// with the model's features alone (no label columns) or followed by its labels both
+    /// read; there the flag is a check (0: no label columns, the model's count: labels).
     #[arg(long, value_name = "L")]
     pub label_count: Option<usize>,
     /// svmlight feature indices start at 0 instead of 1 (svmlight files only).
@@ -349,7 +355,7 @@ pub struct PredictArgs {
     /// Model file written by `okr fit`.
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
-    /// Input file (its labels, if any, are ignored).
+    /// Input file: the model's features, with or without label columns (labels are ignored).
     #[arg(long, value_name = "PATH")]
     pub input: PathBuf,
     /// How to read the input file.

@@ -12,7 +12,7 @@ use crate::output::write_result;
 
 pub fn run(a: &EvalArgs) -> Result<()> {
     check_data_flags(&a.test, &a.data, None)?;
-    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode)?;
+    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode, true)?;
     check_data_flags(&a.test, &a.data, Some(mf.n_labels))?;
     let report = if let crate::model::FittedModel::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
