@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod metrics;
 mod reliability;
 mod user_data;
 
