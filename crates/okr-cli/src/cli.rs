@@ -52,22 +52,43 @@ pub enum Command {
     Fit(Box<FitArgs>),
     /// Predict label sets for an input file with a saved model.
     ///
-    /// Writes one line per input: the predicted labels, comma separated
+    /// The input file may hold the features alone (ARFF without the label
+    /// attributes, CSV without the label columns, svmlight/XC rows without label
+    /// lists) or features and labels (ignored). Writes one line per input: the predicted labels, comma separated
     /// (0-based), or the top-k candidates with --top-k.
     Predict(PredictArgs),
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
     ///
-    /// Metrics: f1_samples (fraction), f1_micro, f1_macro, hamming, p_at_1,
-    /// p_at_3, p_at_5 (percent; null when k exceeds the number of labels), mse_h,
-    /// fit_seconds, decode_seconds.
+    /// Every estimator prints the same keys in the same units (null where a key
+    /// does not apply):
     ///
-    /// p_at_k ranks labels by the scores sum_i w_i(x) y_i, with w(x) the
-    /// weights h(x) puts on the distinct training outputs (IOKR: the ridge
-    /// coefficients alpha(x); reduced-rank and kde: C B, coefficients times
-    /// the atoms' weights). They read h(x) with a linear output kernel, which
-    /// is exact for IOKR (alpha does not depend on the output kernel); for
-    /// reduced-rank and kde, whose subspace depends on the output kernel, they
-    /// are the analogous scores of the same weights.
+    ///   estimator, n_test, n_labels      the model and the test file
+    ///   n_candidates                     candidate outputs decoded (null for leml)
+    ///   threshold                        score threshold (leml; null when decoding)
+    ///   f1_samples, f1_micro, f1_macro   fractions in [0, 1] (x100 for the papers' F1)
+    ///   hamming                          fraction of wrong label entries
+    ///   subset_accuracy                  fraction of exactly right label sets
+    ///   jaccard_samples                  mean |y & yhat| / |y | yhat| (0 when both empty)
+    ///   lrap                             label ranking average precision, fraction
+    ///   auc                              per-instance ranking AUC, fraction (null if undefined)
+    ///   p_at_1, p_at_3, p_at_5           precision@k in PERCENT (null when k > n_labels)
+    ///   mse_h                            mean ||h(x) - psi(y)||^2 (null for leml)
+    ///   fit_seconds, decode_seconds      seconds
+    ///
+    /// and with --per-label, "per_label": one {label, precision, recall, f1,
+    /// support} per label, in label order (fractions; support a count).
+    ///
+    /// The set metrics equal scikit-learn's f1_score (average samples / micro /
+    /// macro), hamming_loss, accuracy_score, jaccard_score(average="samples") and
+    /// precision_recall_fscore_support(average=None), all with zero_division=0;
+    /// lrap equals label_ranking_average_precision_score.
+    ///
+    /// Label scores (lrap, auc, p_at_k): leml's own scores; for the decoding
+    /// estimators sum_i w_i(x) y_i, with w(x) the weights h(x) puts on the
+    /// distinct training outputs (IOKR: the ridge coefficients alpha(x);
+    /// reduced-rank, kde and the others: C B, coefficients times the atoms'
+    /// weights). They read h(x) with a linear output kernel, which is exact for
+    /// IOKR (alpha does not depend on the output kernel).
     Eval(EvalArgs),
     /// Encode an input file with a saved kernel autoencoder (--estimator kae or k2ae).
     ///
@@ -103,6 +124,10 @@ pub struct DataArgs {
     pub format: Format,
     /// Number of labels (the last attributes of an ARFF file, the last columns of a CSV file;
     /// for an svmlight training file, labels that never occur in it still count).
+    ///
+    /// Only `okr fit` needs it. predict, eval and encode take the model's widths: a file
+    /// with the model's features alone (no label columns) or followed by its labels both
+    /// read; there the flag is a check (0: no label columns, the model's count: labels).
     #[arg(long, value_name = "L")]
     pub label_count: Option<usize>,
     /// svmlight feature indices start at 0 instead of 1 (svmlight files only).
@@ -349,7 +374,7 @@ pub struct PredictArgs {
     /// Model file written by `okr fit`.
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
-    /// Input file (its labels, if any, are ignored).
+    /// Input file: the model's features, with or without label columns (labels are ignored).
     #[arg(long, value_name = "PATH")]
     pub input: PathBuf,
     /// How to read the input file.
@@ -381,6 +406,9 @@ pub struct EvalArgs {
     /// Candidates and resources.
     #[command(flatten)]
     pub decode: DecodeArgs,
+    /// Add precision, recall, F1 and support of every label ("per_label").
+    #[arg(long)]
+    pub per_label: bool,
 }
 
 /// Output formats of `okr gen`.

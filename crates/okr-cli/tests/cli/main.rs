@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod metrics;
 mod reliability;
+mod user_data;
 
 struct Dir(tempfile::TempDir);
 
@@ -159,7 +161,7 @@ fn test_file_with_other_feature_count() {
          @attribute l0 {0,1}\n@attribute l1 {0,1}\n@data\n1,2,3,0,1\n",
     );
     let out = okr(&["eval", "-m", p(&model), "--test", p(&wide)]);
-    assert_one_line_error(&out, &["wide.arff", "3 features", "2"]);
+    assert_one_line_error(&out, &["wide.arff", "expected 2 attributes", "or 4", "found 5"]);
 }
 
 #[test]
