@@ -65,7 +65,7 @@ mod precomputed;
 mod products;
 mod traits;
 
-pub use containers::{CsrRows, DenseRows, LabelSets};
+pub use containers::{CsrRows, DenseRows, DenseSource, LabelSets};
 pub use error::{Error, Result};
 pub use graphs::{Graph, Graphs, WlSubtree};
 pub use heuristics::median_sq_distance;
