@@ -59,15 +59,35 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         steps += 1;
         spinner.set_message(format!("tuning on {} samples: {steps} fits", data.n_samples()));
     };
-    let search = Search { cv: a.cv, lambdas: &lambdas, seed: f.seed, widths: a.widths.as_deref() };
-    let result = match &inputs.x {
-        Features::Dense(x) => search.run(x, &data.y, &ky, &mut on_step)?,
-        Features::Sparse(x) => search.run(x, &data.y, &ky, &mut on_step)?,
+    let n = data.n_samples();
+    let search = Search { cv: a.cv, lambdas: &lambdas, seed: f.seed };
+    // Coarse to fine: without --widths, the width is searched on a seeded
+    // subset of SCREEN_ROWS rows (cheap folds), then the ridge path is
+    // cross-validated on all rows at that width.
+    let screen = (a.widths.is_none() && n > SCREEN_ROWS)
+        .then(|| okr_eval::train_test_split(n, SCREEN_ROWS as f64 / n as f64, f.seed))
+        .transpose()?
+        .map(|(_, rows)| rows);
+    let (coarse, result) = match &screen {
+        None => {
+            let widths = a.widths.as_deref().map(Widths::Given).unwrap_or(Widths::LineSearch);
+            (None, search.on(&inputs.x, &data.y, &ky, widths, &mut on_step)?)
+        }
+        Some(rows) => {
+            let coarse =
+                search.on(&inputs.x.select(rows), &data.y.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
+            let fine = search.on(&inputs.x, &data.y, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
+            (Some(coarse), fine)
+        }
     };
     let search_seconds = start.elapsed().as_secs_f64();
     spinner.finish_and_clear();
 
-    let report = if a.json { json_report(a, &result, search_seconds) } else { text_report(a, &result, search_seconds) };
+    let report = if a.json {
+        json_report(a, coarse.as_ref(), &result, search_seconds)
+    } else {
+        text_report(a, coarse.as_ref(), &result, search_seconds)
+    };
     write_result(None, |w| w.write_all(report.as_bytes()))?;
 
     let mut refit = f.clone();
@@ -77,16 +97,48 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     super::fit::fit_data(&refit, &data, Some(&note))
 }
 
-/// One search: the scoring and the grid.
+/// Training rows the coarse width search runs on when there are more.
+const SCREEN_ROWS: usize = 2000;
+
+/// The widths of one search.
+#[derive(Clone, Copy)]
+enum Widths<'a> {
+    /// These multipliers.
+    Given(&'a [f64]),
+    /// A line search from the median heuristic.
+    LineSearch,
+}
+
+/// The scoring and the ridges of a search.
 struct Search<'a> {
     cv: CvKind,
     lambdas: &'a [f64],
     seed: u64,
-    widths: Option<&'a [f64]>,
 }
 
 impl Search<'_> {
-    fn run<X>(&self, x: &X, y: &LabelSets, ky: &KernelSpec, on_step: &mut dyn FnMut()) -> Result<GridSearchResult>
+    fn on(
+        &self,
+        x: &Features,
+        y: &LabelSets,
+        ky: &KernelSpec,
+        widths: Widths<'_>,
+        on_step: &mut dyn FnMut(),
+    ) -> Result<GridSearchResult> {
+        match x {
+            Features::Dense(x) => self.run(x, y, ky, widths, on_step),
+            Features::Sparse(x) => self.run(x, y, ky, widths, on_step),
+        }
+    }
+
+    fn run<X>(
+        &self,
+        x: &X,
+        y: &LabelSets,
+        ky: &KernelSpec,
+        widths: Widths<'_>,
+        on_step: &mut dyn FnMut(),
+    ) -> Result<GridSearchResult>
     where
         X: Rows,
         Gaussian: Kernel<X>,
@@ -133,9 +185,9 @@ impl Search<'_> {
                 }
             }
         };
-        match self.widths {
-            Some(w) => eval(w),
-            None => WidthLineSearch::new(START_WIDTH).run(eval),
+        match widths {
+            Widths::Given(w) => eval(w),
+            Widths::LineSearch => WidthLineSearch::new(START_WIDTH).run(eval),
         }
     }
 }
@@ -145,28 +197,19 @@ fn shown(cv: CvKind, score: f64) -> f64 {
     if cv.is_error() { -score } else { 100.0 * score }
 }
 
-fn text_report(a: &TuneArgs, r: &GridSearchResult, seconds: f64) -> String {
-    let what = if a.cv.is_error() { "error" } else { "F1 x100" };
-    let mut out = format!(
-        "okr tune: {}, {} widths x {} ridges in {seconds:.1} s (median squared distance {:.6})\n",
-        a.cv,
-        r.widths.len(),
-        r.lambdas.len(),
-        r.median_sq_dist
-    );
-    out.push_str(&format!("{:>8} {:>8} {:>10} {:>8} {:>8}  fold scores ({what})\n", "c", "lambda", "mean", "std", ""));
-    for (wi, &c) in r.widths.iter().enumerate() {
-        for (li, &l) in r.lambdas.iter().enumerate() {
-            let mark = if (wi, li) == (r.best_width, r.best_lambda) { "<- chosen" } else { "" };
-            let folds: Vec<String> = r.fold_scores[wi][li].iter().map(|s| format!("{:.4}", shown(a.cv, *s))).collect();
-            out.push_str(&format!(
-                "{c:>8} {l:>8.0e} {:>10.4} {:>8.4} {mark:>9}  {}\n",
-                shown(a.cv, r.mean[wi][li]),
-                if a.cv.is_error() { r.std[wi][li] } else { 100.0 * r.std[wi][li] },
-                folds.join(" ")
-            ));
-        }
+fn text_report(a: &TuneArgs, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
+    let mut out = format!("okr tune: {} in {seconds:.1} s\n", a.cv);
+    if let Some(c) = coarse {
+        out.push_str(&format!(
+            "coarse: the width on {SCREEN_ROWS} seeded training rows, {} widths x {} ridges\n",
+            c.widths.len(),
+            c.lambdas.len()
+        ));
+        out.push_str(&grid_text(a.cv, c));
+        out.push_str(&format!("fine: the ridge on all training rows at c = {}\n", c.c()));
     }
+    out.push_str(&grid_text(a.cv, r));
+    let what = if a.cv.is_error() { "error" } else { "F1 x100" };
     out.push_str(&format!(
         "chosen: c = {} (gamma = {:.6}), lambda = {:e}, mean {what} {:.4}\n",
         r.c(),
@@ -177,7 +220,30 @@ fn text_report(a: &TuneArgs, r: &GridSearchResult, seconds: f64) -> String {
     out
 }
 
-fn json_report(a: &TuneArgs, r: &GridSearchResult, seconds: f64) -> String {
+/// One line per grid cell: width, ridge, mean, std and the fold scores.
+fn grid_text(cv: CvKind, r: &GridSearchResult) -> String {
+    let what = if cv.is_error() { "error" } else { "F1 x100" };
+    let mut out = format!(
+        "{:>8} {:>8} {:>10} {:>8} {:>9}  fold scores ({what}; median squared distance {:.6})\n",
+        "c", "lambda", "mean", "std", "", r.median_sq_dist
+    );
+    for (wi, &c) in r.widths.iter().enumerate() {
+        for (li, &l) in r.lambdas.iter().enumerate() {
+            let mark = if (wi, li) == (r.best_width, r.best_lambda) { "<- best" } else { "" };
+            let folds: Vec<String> = r.fold_scores[wi][li].iter().map(|s| format!("{:.4}", shown(cv, *s))).collect();
+            out.push_str(&format!(
+                "{c:>8} {l:>8.0e} {:>10.4} {:>8.4} {mark:>9}  {}\n",
+                shown(cv, r.mean[wi][li]),
+                if cv.is_error() { r.std[wi][li] } else { 100.0 * r.std[wi][li] },
+                folds.join(" ")
+            ));
+        }
+    }
+    out
+}
+
+/// The grid as JSON cells.
+fn grid_json(r: &GridSearchResult) -> serde_json::Value {
     let cells: Vec<serde_json::Value> = r
         .widths
         .iter()
@@ -195,12 +261,17 @@ fn json_report(a: &TuneArgs, r: &GridSearchResult, seconds: f64) -> String {
             })
         })
         .collect();
+    json!({ "median_sq_dist": r.median_sq_dist, "cells": cells })
+}
+
+fn json_report(a: &TuneArgs, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
     let score = if a.cv.is_error() { "negated error (higher is better)" } else { "example-based F1, fraction" };
     let v = json!({
         "criterion": a.cv.to_string(),
         "score": score,
-        "median_sq_dist": r.median_sq_dist,
-        "grid": cells,
+        "coarse": coarse.map(grid_json),
+        "coarse_rows": coarse.map(|_| SCREEN_ROWS),
+        "grid": grid_json(r),
         "chosen": { "c": r.c(), "gamma": r.gamma(), "lambda": r.lambda(), "mean": r.best_score() },
         "search_seconds": seconds,
     });

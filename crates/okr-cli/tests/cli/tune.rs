@@ -19,7 +19,8 @@ fn tune_prints_the_grid_and_saves_the_refitted_choice() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{cv}: {stderr}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let grid = v["grid"].as_array().unwrap();
+        assert!(v["coarse"].is_null(), "small data: one stage");
+        let grid = v["grid"]["cells"].as_array().unwrap();
         assert_eq!(grid.len(), 6, "{cv}");
         let folds = if cv == "3" { 3 } else { 1 };
         let best = grid.iter().map(|c| c["mean"].as_f64().unwrap()).fold(f64::NEG_INFINITY, f64::max);
@@ -47,7 +48,7 @@ fn tune_text_report_and_line_search() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("okr tune: 3-fold cross-validated F1"), "{text}");
-    assert_eq!(text.matches("<- chosen").count(), 1, "{text}");
+    assert_eq!(text.matches("<- best").count(), 1, "{text}");
     // The line search starts at the median heuristic's 0.25, 0.5, 1.
     for c in ["0.25", "0.5", "1"] {
         assert!(text.lines().any(|l| l.split_whitespace().next() == Some(c)), "{c}: {text}");
@@ -120,4 +121,28 @@ fn fit_defaults_are_reported() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && stderr.contains("warning: --anchors 5000 is more than the"), "{stderr}");
     assert!(stderr.contains("lambda = 1e-3 (default of --estimator nystroem"), "{stderr}");
+}
+
+#[test]
+fn tune_on_many_rows_screens_widths_on_a_subset_then_cross_validates_the_ridge() {
+    let dir = Dir::new();
+    let out = okr(&["gen", "--preset", "emotions", "--scale", "5.5", "--seed", "1", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let train = dir.path("d/emotions-standin-train.arff");
+    let model = dir.path("m.okr");
+    let args = ["tune", "--train", p(&train), "--label-count", "6", "--cv", "2", "--lambdas", "1e-4,1e-2"];
+    let out = okr(&[&args[..], &["--json", "-o", p(&model)]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["coarse_rows"].as_u64(), Some(2000));
+    let coarse = v["coarse"]["cells"].as_array().unwrap();
+    assert!(coarse.len() >= 6 && coarse.len().is_multiple_of(2), "{} coarse cells", coarse.len());
+    // The fine stage: the coarse best width, every ridge, on all rows.
+    let best =
+        coarse.iter().max_by(|a, b| a["mean"].as_f64().unwrap().total_cmp(&b["mean"].as_f64().unwrap())).unwrap();
+    let fine = v["grid"]["cells"].as_array().unwrap();
+    assert_eq!(fine.len(), 2);
+    assert!(fine.iter().all(|c| c["c"] == best["c"] && c["fold_scores"].as_array().unwrap().len() == 2));
+    assert_eq!(v["chosen"]["c"], best["c"]);
+    assert!(model.exists());
 }
