@@ -57,7 +57,7 @@ pub use metrics::{
     MetricRecord, f1_macro, f1_micro, f1_samples, gaussian_rbf_loss, hamming_loss, instance_auc, precision_at_k,
     rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
-pub use okr_kernels::Standardizer;
+pub use okr_kernels::{Standardizer, is_binary};
 pub use output::{MAX_INPUT_BYTES, check_not_input, remove_temporary_files, write_atomic};
 pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use readers::{

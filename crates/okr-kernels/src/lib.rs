@@ -81,5 +81,5 @@ pub use kernels::polynomial::Polynomial;
 pub use kernels::spec::KernelSpec;
 pub use kernels::tanimoto::{GaussianTanimoto, Tanimoto};
 pub use precomputed::{GramRows, Precomputed, read_gram_npy, read_gram_text};
-pub use standardize::Standardizer;
+pub use standardize::{Standardizer, is_binary};
 pub use traits::{Kernel, Rows};

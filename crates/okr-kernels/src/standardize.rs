@@ -5,6 +5,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::{CsrRows, DenseRows, Error, Features, Result, Rows};
 
+/// Whether every stored feature value is 0 or 1 (binary features, which okr
+/// leaves unstandardized by default).
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, Features, is_binary};
+/// assert!(is_binary(&Features::Dense(DenseRows::from_rows(&[vec![0.0, 1.0]])?)));
+/// assert!(!is_binary(&Features::Dense(DenseRows::from_rows(&[vec![0.5, 1.0]])?)));
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn is_binary(x: &Features) -> bool {
+    match x {
+        Features::Sparse(s) => s.values().iter().all(|&v| v == 0.0 || v == 1.0),
+        Features::Dense(d) => {
+            let m = d.as_mat();
+            (0..m.ncols()).all(|j| m.col(j).iter().all(|&v| v == 0.0 || v == 1.0))
+        }
+    }
+}
+
 /// Per-feature mean $m_j$ and scale $s_j$ fitted on training features, for
 /// $x_j \mapsto (x_j - m_j) / s_j$ (scikit-learn's `StandardScaler`).
 ///

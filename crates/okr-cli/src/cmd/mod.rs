@@ -6,6 +6,7 @@ mod gen_data;
 mod kae;
 mod predict;
 mod scores;
+mod tune;
 
 use std::borrow::Cow;
 
@@ -24,6 +25,7 @@ use crate::model::{FittedModel, ModelFile};
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Fit(a) => fit::run(&a),
+        Command::Tune(a) => tune::run(&a),
         Command::Predict(a) => predict::run(&a),
         Command::Eval(a) => eval::run(&a),
         Command::Encode(a) => kae::encode(&a),

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 
 mod metrics;
 mod reliability;
+mod tune;
 mod user_data;
 
 struct Dir(tempfile::TempDir);
@@ -309,6 +310,8 @@ fn reduced_rank_at_full_rank_matches_iokr() {
             estimator,
             "--rank",
             "1000",
+            "--lambda",
+            "1e-3",
             "-o",
             p(&model),
         ]);
@@ -487,8 +490,8 @@ fn identity_sketches_match_iokr() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
-    let a = eval("iokr", &[]);
-    let b = eval("sisokr", &["--input-sketch", "identity", "--output-sketch", "identity"]);
+    let a = eval("iokr", &["--lambda", "1e-3"]);
+    let b = eval("sisokr", &["--input-sketch", "identity", "--output-sketch", "identity", "--lambda", "1e-3"]);
     for key in ["f1_samples", "p_at_1", "mse_h"] {
         let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
         assert!((x - y).abs() < 1e-6, "{key}: iokr {x} vs sisokr {y}");
