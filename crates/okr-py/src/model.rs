@@ -15,6 +15,9 @@ use crate::params::{KernelChoice, Params};
 use crate::surrogate::{Fitted, FromInputs, OutputMatrix, Predictor};
 use crate::threads;
 
+/// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
+type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
+
 /// Everything a fit needs, read from the parameter dict while the GIL is held.
 struct FitSpec {
     estimator: String,
@@ -177,7 +180,7 @@ impl Model {
         x: &Bound<'py, PyAny>,
         k: usize,
         n_jobs: Option<i64>,
-    ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>)> {
+    ) -> PyResult<TopK<'py>> {
         let x = convert::inputs(x)?;
         let decoded = py.detach(|| threads::run(n_jobs, || self.inner.decode(&x, k)))??;
         let k = decoded.k();

@@ -260,6 +260,7 @@ where
     Ok(rows)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_labels<X>(
     name: &str,
     stand_in: bool,
