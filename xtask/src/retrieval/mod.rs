@@ -41,7 +41,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::cv::DecodedF1;
+use crate::common::cv::decoded_f1;
 use crate::common::data::load_mulan_or_standin;
 use crate::common::fingerprints::{LATENT_RANK, fingerprint_standin};
 use crate::common::plot::{Panel, Series, draw_png};
@@ -169,7 +169,7 @@ where
     let (fit_idx, val_idx) = okr_eval::train_test_split(x.n_rows(), 0.2, 0)?;
     let search = GaussianIokrSearch::new(C_GRID.to_vec(), LAMBDA_GRID.to_vec()).median_rows(2000);
     let folds = [(fit_idx.clone(), val_idx.clone())];
-    let choice = search.run(x, &folds, &mut DecodedF1::new(y, &ky), &mut || {})?;
+    let choice = search.run(x, &folds, &mut decoded_f1(y, &ky), &mut || {})?;
     let (c, lambda) = (choice.c(), choice.lambda());
     let kx = Gaussian::new(c / median_sq)?;
     // Reduced rank on the same validation split, at IOKR's (c, lambda).
