@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 
+pub mod data;
 pub mod tune;
 
+pub use data::DataCommand;
 pub use tune::{CvKind, TuneArgs};
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
@@ -109,6 +111,9 @@ pub enum Command {
     ///
     /// Writes one line per input: its code, comma separated.
     Encode(EncodeArgs),
+    /// Benchmark data by name: list the data sets, fetch one into OKR_DATA_DIR.
+    #[command(subcommand)]
+    Data(DataCommand),
     /// Generate a seeded stand-in multi-label data set in a reader format.
     ///
     /// Presets have the shape of the benchmark data sets (bibtex, corel5k,
@@ -261,9 +266,16 @@ pub enum TraceNormSolverKind {
 /// Arguments of `okr fit`.
 #[derive(Debug, Clone, Args)]
 pub struct FitArgs {
-    /// Training file.
-    #[arg(long, value_name = "PATH")]
+    /// Training file (or --dataset).
+    #[arg(long = "train", id = "train", value_name = "PATH", required_unless_present = "dataset")]
+    pub train_file: Option<PathBuf>,
+    /// The training file, from --train or --dataset (set before the command runs).
+    #[arg(skip)]
     pub train: PathBuf,
+    /// A benchmark data set by name (`okr data list`): its training file in OKR_DATA_DIR
+    /// and its label count.
+    #[arg(long, value_name = "NAME")]
+    pub dataset: Option<String>,
     /// How to read the training file.
     #[command(flatten)]
     pub data: DataArgs,
@@ -477,9 +489,22 @@ pub struct EvalArgs {
     /// Model file written by `okr fit`.
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
-    /// Labelled test file (--test is an alias).
-    #[arg(long, short = 'i', alias = "test", value_name = "PATH")]
+    /// Labelled test file (--test is an alias; or --dataset).
+    #[arg(
+        long = "input",
+        id = "input",
+        short = 'i',
+        alias = "test",
+        value_name = "PATH",
+        required_unless_present = "dataset"
+    )]
+    pub input_file: Option<PathBuf>,
+    /// The test file, from --input or --dataset (set before the command runs).
+    #[arg(skip)]
     pub input: PathBuf,
+    /// A benchmark data set by name (`okr data list`): its test file in OKR_DATA_DIR.
+    #[arg(long, value_name = "NAME")]
+    pub dataset: Option<String>,
     /// How to read the test file.
     #[command(flatten)]
     pub data: DataArgs,

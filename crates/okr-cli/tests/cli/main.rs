@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod data;
 mod metrics;
 mod reliability;
 mod tune;
