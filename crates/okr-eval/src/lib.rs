@@ -45,7 +45,6 @@ pub mod readers;
 pub mod retrieval_metrics;
 pub mod score_metrics;
 pub mod split;
-pub mod standardize;
 pub mod standin;
 
 pub use data_dir::{MULAN_DATASETS, data_dir, find_mulan, find_mulan_in, read_mulan};
@@ -58,6 +57,7 @@ pub use metrics::{
     MetricRecord, f1_macro, f1_micro, f1_samples, gaussian_rbf_loss, hamming_loss, instance_auc, precision_at_k,
     rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
+pub use okr_kernels::{Standardizer, is_binary};
 pub use output::{MAX_INPUT_BYTES, check_not_input, remove_temporary_files, write_atomic};
 pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use readers::{
@@ -69,5 +69,4 @@ pub use readers::{
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
 pub use split::{KFold, ShuffleSplit, train_test_split};
-pub use standardize::{Standardizer, is_binary};
 pub use standin::{StandinPreset, StandinSpec};

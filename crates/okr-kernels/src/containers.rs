@@ -1,6 +1,7 @@
 //! Input and output containers: dense rows, CSR sparse rows, binary label sets.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use faer::Mat;
 use faer::sparse::{SparseRowMatRef, SymbolicSparseRowMatRef};
@@ -9,6 +10,12 @@ use serde::{Deserialize, Serialize};
 use crate::{Error, Result, Rows};
 
 /// Dense samples: an `(n_samples, n_features)` matrix, one sample per row.
+///
+/// The matrix is owned ([`DenseRows::new`]) or shared with memory the
+/// container does not own ([`DenseRows::from_shared`], e.g. a NumPy array
+/// read in place by the Python package); either way kernels read it through
+/// [`as_mat`](DenseRows::as_mat), with any strides (row- or column-major).
+/// Cloning a shared container clones a reference, not the data.
 ///
 /// # Example
 /// ```
@@ -22,10 +29,40 @@ use crate::{Error, Result, Rows};
 /// assert_eq!((distinct.n_rows(), group), (3, vec![0, 1, 0, 2]));
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct DenseRows {
-    #[serde(with = "okr_linalg::serde_mat")]
-    x: Mat<f64>,
+    x: DenseData,
+}
+
+/// Memory that a [`DenseRows`] reads without owning it: an
+/// `(n_samples, n_features)` matrix of any strides that stays valid and
+/// unchanged as long as the source lives.
+///
+/// # Example
+/// ```
+/// use std::sync::Arc;
+/// use okr_kernels::{DenseRows, DenseSource, Rows};
+/// #[derive(Debug)]
+/// struct RowMajor { data: Vec<f64>, ncols: usize }
+/// impl DenseSource for RowMajor {
+///     fn view(&self) -> faer::MatRef<'_, f64> {
+///         faer::MatRef::from_row_major_slice(&self.data, self.data.len() / self.ncols, self.ncols)
+///     }
+/// }
+/// let x = DenseRows::from_shared(Arc::new(RowMajor { data: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], ncols: 3 }))?;
+/// assert_eq!((x.n_rows(), x.n_features(), x.as_mat()[(1, 0)]), (2, 3, 4.0));
+/// assert!(x.is_shared());
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub trait DenseSource: Send + Sync + std::fmt::Debug {
+    /// The `(n_samples, n_features)` matrix.
+    fn view(&self) -> faer::MatRef<'_, f64>;
+}
+
+#[derive(Debug, Clone)]
+enum DenseData {
+    Owned(Mat<f64>),
+    Shared(Arc<dyn DenseSource>),
 }
 
 impl DenseRows {
@@ -34,14 +71,19 @@ impl DenseRows {
     /// # Errors
     /// [`Error::NonFinite`] naming the first offending row.
     pub fn new(x: Mat<f64>) -> Result<Self> {
-        for j in 0..x.ncols() {
-            for i in 0..x.nrows() {
-                if !x[(i, j)].is_finite() {
-                    return Err(Error::NonFinite { what: "dense features", row: i });
-                }
-            }
-        }
-        Ok(Self { x })
+        check_finite(x.as_ref())?;
+        Ok(Self { x: DenseData::Owned(x) })
+    }
+
+    /// Reads `source` in place (no copy) after checking that every entry is
+    /// finite. Kernels accept any strides; row-major (C-ordered) data is
+    /// read as it lies by the GEMM-based kernels.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] naming an offending row.
+    pub fn from_shared(source: Arc<dyn DenseSource>) -> Result<Self> {
+        check_finite(source.view())?;
+        Ok(Self { x: DenseData::Shared(source) })
     }
 
     /// Builds from a slice of equally long rows.
@@ -58,39 +100,108 @@ impl DenseRows {
 
     /// The underlying `(n_samples, n_features)` matrix.
     pub fn as_mat(&self) -> faer::MatRef<'_, f64> {
-        self.x.as_ref()
+        match &self.x {
+            DenseData::Owned(m) => m.as_ref(),
+            DenseData::Shared(s) => s.view(),
+        }
     }
 
-    /// Consumes the container, returning the matrix.
+    /// Consumes the container, returning the matrix (a copy when shared).
     pub fn into_mat(self) -> Mat<f64> {
-        self.x
+        match self.x {
+            DenseData::Owned(m) => m,
+            DenseData::Shared(s) => s.view().to_owned(),
+        }
+    }
+
+    /// Whether the matrix is read from a [`DenseSource`] rather than owned.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.x, DenseData::Shared(_))
     }
 
     /// Number of features (columns).
     pub fn n_features(&self) -> usize {
-        self.x.ncols()
+        self.as_mat().ncols()
+    }
+}
+
+/// The first non-finite entry, walked in memory order so that row-major
+/// data is read sequentially.
+fn check_finite(x: faer::MatRef<'_, f64>) -> Result<()> {
+    let bad = |row| Err(Error::NonFinite { what: "dense features", row });
+    if x.col_stride() == 1 && x.row_stride() != 1 {
+        for i in 0..x.nrows() {
+            if x.row(i).iter().any(|v| !v.is_finite()) {
+                return bad(i);
+            }
+        }
+    } else {
+        for j in 0..x.ncols() {
+            if let Some(i) = x.col(j).iter().position(|v| !v.is_finite()) {
+                return bad(i);
+            }
+        }
+    }
+    Ok(())
+}
+
+impl PartialEq for DenseRows {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_mat() == other.as_mat()
+    }
+}
+
+// Serialized as `{ x: <matrix> }` (okr_linalg::serde_mat), owned or shared
+// alike; always read back as an owned matrix, checked by `DenseRows::new`.
+impl Serialize for DenseRows {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct View<'a>(faer::MatRef<'a, f64>);
+        impl Serialize for View<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                okr_linalg::serde_mat::serialize_view(self.0, s)
+            }
+        }
+        let mut st = s.serialize_struct("DenseRows", 1)?;
+        st.serialize_field("x", &View(self.as_mat()))?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for DenseRows {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename = "DenseRows")]
+        struct Owned {
+            #[serde(with = "okr_linalg::serde_mat")]
+            x: Mat<f64>,
+        }
+        // Checked like a constructed matrix: a model file cannot smuggle NaN in.
+        Self::new(Owned::deserialize(d)?.x).map_err(serde::de::Error::custom)
     }
 }
 
 impl Rows for DenseRows {
     fn n_rows(&self) -> usize {
-        self.x.nrows()
+        self.as_mat().nrows()
     }
     fn feature_dim(&self) -> Option<usize> {
-        Some(self.x.ncols())
+        Some(self.n_features())
     }
     fn select(&self, indices: &[usize]) -> Self {
-        Self { x: Mat::from_fn(indices.len(), self.x.ncols(), |i, j| self.x[(indices[i], j)]) }
+        let x = self.as_mat();
+        Self { x: DenseData::Owned(Mat::from_fn(indices.len(), x.ncols(), |i, j| x[(indices[i], j)])) }
     }
     fn slice(&self, range: Range<usize>) -> Self {
-        Self { x: self.x.subrows(range.start, range.len()).to_owned() }
+        Self { x: DenseData::Owned(self.as_mat().subrows(range.start, range.len()).to_owned()) }
     }
     /// Rows are identical when every entry is equal (`0.0 == -0.0`): the
     /// sketched fits merge such rows in sub-sampling sketches, which keeps
     /// their `R K R^T` non-singular (Corel5k's training set repeats one row).
     fn group_duplicates(&self) -> (Self, Vec<usize>) {
+        let x = self.as_mat();
         // Adding +0.0 maps -0.0 to +0.0, so the bit patterns compare as values do.
-        let key = |i: usize| (0..self.x.ncols()).map(|j| (self.x[(i, j)] + 0.0).to_bits()).collect::<Vec<u64>>();
+        let key = |i: usize| (0..x.ncols()).map(|j| (x[(i, j)] + 0.0).to_bits()).collect::<Vec<u64>>();
         group_by_key(self.n_rows(), key, |first| self.select(first))
     }
 }
@@ -112,11 +223,28 @@ impl Rows for DenseRows {
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CsrRepr")]
 pub struct CsrRows {
     n_features: usize,
     indptr: Vec<usize>,
     indices: Vec<usize>,
     values: Vec<f64>,
+}
+
+/// The serialized fields of [`CsrRows`], checked by [`CsrRows::new`].
+#[derive(Deserialize)]
+struct CsrRepr {
+    n_features: usize,
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl TryFrom<CsrRepr> for CsrRows {
+    type Error = Error;
+    fn try_from(r: CsrRepr) -> Result<Self> {
+        Self::new(r.n_features, r.indptr, r.indices, r.values)
+    }
 }
 
 impl CsrRows {
@@ -296,10 +424,46 @@ impl Rows for CsrRows {
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "LabelSetsRepr")]
 pub struct LabelSets {
     n_labels: usize,
     indptr: Vec<usize>,
     labels: Vec<usize>,
+}
+
+/// The serialized fields of [`LabelSets`], checked before use: `indptr`
+/// starts at 0, never decreases and ends at the number of labels stored;
+/// each set is strictly increasing and below `n_labels`.
+#[derive(Deserialize)]
+struct LabelSetsRepr {
+    n_labels: usize,
+    indptr: Vec<usize>,
+    labels: Vec<usize>,
+}
+
+impl TryFrom<LabelSetsRepr> for LabelSets {
+    type Error = Error;
+    fn try_from(r: LabelSetsRepr) -> Result<Self> {
+        if r.indptr.first() != Some(&0) || r.indptr.last() != Some(&r.labels.len()) {
+            return Err(Error::InvalidStructure(format!(
+                "label set pointers must run from 0 to {} (the labels stored)",
+                r.labels.len()
+            )));
+        }
+        for (row, w) in r.indptr.windows(2).enumerate() {
+            if w[0] > w[1] {
+                return Err(Error::InvalidStructure(format!("label set pointers decrease at row {row}")));
+            }
+            let set = &r.labels[w[0]..w[1]];
+            if let Some(&bad) = set.iter().find(|&&l| l >= r.n_labels) {
+                return Err(Error::IndexOutOfRange { what: "label", index: bad, bound: r.n_labels });
+            }
+            if set.windows(2).any(|p| p[0] >= p[1]) {
+                return Err(Error::InvalidStructure(format!("labels of row {row} are not strictly increasing")));
+            }
+        }
+        Ok(Self { n_labels: r.n_labels, indptr: r.indptr, labels: r.labels })
+    }
 }
 
 impl LabelSets {
@@ -425,5 +589,43 @@ impl Rows for LabelSets {
             indptr.push(labels.len());
         }
         Self { n_labels: self.n_labels, indptr, labels }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deserialized container is checked like a constructed one.
+    #[test]
+    fn deserialization_rejects_invalid_containers() {
+        let csr = CsrRows::from_rows(3, vec![vec![(0, 1.0), (2, 2.0)], vec![]]).unwrap();
+        let json = serde_json::to_string(&csr).unwrap();
+        assert_eq!(serde_json::from_str::<CsrRows>(&json).unwrap(), csr);
+        for bad in [
+            r#"{"n_features":2,"indptr":[0,2],"indices":[0,2],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[0,2],"indices":[2,0],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[0,3],"indices":[0,1],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[1,2],"indices":[0,1],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[],"indices":[],"values":[]}"#,
+        ] {
+            assert!(serde_json::from_str::<CsrRows>(bad).is_err(), "{bad}");
+        }
+        let sets = LabelSets::new(4, vec![vec![3, 1], vec![]]).unwrap();
+        let json = serde_json::to_string(&sets).unwrap();
+        assert_eq!(serde_json::from_str::<LabelSets>(&json).unwrap(), sets);
+        for bad in [
+            r#"{"n_labels":3,"indptr":[0,2],"labels":[1,3]}"#,
+            r#"{"n_labels":4,"indptr":[0,2],"labels":[1,1]}"#,
+            r#"{"n_labels":4,"indptr":[0,2,1],"labels":[1,2]}"#,
+            r#"{"n_labels":4,"indptr":[0,5],"labels":[1,2]}"#,
+            r#"{"n_labels":4,"indptr":[],"labels":[]}"#,
+        ] {
+            assert!(serde_json::from_str::<LabelSets>(bad).is_err(), "{bad}");
+        }
+        let dense = r#"{"x":{"nrows":1,"ncols":2,"data":[1.0,1e400]}}"#;
+        assert!(serde_json::from_str::<DenseRows>(dense).is_err());
+        let ok = r#"{"x":{"nrows":1,"ncols":2,"data":[1.0,2.0]}}"#;
+        assert_eq!(serde_json::from_str::<DenseRows>(ok).unwrap().n_features(), 2);
     }
 }

@@ -25,6 +25,12 @@ struct Repr {
 
 /// Serializes a matrix as `{ nrows, ncols, data }` (column-major).
 pub fn serialize<S: Serializer>(m: &Mat<f64>, s: S) -> Result<S::Ok, S::Error> {
+    serialize_view(m.as_ref(), s)
+}
+
+/// Serializes a matrix view of any strides exactly as [`serialize`] does
+/// for the owned matrix with the same entries.
+pub fn serialize_view<S: Serializer>(m: faer::MatRef<'_, f64>, s: S) -> Result<S::Ok, S::Error> {
     let mut data = Vec::with_capacity(m.nrows() * m.ncols());
     for j in 0..m.ncols() {
         data.extend(m.col(j).iter().copied());

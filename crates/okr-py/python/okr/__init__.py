@@ -1,0 +1,39 @@
+"""okr: output kernel regression as scikit-learn estimators, backed by Rust.
+
+Estimators (``fit(X, Y)`` with ``Y`` a 0/1 label indicator, dense or
+sparse, class labels, or a float matrix of vector outputs; ``predict``,
+``predict_topk``, ``decision_function``, ``score``):
+:class:`IOKR`, :class:`ReducedRankIOKR`, :class:`KDE`, :class:`SIOKR`,
+:class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`,
+:class:`TraceNormSurrogate`. Data: :func:`load_arff`, :func:`data_dir`.
+"""
+
+from . import _okr
+from ._base import f1_samples
+from .datasets import data_dir, load_arff
+from .estimators import (
+    IOKR,
+    ISOKR,
+    KDE,
+    SIOKR,
+    SISOKR,
+    NystroemKRR,
+    ReducedRankIOKR,
+    TraceNormSurrogate,
+)
+
+__version__ = _okr.__version__
+
+__all__ = [
+    "IOKR",
+    "ReducedRankIOKR",
+    "KDE",
+    "SIOKR",
+    "ISOKR",
+    "SISOKR",
+    "NystroemKRR",
+    "TraceNormSurrogate",
+    "f1_samples",
+    "load_arff",
+    "data_dir",
+]

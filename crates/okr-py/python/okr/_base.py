@@ -1,0 +1,218 @@
+"""The shared scikit-learn face of okr's kernel-output estimators."""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
+from sklearn.metrics import r2_score
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from . import _okr
+
+__all__ = ["OkrSurrogate", "f1_samples"]
+
+
+def _inputs(est, X, reset):
+    """X as okr reads it: a float64 array in C or F order (read in place by
+    the Rust module, no copy when X already is one) or a CSR matrix with
+    sorted, unique indices.
+
+    Copies, and why: other dtypes are converted to float64 once (okr
+    computes in f64); non-contiguous views (``X[:, ::2]``) are made
+    C-contiguous once (okr's containers take contiguous memory); CSC, COO
+    and other sparse formats become CSR, whose three arrays are then copied
+    once into okr (its indices are ``usize``). NaN and infinity are left to
+    okr, which rejects them with its own message.
+    """
+    X = validate_data(
+        est,
+        X,
+        accept_sparse="csr",
+        dtype=np.float64,
+        ensure_all_finite=False,
+        reset=reset,
+    )
+    if sp.issparse(X):
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        return X
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    return X
+
+
+def _label_csr(Y):
+    """A 0/1 indicator (dense or sparse) as a CSR matrix of its ones."""
+    Y = sp.csr_matrix(Y) if sp.issparse(Y) else sp.csr_matrix(np.asarray(Y) != 0)
+    Y.eliminate_zeros()
+    Y.sort_indices()
+    return Y
+
+
+def f1_samples(Y_true, Y_pred):
+    """Example-based F1: the mean over samples of ``2 |y & p| / (|y| + |p|)``,
+    0 when both sets are empty (scikit-learn's ``f1_score(average='samples')``)."""
+    t, p = _label_csr(Y_true), _label_csr(Y_pred)
+    if t.shape != p.shape:
+        raise ValueError(f"shape mismatch: Y_true {t.shape} vs Y_pred {p.shape}")
+    inter = np.asarray(t.multiply(p).sum(axis=1)).ravel()
+    size = np.asarray(t.sum(axis=1)).ravel() + np.asarray(p.sum(axis=1)).ravel()
+    f1 = np.divide(2.0 * inter, size, out=np.zeros_like(size, dtype=float), where=size > 0)
+    return float(f1.mean()) if len(f1) else 0.0
+
+
+class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
+    """Base of the kernel-output estimators: fit ``h: X -> H_Y`` and decode
+    ``argmin_c k(c, c) - 2 <h(x), psi(c)>`` over the distinct training
+    outputs (ties to the first).
+
+    Targets ``y``:
+
+    - a 0/1 indicator matrix ``(n_samples, n_labels)``, dense or sparse: label
+      sets (``predict`` returns an indicator of the same kind and dtype);
+    - a 1-D array of class labels: each sample's label set is its class
+      (``predict`` returns class labels, ``classes_`` lists them);
+    - a 2-D float matrix that is not 0/1: vector outputs (``predict`` returns
+      training output vectors, ``decision_function`` the kernel ridge
+      prediction ``h(x)`` read with a linear output kernel).
+
+    ``score`` is the example-based F1 for label sets (accuracy for class
+    labels, which it equals there) and R^2 for vector outputs.
+    """
+
+    _okr_name = None
+
+    def _params_for_okr(self):
+        params = dict(self.get_params(deep=False))
+        params.pop("random_state", None)
+        params.pop("n_jobs", None)
+        params["seed"] = int(check_random_state(getattr(self, "random_state", None)).randint(np.iinfo(np.int32).max))
+        return params
+
+    def _targets(self, y):
+        """(okr output object, kind), setting the target attributes."""
+        self._y_sparse = sp.issparse(y)
+        if self._y_sparse:
+            Y = _label_csr(y)
+            if not np.all(sp.csr_matrix(y).data[sp.csr_matrix(y).data != 0] == 1):
+                raise ValueError("a sparse Y must be a 0/1 label indicator matrix")
+            self._mode, self._y_dtype = "labels", y.dtype
+            return Y, "labels"
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1 and type_of_target(y) in ("binary", "multiclass"):
+            y = column_or_1d(y, warn=True)
+        if y.ndim == 1:
+            if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+                raise ValueError("Input y contains NaN or infinity.")
+            check_classification_targets(y)
+            self.classes_, codes = np.unique(y, return_inverse=True)
+            self._mode, self._y_dtype = "classes", y.dtype
+            Y = sp.csr_matrix(
+                (np.ones(len(codes)), codes.ravel(), np.arange(len(codes) + 1)),
+                shape=(len(codes), len(self.classes_)),
+            )
+            return Y, "labels"
+        if y.ndim != 2:
+            raise ValueError(f"Y must be 1-D or 2-D, got {y.ndim} dimensions")
+        if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+            raise ValueError("Input Y contains NaN or infinity.")
+        self._y_dtype = y.dtype
+        if type_of_target(y) == "multilabel-indicator":
+            self._mode = "labels"
+            return _label_csr(y), "labels"
+        self._mode = "vectors"
+        return np.ascontiguousarray(y, dtype=np.float64), "vectors"
+
+    def fit(self, X, y):
+        """Fit on inputs ``X`` (array or sparse matrix) and targets ``y``."""
+        X = _inputs(self, X, reset=True)
+        Y, kind = self._targets(y)
+        self.model_ = _okr.fit(self._okr_name, self._params_for_okr(), X, Y, kind, self.n_jobs)
+        self.candidates_ = self.model_.candidates()
+        self.n_outputs_ = self.model_.output_dim
+        return self
+
+    def _decode(self, X, k):
+        check_is_fitted(self, "model_")
+        X = _inputs(self, X, reset=False)
+        return self.model_.decode(X, k, self.n_jobs)
+
+    def _outputs(self, idx):
+        """Candidate rows as the targets looked at fit."""
+        if self._mode == "classes":
+            return self.classes_[np.argmax(self.candidates_[idx], axis=-1)]
+        out = self.candidates_[idx]
+        if self._mode == "labels":
+            out = out.astype(self._y_dtype)
+            if self._y_sparse and out.ndim == 2:
+                return sp.csr_matrix(out)
+        return out
+
+    def predict(self, X):
+        """The best candidate for each row of ``X``."""
+        idx, _ = self._decode(X, 1)
+        return self._outputs(idx[:, 0])
+
+    def predict_topk(self, X, k=5, return_scores=False):
+        """The ``k`` best candidates per row, best first, ``(n, k, n_outputs)``
+        (``(n, k)`` class labels for class targets). With ``return_scores``
+        also their scores ``k(c, c) - 2 <h(x), psi(c)>`` (lower is better)."""
+        if not (isinstance(k, numbers.Integral) and k >= 1):
+            raise ValueError(f"invalid k = {k!r}: expected an integer >= 1")
+        idx, scores = self._decode(X, int(min(k, len(self.candidates_))))
+        if self._mode == "classes":
+            out = self.classes_[np.argmax(self.candidates_[idx], axis=-1)]
+        else:
+            out = self.candidates_[idx]
+            if self._mode == "labels":
+                out = out.astype(self._y_dtype)
+        return (out, scores) if return_scores else out
+
+    def decision_function(self, X):
+        """``h(x)`` read with a linear output kernel: label scores
+        ``(n, n_labels)`` for label sets (``(n,)`` for two classes, positive
+        for ``classes_[1]``), the kernel ridge prediction for vector outputs."""
+        check_is_fitted(self, "model_")
+        X = _inputs(self, X, reset=False)
+        s = self.model_.label_scores(X, self.n_jobs)
+        if self._mode == "classes" and s.shape[1] == 2:
+            return s[:, 1] - s[:, 0]
+        return s
+
+    def score(self, X, y, sample_weight=None):
+        """Example-based F1 (label sets; accuracy for class labels) or R^2
+        (vector outputs) of ``predict(X)`` against ``y``."""
+        pred = self.predict(X)
+        if self._mode == "vectors":
+            return r2_score(y, pred, sample_weight=sample_weight)
+        if self._mode == "classes":
+            return float(np.average(np.asarray(y).ravel() == pred, weights=sample_weight))
+        if sample_weight is not None:
+            raise ValueError("sample_weight is not supported by the example-based F1")
+        return f1_samples(y, pred)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_label = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = True
+        return tags
+
+    # Pickling: the fitted model travels as okr's versioned model bytes.
+    def __getstate__(self):
+        state = super().__getstate__()
+        if "model_" in state:
+            state = dict(state)
+            state["model_"] = state["model_"].to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        if isinstance(state.get("model_"), (bytes, bytearray)):
+            state = dict(state)
+            state["model_"] = _okr.Model.from_bytes(state["model_"])
+        super().__setstate__(state)

@@ -1,0 +1,365 @@
+"""scikit-learn estimators over okr's kernel-output models.
+
+One class per okr estimator; each only names its
+hyper-parameters and the okr estimator behind it (see ``_base``).
+"""
+
+from ._base import OkrSurrogate
+
+__all__ = ["IOKR", "ReducedRankIOKR", "KDE", "SIOKR", "ISOKR", "SISOKR", "NystroemKRR", "TraceNormSurrogate"]
+
+
+class IOKR(OkrSurrogate):
+    """Input Output Kernel Regression: vector-valued kernel ridge regression into the output RKHS, decoded over the distinct training outputs.
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "iokr"
+
+    def __init__(
+        self,
+        *,
+        lam=1e-3,
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        n_jobs=None,
+    ):
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.n_jobs = n_jobs
+
+
+class ReducedRankIOKR(OkrSurrogate):
+    """Reduced-rank IOKR (Brogat-Motte et al. 2022): IOKR projected on a learned rank-``rank`` output subspace (``lam`` for the ridge, ``lam2`` for the projection, default ``lam``).
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "reduced_rank"
+
+    def __init__(
+        self,
+        *,
+        rank=10,
+        lam=1e-3,
+        lam2=None,
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        n_jobs=None,
+    ):
+        self.rank = rank
+        self.lam = lam
+        self.lam2 = lam2
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.n_jobs = n_jobs
+
+
+class KDE(OkrSurrogate):
+    """Kernel dependency estimation (Weston et al. 2003): ridge regression onto the top-``rank`` output kernel PCA directions (uncentred unless ``centered``).
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "kde"
+
+    def __init__(
+        self,
+        *,
+        rank=10,
+        lam=1e-3,
+        centered=False,
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        n_jobs=None,
+    ):
+        self.rank = rank
+        self.lam = lam
+        self.centered = centered
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.n_jobs = n_jobs
+
+
+class SIOKR(OkrSurrogate):
+    """Sketched-input IOKR: the input side solved on an ``input_sketch`` (``KIND:m``, e.g. ``uniform:1000``, ``gaussian:200``; ``m`` is capped at the number of samples); ``random_state`` seeds the sketch.
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "sketched"
+
+    output_sketch = None
+
+    def __init__(
+        self,
+        *,
+        input_sketch="uniform:1000",
+        lam=1e-3,
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.input_sketch = input_sketch
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+
+class ISOKR(OkrSurrogate):
+    """Sketched-output IOKR: atoms from an ``output_sketch`` (``KIND:m``); ``random_state`` seeds the sketch.
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "sketched"
+
+    input_sketch = None
+
+    def __init__(
+        self,
+        *,
+        output_sketch="gaussian:100",
+        lam=1e-3,
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.output_sketch = output_sketch
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+
+class SISOKR(OkrSurrogate):
+    """Sketched input and output IOKR (El Ahmad et al.): both sides sketched; ``random_state`` seeds the sketches.
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "sketched"
+
+    def __init__(
+        self,
+        *,
+        input_sketch="uniform:1000",
+        output_sketch="gaussian:100",
+        lam=1e-3,
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.input_sketch = input_sketch
+        self.output_sketch = output_sketch
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+
+class NystroemKRR(OkrSurrogate):
+    """Nystroem kernel ridge regression into the output RKHS on ``n_components`` uniform anchors (capped at the number of samples); ``random_state`` draws them.
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "nystroem"
+
+    def __init__(
+        self,
+        *,
+        n_components=1000,
+        lam=1e-3,
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_components = n_components
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+
+class TraceNormSurrogate(OkrSurrogate):
+    """Trace-norm regularized surrogate (LR-SELF, Luise et al. 2019) of rank ``rank``; ``solver`` is ``gd`` (factorized gradient descent), ``als`` or ``convex``; ``random_state`` seeds the initialization.
+
+    Parameters shared by every estimator: ``kernel`` (input kernel:
+    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
+    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+    ``None`` or ``-1`` every core, ``k`` exactly ``k``).
+    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+    scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+    _okr_name = "trace_norm"
+
+    def __init__(
+        self,
+        *,
+        rank=10,
+        lam=1e-3,
+        solver="gd",
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        output_kernel="gaussian",
+        output_gamma=None,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.rank = rank
+        self.lam = lam
+        self.solver = solver
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.random_state = random_state
+        self.n_jobs = n_jobs

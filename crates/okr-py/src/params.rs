@@ -1,0 +1,170 @@
+//! Hyper-parameters from the Python estimators (a dict of their
+//! constructor arguments, stored unchanged there) to okr kernels and params.
+//! Validation is okr's: a bad value reaches okr's `check()` and comes back
+//! as a `ValueError` with okr's message.
+
+use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, Laplacian, Linear, Polynomial, Rows, Tanimoto};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::convert::{Inputs, Outputs};
+use crate::errors::to_py;
+
+/// Typed look-ups in the parameter dict; a missing key or `None` is "unset".
+pub struct Params<'a, 'py>(pub &'a Bound<'py, PyDict>);
+
+macro_rules! getter {
+    ($name:ident, $t:ty) => {
+        fn $name(&self, key: &str) -> PyResult<Option<$t>> {
+            match self.0.get_item(key)? {
+                None => Ok(None),
+                Some(v) if v.is_none() => Ok(None),
+                Some(v) => v
+                    .extract::<$t>()
+                    .map(Some)
+                    .map_err(|e| PyValueError::new_err(format!("invalid parameter {key} = {v}: {e}"))),
+            }
+        }
+    };
+}
+
+impl Params<'_, '_> {
+    getter!(get_f64, f64);
+    getter!(get_i64, i64);
+    getter!(get_u64, u64);
+    getter!(get_string, String);
+    getter!(get_bool, bool);
+
+    /// A float.
+    pub fn f64(&self, key: &str) -> PyResult<Option<f64>> {
+        self.get_f64(key)
+    }
+
+    /// A float that must be given.
+    pub fn f64_or(&self, key: &str, default: f64) -> PyResult<f64> {
+        Ok(self.f64(key)?.unwrap_or(default))
+    }
+
+    /// A non-negative integer.
+    pub fn usize_or(&self, key: &str, default: usize) -> PyResult<usize> {
+        match self.get_i64(key)? {
+            None => Ok(default),
+            Some(v) => usize::try_from(v)
+                .map_err(|_| PyValueError::new_err(format!("invalid parameter {key} = {v}: expected an integer >= 0"))),
+        }
+    }
+
+    /// A string.
+    pub fn string(&self, key: &str) -> PyResult<Option<String>> {
+        self.get_string(key)
+    }
+
+    /// A boolean.
+    pub fn bool_or(&self, key: &str, default: bool) -> PyResult<bool> {
+        Ok(self.get_bool(key)?.unwrap_or(default))
+    }
+
+    /// The seed (`random_state` resolved to an integer by the Python layer).
+    pub fn seed(&self) -> PyResult<u64> {
+        Ok(self.get_u64("seed")?.unwrap_or(0))
+    }
+}
+
+/// `gamma = 1 / (2 median ||x - x'||^2)` over at most 2000 rows (okr fit's
+/// default width), 1 when the median is 0.
+fn median_gamma<R: Rows>(x: &R) -> f64
+where
+    Linear: okr_kernels::Kernel<R>,
+{
+    let m = okr_kernels::median_sq_distance(x, 2000);
+    if m > 0.0 { 1.0 / (2.0 * m) } else { 1.0 }
+}
+
+/// Builds a kernel by name. `default_gamma` is used when `gamma` is unset.
+pub fn kernel(
+    name: &str,
+    gamma: Option<f64>,
+    degree: usize,
+    coef0: f64,
+    default_gamma: impl FnOnce() -> f64,
+) -> PyResult<KernelSpec> {
+    let gamma = || gamma.unwrap_or_else(default_gamma);
+    Ok(match name {
+        "gaussian" | "rbf" => Gaussian::new(gamma()).map_err(to_py)?.into(),
+        "linear" => Linear.into(),
+        "laplacian" => Laplacian::new(gamma()).map_err(to_py)?.into(),
+        "polynomial" | "poly" => {
+            let degree = u32::try_from(degree).map_err(to_py)?;
+            Polynomial::new(degree, gamma(), coef0).map_err(to_py)?.into()
+        }
+        "tanimoto" => Tanimoto::new().into(),
+        "gaussian-tanimoto" => GaussianTanimoto::new(gamma()).map_err(to_py)?.into(),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown kernel {other:?}: expected gaussian (rbf), linear, laplacian, polynomial (poly), \
+                 tanimoto or gaussian-tanimoto"
+            )));
+        }
+    })
+}
+
+/// A kernel as the parameters name it; widths left unset are resolved
+/// on the data at fit time.
+pub struct KernelChoice {
+    name: String,
+    gamma: Option<f64>,
+    degree: usize,
+    coef0: f64,
+}
+
+impl KernelChoice {
+    /// The input kernel: `kernel` (default gaussian), `gamma`, `degree`, `coef0`.
+    pub fn input(p: &Params<'_, '_>) -> PyResult<Self> {
+        Ok(Self {
+            name: p.string("kernel")?.unwrap_or_else(|| "gaussian".into()),
+            gamma: p.f64("gamma")?,
+            degree: p.usize_or("degree", 3)?,
+            coef0: p.f64_or("coef0", 1.0)?,
+        })
+    }
+
+    /// The output kernel: `output_kernel` (default gaussian), `output_gamma`,
+    /// `output_degree`, `output_coef0`.
+    pub fn output(p: &Params<'_, '_>) -> PyResult<Self> {
+        Ok(Self {
+            name: p.string("output_kernel")?.unwrap_or_else(|| "gaussian".into()),
+            gamma: p.f64("output_gamma")?,
+            degree: p.usize_or("output_degree", 3)?,
+            coef0: p.f64_or("output_coef0", 1.0)?,
+        })
+    }
+
+    fn is_gaussian(&self) -> bool {
+        matches!(self.name.as_str(), "gaussian" | "rbf")
+    }
+
+    /// The input kernel on `x`. Unset width: the median heuristic for the
+    /// Gaussian kernel, `1 / n_features` otherwise.
+    pub fn build_input(&self, x: &Inputs) -> PyResult<KernelSpec> {
+        let default = || match x {
+            Inputs::Dense(x) if self.is_gaussian() => median_gamma(x),
+            Inputs::Sparse(x) if self.is_gaussian() => median_gamma(x),
+            _ => 1.0 / x.n_features().max(1) as f64,
+        };
+        kernel(&self.name, self.gamma, self.degree, self.coef0, default)
+    }
+
+    /// The output kernel on `y`. Unset Gaussian width on label sets:
+    /// `sigma^2 =` the mean number of labels per sample (okr fit's default);
+    /// on vectors the median heuristic; other kernels `1 / dim`.
+    pub fn build_output(&self, y: &Outputs) -> PyResult<KernelSpec> {
+        let default = || match y {
+            Outputs::Labels(y) if self.is_gaussian() => 1.0 / (2.0 * y.mean_cardinality().max(1.0)),
+            Outputs::Vectors(y) if self.is_gaussian() => median_gamma(y),
+            Outputs::Labels(y) => 1.0 / y.n_labels().max(1) as f64,
+            Outputs::Vectors(y) => 1.0 / y.n_features().max(1) as f64,
+        };
+        kernel(&self.name, self.gamma, self.degree, self.coef0, default)
+    }
+}
