@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 
+pub mod data;
 pub mod tune;
 
+pub use data::DataCommand;
 pub use tune::{CvKind, TuneArgs};
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
@@ -27,17 +29,21 @@ fn at_least_one(text: &str) -> Result<usize, String> {
 /// okr: output kernel regression for structured prediction.
 ///
 /// Learn h: X -> H_Y (the RKHS of an output kernel) by kernel ridge
-/// regression (IOKR; or its reduced-rank projection, or the KDE baseline:
-/// --estimator), then decode each prediction to the closest candidate
-/// output: y(x) = argmin_c k(c,c) - 2 <h(x), psi(c)>. Typical use on a
-/// multi-label data set (the input width defaults to the median heuristic;
-/// `cargo xtask reproduce quick` shows cross-validated choices):
+/// regression (IOKR, or another --estimator), then decode each prediction to
+/// the closest candidate output: y(x) = argmin_c k(c,c) - 2 <h(x), psi(c)>.
+/// Typical use on a multi-label data set (defaults: features standardized when
+/// dense and not binary, the input width by the median heuristic, IOKR's lambda
+/// by closed-form leave-one-out F1; `okr tune` cross-validates width and lambda):
 ///
-///   okr fit  --train bibtex-train.arff --label-count 159 --lambda 1e-5 --model bibtex.okr
+///   okr fit     --train train.csv --label-count 6 -m model.okr
 ///
-///   okr eval --model bibtex.okr --test bibtex-test.arff --label-count 159
+///   okr predict -m model.okr -i new.csv -o predicted.txt
 ///
-/// Errors are printed on one line and exit with status 2.
+///   okr eval    -m model.okr -i test.csv
+///
+/// Flags mean the same in every subcommand: -m/--model is the model file (written
+/// by fit and tune, read by the others), -i/--input the data file a model reads,
+/// -o/--output where results go. Errors are printed on one line and exit with status 2.
 #[derive(Debug, Parser)]
 #[command(name = "okr", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
@@ -105,6 +111,9 @@ pub enum Command {
     ///
     /// Writes one line per input: its code, comma separated.
     Encode(EncodeArgs),
+    /// Benchmark data by name: list the data sets, fetch one into OKR_DATA_DIR.
+    #[command(subcommand)]
+    Data(DataCommand),
     /// Generate a seeded stand-in multi-label data set in a reader format.
     ///
     /// Presets have the shape of the benchmark data sets (bibtex, corel5k,
@@ -213,6 +222,25 @@ pub enum EstimatorKind {
     Nystroem,
 }
 
+impl EstimatorKind {
+    /// The name as given to `--estimator`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EstimatorKind::Iokr => "iokr",
+            EstimatorKind::ReducedRank => "reduced-rank",
+            EstimatorKind::Kde => "kde",
+            EstimatorKind::Leml => "leml",
+            EstimatorKind::TraceNorm => "trace-norm",
+            EstimatorKind::Kae => "kae",
+            EstimatorKind::K2ae => "k2ae",
+            EstimatorKind::Siokr => "siokr",
+            EstimatorKind::Isokr => "isokr",
+            EstimatorKind::Sisokr => "sisokr",
+            EstimatorKind::Nystroem => "nystroem",
+        }
+    }
+}
+
 /// Losses of `--estimator leml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LossKind {
@@ -238,14 +266,22 @@ pub enum TraceNormSolverKind {
 /// Arguments of `okr fit`.
 #[derive(Debug, Clone, Args)]
 pub struct FitArgs {
-    /// Training file.
-    #[arg(long, value_name = "PATH")]
+    /// Training file (or --dataset).
+    #[arg(long = "train", id = "train", value_name = "PATH", required_unless_present = "dataset")]
+    pub train_file: Option<PathBuf>,
+    /// The training file, from --train or --dataset (set before the command runs).
+    #[arg(skip)]
     pub train: PathBuf,
+    /// A benchmark data set by name (`okr data list`): its training file in OKR_DATA_DIR
+    /// and its label count.
+    #[arg(long, value_name = "NAME")]
+    pub dataset: Option<String>,
     /// How to read the training file.
     #[command(flatten)]
     pub data: DataArgs,
-    /// Where to write the model (written atomically).
-    #[arg(long, short = 'o', value_name = "PATH")]
+    /// Where to write the model (written atomically); -o/--output also name it, as the
+    /// model is what fit writes.
+    #[arg(long, short = 'm', short_alias = 'o', alias = "output", value_name = "PATH")]
     pub model: PathBuf,
     /// Estimator.
     #[arg(long, value_enum, default_value_t = EstimatorKind::Iokr, value_name = "NAME")]
@@ -257,9 +293,11 @@ pub struct FitArgs {
     /// decoded, on up to 2000 training rows); for the other estimators 1e-3.
     #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda: Option<f64>,
-    /// Rank p of reduced-rank and kde: number of output directions (capped at the numerical rank).
-    #[arg(long, default_value_t = 64, value_name = "P")]
-    pub rank: usize,
+    /// Rank: reduced-rank and kde output directions (default 64, capped at the numerical
+    /// rank), trace-norm factors (default 64), leml label-space rank (default: the number
+    /// of labels, at most 64).
+    #[arg(long, value_name = "P")]
+    pub rank: Option<usize>,
     /// KDE: centre the output kernel before its KPCA (Weston et al.'s variant); default uncentred.
     #[arg(long)]
     pub centered: bool,
@@ -294,21 +332,27 @@ pub struct FitArgs {
     /// Input kernel.
     #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
     pub input_kernel: KernelKind,
-    /// Input kernel gamma (Gaussian, Laplacian, polynomial, Gaussian-Tanimoto).
+    /// Input kernel gamma (Gaussian, Laplacian, polynomial, Gaussian-Tanimoto); --gamma is an alias.
     ///
     /// Default for Gaussian kernels: 1 / (2 * median squared distance between training
     /// points), computed on the (standardized) training inputs (at most 2000 rows).
-    #[arg(long, value_name = "GAMMA", allow_hyphen_values = true, conflicts_with = "sigma2")]
+    #[arg(
+        long = "input-gamma",
+        alias = "gamma",
+        value_name = "GAMMA",
+        allow_hyphen_values = true,
+        conflicts_with = "sigma2"
+    )]
     pub gamma: Option<f64>,
-    /// Input Gaussian width sigma^2 (gamma = 1 / (2 sigma^2)).
-    #[arg(long, value_name = "SIGMA2", allow_hyphen_values = true)]
+    /// Input Gaussian width sigma^2 (gamma = 1 / (2 sigma^2)); --sigma2 is an alias.
+    #[arg(long = "input-sigma2", alias = "sigma2", value_name = "SIGMA2", allow_hyphen_values = true)]
     pub sigma2: Option<f64>,
-    /// Polynomial kernel degree.
-    #[arg(long, default_value_t = 2, value_name = "DEGREE")]
-    pub degree: u32,
-    /// Polynomial kernel offset.
-    #[arg(long, default_value_t = 1.0, value_name = "COEF0", allow_hyphen_values = true)]
-    pub coef0: f64,
+    /// Polynomial input kernel degree (default 2; --input-kernel polynomial only).
+    #[arg(long, value_name = "DEGREE")]
+    pub degree: Option<u32>,
+    /// Polynomial input kernel offset (default 1; --input-kernel polynomial only).
+    #[arg(long, value_name = "COEF0", allow_hyphen_values = true)]
+    pub coef0: Option<f64>,
     /// Output kernel on label vectors.
     #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
     pub output_kernel: KernelKind,
@@ -335,13 +379,13 @@ pub struct FitArgs {
     /// seeded by --seed; observed values ±1), to study missing labels. Default: all labels.
     #[arg(long, value_name = "F", allow_hyphen_values = true)]
     pub observed_fraction: Option<f64>,
-    /// Kernel autoencoders: number of layers L >= 2 (code after layer 1 of 2, or the first
-    /// of the L - 1 inner layers of width --code-dim).
-    #[arg(long, default_value_t = 2, value_name = "L")]
-    pub layers: usize,
-    /// Kernel autoencoders: width of the inner layers (the code size).
-    #[arg(long, default_value_t = 2, value_name = "P")]
-    pub code_dim: usize,
+    /// Kernel autoencoders: number of layers L >= 2 (default 2: code after layer 1 of 2, or
+    /// the first of the L - 1 inner layers of width --code-dim).
+    #[arg(long, value_name = "L")]
+    pub layers: Option<usize>,
+    /// Kernel autoencoders: width of the inner layers, the code size (default 2).
+    #[arg(long, value_name = "P")]
+    pub code_dim: Option<usize>,
     /// Iteration budget: LEML alternating iterations (one W-step and one H-step each;
     /// default 10); KAE / K2AE maximum number of gradient (Adam) steps (default 500).
     #[arg(long, value_name = "N")]
@@ -354,14 +398,41 @@ pub struct FitArgs {
     pub seed: u64,
 }
 
+/// Rank of reduced-rank, kde, trace-norm when `--rank` is not given (and the
+/// cap of leml's default, the number of labels).
+pub const DEFAULT_RANK: usize = 64;
+
+impl FitArgs {
+    /// `--rank`, or [`DEFAULT_RANK`].
+    pub fn rank_or_default(&self) -> usize {
+        self.rank.unwrap_or(DEFAULT_RANK)
+    }
+    /// `--degree`, or 2.
+    pub fn degree(&self) -> u32 {
+        self.degree.unwrap_or(2)
+    }
+    /// `--coef0`, or 1.
+    pub fn coef0(&self) -> f64 {
+        self.coef0.unwrap_or(1.0)
+    }
+    /// `--layers`, or 2.
+    pub fn layers(&self) -> usize {
+        self.layers.unwrap_or(2)
+    }
+    /// `--code-dim`, or 2.
+    pub fn code_dim(&self) -> usize {
+        self.code_dim.unwrap_or(2)
+    }
+}
+
 /// Arguments of `okr encode`.
 #[derive(Debug, Clone, Args)]
 pub struct EncodeArgs {
     /// Model file written by `okr fit --estimator kae|k2ae`.
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
-    /// Input file to encode.
-    #[arg(long, value_name = "PATH")]
+    /// Input file to encode (the model's features, with or without label columns).
+    #[arg(long, short = 'i', value_name = "PATH")]
     pub input: PathBuf,
     /// How to read the input file.
     #[command(flatten)]
@@ -396,7 +467,7 @@ pub struct PredictArgs {
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
     /// Input file: the model's features, with or without label columns (labels are ignored).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, short = 'i', value_name = "PATH")]
     pub input: PathBuf,
     /// How to read the input file.
     #[command(flatten)]
@@ -418,9 +489,22 @@ pub struct EvalArgs {
     /// Model file written by `okr fit`.
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
-    /// Labelled test file.
-    #[arg(long, value_name = "PATH")]
-    pub test: PathBuf,
+    /// Labelled test file (--test is an alias; or --dataset).
+    #[arg(
+        long = "input",
+        id = "input",
+        short = 'i',
+        alias = "test",
+        value_name = "PATH",
+        required_unless_present = "dataset"
+    )]
+    pub input_file: Option<PathBuf>,
+    /// The test file, from --input or --dataset (set before the command runs).
+    #[arg(skip)]
+    pub input: PathBuf,
+    /// A benchmark data set by name (`okr data list`): its test file in OKR_DATA_DIR.
+    #[arg(long, value_name = "NAME")]
+    pub dataset: Option<String>,
     /// How to read the test file.
     #[command(flatten)]
     pub data: DataArgs,
@@ -458,9 +542,9 @@ pub struct GenArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = GenFormat::Arff, value_name = "FORMAT")]
     pub format: GenFormat,
-    /// Output directory (created); files are <preset>-standin-{train,test}.<ext>.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub out_dir: PathBuf,
+    /// Output directory (created); files are <preset>-standin-{train,test}.<ext> (--out-dir is an alias).
+    #[arg(long, short = 'o', alias = "out-dir", value_name = "DIR")]
+    pub output: PathBuf,
 }
 
 #[cfg(test)]
@@ -487,7 +571,8 @@ mod tests {
         assert_eq!(f.input_kernel, KernelKind::Gaussian);
         assert_eq!(f.output_kernel, KernelKind::Gaussian);
         assert_eq!(f.estimator, EstimatorKind::Iokr);
-        assert_eq!((f.rank, f.lambda1, f.lambda2), (64, None, None));
+        assert_eq!((f.rank, f.lambda1, f.lambda2), (None, None, None));
+        assert_eq!((f.rank_or_default(), f.degree(), f.coef0(), f.layers(), f.code_dim()), (64, 2, 1.0, 2, 2));
         assert_eq!(f.data.format, Format::Auto);
         assert!(!f.standardize && f.gamma.is_none() && f.threads.is_none());
     }
@@ -495,10 +580,10 @@ mod tests {
     #[test]
     fn fit_flags() {
         let f = fit(&["--lambda", "1e-5", "--gamma", "0.25", "--input-kernel", "polynomial", "--degree", "3"]);
-        assert_eq!((f.lambda, f.gamma, f.degree), (Some(1e-5), Some(0.25), 3));
+        assert_eq!((f.lambda, f.gamma, f.degree), (Some(1e-5), Some(0.25), Some(3)));
         assert_eq!(f.input_kernel, KernelKind::Polynomial);
         let f = fit(&["--sigma2", "4", "--coef0", "0.5", "--output-kernel", "linear", "--output-gamma", "2"]);
-        assert_eq!((f.sigma2, f.coef0, f.output_gamma), (Some(4.0), 0.5, Some(2.0)));
+        assert_eq!((f.sigma2, f.coef0, f.output_gamma), (Some(4.0), Some(0.5), Some(2.0)));
         let f = fit(&["--output-sigma2", "2.4", "--standardize", "--threads", "2", "--seed", "7"]);
         assert_eq!((f.output_sigma2, f.standardize, f.threads, f.seed), (Some(2.4), true, Some(2), 7));
         let f = fit(&["--format", "arff", "--label-count", "159", "--zero-based"]);
@@ -519,7 +604,7 @@ mod tests {
         let f = fit(&["--estimator", "leml", "--loss", "lr", "--rank", "32", "--observed-fraction", "0.2"]);
         assert_eq!(
             (f.estimator, f.loss, f.rank, f.observed_fraction),
-            (EstimatorKind::Leml, Some(LossKind::Lr), 32, Some(0.2))
+            (EstimatorKind::Leml, Some(LossKind::Lr), Some(32), Some(0.2))
         );
         assert_eq!(fit(&["--loss", "sh"]).loss, Some(LossKind::Sh));
         assert_eq!(fit(&["--max-iter", "3"]).max_iter, Some(3));
@@ -531,7 +616,10 @@ mod tests {
     #[test]
     fn trace_norm_flags() {
         let f = fit(&["--estimator", "trace-norm", "--solver", "convex", "--rank", "5"]);
-        assert_eq!((f.estimator, f.solver, f.rank), (EstimatorKind::TraceNorm, Some(TraceNormSolverKind::Convex), 5));
+        assert_eq!(
+            (f.estimator, f.solver, f.rank),
+            (EstimatorKind::TraceNorm, Some(TraceNormSolverKind::Convex), Some(5))
+        );
         assert_eq!(fit(&[]).solver, None, "gd unless given; given with another estimator is an error");
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--solver", "sgd"]).is_err());
     }
@@ -539,9 +627,9 @@ mod tests {
     #[test]
     fn autoencoder_flags() {
         let f = fit(&["--estimator", "k2ae", "--layers", "3", "--code-dim", "10", "--max-iter", "50"]);
-        assert_eq!((f.estimator, f.layers, f.code_dim, f.max_iter), (EstimatorKind::K2ae, 3, 10, Some(50)));
+        assert_eq!((f.estimator, f.layers, f.code_dim, f.max_iter), (EstimatorKind::K2ae, Some(3), Some(10), Some(50)));
         assert_eq!(fit(&["--estimator", "kae"]).estimator, EstimatorKind::Kae);
-        assert_eq!((fit(&[]).layers, fit(&[]).code_dim), (2, 2));
+        assert_eq!((fit(&[]).layers(), fit(&[]).code_dim()), (2, 2));
         match parse(&["encode", "--model", "m.okr", "--input", "x.csv", "--label-count", "0", "-o", "c.csv"]).command {
             Command::Encode(e) => assert_eq!((e.data.label_count, e.output), (Some(0), Some(PathBuf::from("c.csv")))),
             c => panic!("{c:?}"),
@@ -578,8 +666,8 @@ mod tests {
 
     #[test]
     fn rank_flag() {
-        assert_eq!(fit(&["--rank", "8"]).rank, 8);
-        assert_eq!(fit(&["--rank", "0"]).rank, 0, "0 reaches validation");
+        assert_eq!(fit(&["--rank", "8"]).rank, Some(8));
+        assert_eq!(fit(&["--rank", "0"]).rank, Some(0), "0 reaches validation");
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--rank", "-1"]).is_err());
     }
 

@@ -75,31 +75,100 @@ pub fn check_data_flags(path: &Path, args: &DataArgs, model_labels: Option<usize
 /// estimator or kernel would silently ignore is an error naming the flag and
 /// the estimator or kernel, and the model must not overwrite an input.
 pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
-    let estimator = format!("{:?}", a.estimator).to_lowercase();
-    let autoencoder = matches!(a.estimator, EstimatorKind::Kae | EstimatorKind::K2ae);
-    if a.solver.is_some() && a.estimator != EstimatorKind::TraceNorm {
-        bail!("--solver applies to --estimator trace-norm only, not to {estimator}");
+    use EstimatorKind as E;
+    let estimator = a.estimator.name();
+    let autoencoder = matches!(a.estimator, E::Kae | E::K2ae);
+    // Every estimator-specific flag: given, and the estimators it applies to.
+    let specific: [(&str, bool, &[E]); 15] = [
+        ("--rank", a.rank.is_some(), &[E::ReducedRank, E::Kde, E::TraceNorm, E::Leml]),
+        ("--centered", a.centered, &[E::Kde]),
+        ("--solver", a.solver.is_some(), &[E::TraceNorm]),
+        ("--lambda1", a.lambda1.is_some(), &[E::ReducedRank]),
+        ("--lambda2", a.lambda2.is_some(), &[E::ReducedRank]),
+        ("--input-sketch", a.input_sketch.is_some(), &[E::Siokr, E::Sisokr]),
+        ("--output-sketch", a.output_sketch.is_some(), &[E::Isokr, E::Sisokr]),
+        ("--anchors", a.anchors.is_some(), &[E::Nystroem]),
+        ("--loss", a.loss.is_some(), &[E::Leml]),
+        ("--observed-fraction", a.observed_fraction.is_some(), &[E::Leml]),
+        ("--layers", a.layers.is_some(), &[E::Kae, E::K2ae]),
+        ("--code-dim", a.code_dim.is_some(), &[E::Kae, E::K2ae]),
+        ("--max-iter", a.max_iter.is_some(), &[E::Leml, E::Kae, E::K2ae]),
+        (
+            "--standardize",
+            a.standardize,
+            &[
+                E::Iokr,
+                E::ReducedRank,
+                E::Kde,
+                E::TraceNorm,
+                E::Kae,
+                E::K2ae,
+                E::Siokr,
+                E::Isokr,
+                E::Sisokr,
+                E::Nystroem,
+            ],
+        ),
+        (
+            "--no-standardize",
+            a.no_standardize,
+            &[
+                E::Iokr,
+                E::ReducedRank,
+                E::Kde,
+                E::TraceNorm,
+                E::Kae,
+                E::K2ae,
+                E::Siokr,
+                E::Isokr,
+                E::Sisokr,
+                E::Nystroem,
+            ],
+        ),
+    ];
+    for (flag, given, applies) in specific {
+        if given && !applies.contains(&a.estimator) {
+            let names: Vec<&str> = applies.iter().map(|e| e.name()).collect();
+            bail!("{flag} does not apply to --estimator {estimator} (only to {})", names.join(", "));
+        }
     }
-    if a.max_iter.is_some() && !matches!(a.estimator, EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae) {
-        bail!("--max-iter applies to --estimator leml, kae and k2ae only, not to {estimator}");
+    // LEML is linear in the features and has no output kernel; autoencoders have no outputs.
+    let kernels = [
+        ("--input-kernel", a.input_kernel != KernelKind::Gaussian, false),
+        ("--input-gamma", a.gamma.is_some(), false),
+        ("--input-sigma2", a.sigma2.is_some(), false),
+        ("--output-kernel", a.output_kernel != KernelKind::Gaussian, true),
+        ("--output-gamma", a.output_gamma.is_some(), true),
+        ("--output-sigma2", a.output_sigma2.is_some(), true),
+    ];
+    for (flag, given, output_side) in kernels {
+        if given && (a.estimator == E::Leml || (output_side && autoencoder)) {
+            let why = if a.estimator == E::Leml { "it is linear in the features" } else { "it has no output kernel" };
+            bail!("{flag} does not apply to --estimator {estimator} ({why})");
+        }
+    }
+    for (flag, given) in [("--degree", a.degree.is_some()), ("--coef0", a.coef0.is_some())] {
+        if given && a.input_kernel != KernelKind::Polynomial {
+            bail!("{flag} applies to --input-kernel polynomial only");
+        }
     }
     if a.data.label_count == Some(0) && !autoencoder {
         bail!(
-            "invalid --label-count 0 with --estimator {estimator}: a model without labels predicts nothing              (0 labels suit only kae and k2ae)"
+            "invalid --label-count 0 with --estimator {estimator}: a model without labels predicts nothing \
+             (0 labels suit only kae and k2ae)"
         );
     }
     for (side, kind, gamma, sigma2) in [
-        ("--input", a.input_kernel, a.gamma.is_some(), a.sigma2.is_some()),
-        ("--output", a.output_kernel, a.output_gamma.is_some(), a.output_sigma2.is_some()),
+        ("input", a.input_kernel, a.gamma.is_some(), a.sigma2.is_some()),
+        ("output", a.output_kernel, a.output_gamma.is_some(), a.output_sigma2.is_some()),
     ] {
-        let prefix = if side == "--input" { "--" } else { "--output-" };
         let kernel = format!("{kind:?}").to_lowercase();
         let widthless = matches!(kind, KernelKind::Linear | KernelKind::Tanimoto);
         if gamma && widthless {
-            bail!("{prefix}gamma does not apply to {side}-kernel {kernel} (it has no width)");
+            bail!("--{side}-gamma does not apply to --{side}-kernel {kernel} (it has no width)");
         }
         if sigma2 && (widthless || kind == KernelKind::Polynomial) {
-            bail!("{prefix}sigma2 does not apply to {side}-kernel {kernel} (only to kernels with a Gaussian width)");
+            bail!("--{side}-sigma2 does not apply to --{side}-kernel {kernel} (only to kernels with a Gaussian width)");
         }
     }
     let mut inputs: Vec<(&str, &Path)> = vec![("training file", a.train.as_path())];

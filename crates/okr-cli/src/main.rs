@@ -5,6 +5,7 @@
 mod cli;
 mod cmd;
 mod config;
+mod data;
 mod model;
 mod output;
 
@@ -53,9 +54,13 @@ fn usage_error(err: &clap::Error) -> ExitCode {
         let _ = err.print();
         return ExitCode::from(2);
     }
+    // clap's first paragraph (its message and, for missing arguments, their names) on one line.
     let text = err.render().to_string();
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-    let first = first.strip_prefix("error: ").unwrap_or(first);
-    eprintln!("okr: {} (okr --help)", okr_eval::error::escape_controls(first));
+    let paragraph: Vec<&str> =
+        text.lines().skip_while(|l| l.trim().is_empty()).take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let joined = paragraph.join(" ");
+    let message = joined.strip_prefix("error: ").unwrap_or(&joined);
+    let message = if message.is_empty() { "invalid arguments" } else { message };
+    eprintln!("okr: {} (okr --help)", okr_eval::error::escape_controls(message));
     ExitCode::from(2)
 }

@@ -88,9 +88,9 @@ pub fn metrics_report(estimator: &str, fit_seconds: f64, e: &Evaluated<'_>, per_
 }
 
 pub fn run(a: &EvalArgs) -> Result<()> {
-    check_data_flags(&a.test, &a.data, None)?;
-    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode, true)?;
-    check_data_flags(&a.test, &a.data, Some(mf.n_labels))?;
+    check_data_flags(&a.input, &a.data, None)?;
+    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode, true)?;
+    check_data_flags(&a.input, &a.data, Some(mf.n_labels))?;
     let report = if let crate::model::FittedModel::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");

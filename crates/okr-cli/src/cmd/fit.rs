@@ -5,14 +5,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use okr_decode::select::loo_grid;
-use okr_estimators::leml::{Leml, LemlParams, LemlValidParams, Loss, PartialLabels, Targets};
+use okr_estimators::leml::{Leml, LemlParams, Loss, PartialLabels, Targets};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::SketchSpec;
 use okr_estimators::{Iokr, Kde, Nystroem, ParamGuard, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
 use okr_eval::{Dataset, Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec, LabelSets};
 
-use crate::cli::{EstimatorKind, FitArgs, KernelKind, LossKind, TraceNormSolverKind};
+use crate::cli::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, TraceNormSolverKind};
 use crate::config::{KernelFlags, build_kernel, read_data, set_threads};
 use crate::model::{FittedModel, ModelFile};
 
@@ -22,15 +22,16 @@ pub fn run(a: &FitArgs) -> Result<()> {
         return super::kae::fit(a);
     }
     let data = read_data(&a.train, &a.data, None)?;
-    if let Some(params) = checked.leml {
-        return fit_leml(a, params, &data);
+    if checked.leml {
+        return fit_leml(a, &data);
     }
     fit_data(a, &data, None)
 }
 
 /// What `check` validated before any file is read.
 pub(crate) struct Checked {
-    leml: Option<LemlValidParams>,
+    /// Whether the estimator is LEML (a score model, fitted by `fit_leml`).
+    leml: bool,
 }
 
 /// Checks the flags and hyper-parameters, so that a bad value fails before
@@ -52,16 +53,16 @@ pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
     }
     let (input_sketch, output_sketch) = sketch_flags(a)?;
     let anchors = anchors_flag(a)?;
-    let mut leml = None;
+    let mut leml = false;
     match a.estimator {
         EstimatorKind::Iokr => {
             Iokr::params(0u8, 0u8).lambda(lambda).check()?;
         }
         EstimatorKind::ReducedRank => {
-            ReducedRankIokr::params(0u8, 0u8).rank(a.rank).lambda1(lambda1).lambda2(lambda2).check()?;
+            ReducedRankIokr::params(0u8, 0u8).rank(a.rank_or_default()).lambda1(lambda1).lambda2(lambda2).check()?;
         }
         EstimatorKind::Kde => {
-            Kde::params(0u8, 0u8).rank(a.rank).lambda(lambda).check()?;
+            Kde::params(0u8, 0u8).rank(a.rank_or_default()).lambda(lambda).check()?;
         }
         EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
             let p = SketchedIokr::params(0u8, 0u8).lambda(lambda).input_sketch(input_sketch);
@@ -72,7 +73,7 @@ pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
         }
         EstimatorKind::Kae | EstimatorKind::K2ae => {}
         EstimatorKind::Leml => {
-            let params = leml_params(a).check()?;
+            leml_params(a).check()?;
             if let Some(f) = a.observed_fraction
                 && !(f > 0.0 && f <= 1.0)
             {
@@ -81,10 +82,10 @@ pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
             if a.standardize {
                 bail!("--standardize does not apply to --estimator leml (features are used as given)");
             }
-            leml = Some(params);
+            leml = true;
         }
         EstimatorKind::TraceNorm => {
-            TraceNorm::params(0u8, 0u8).rank(a.rank).lambda(lambda).check()?;
+            TraceNorm::params(0u8, 0u8).rank(a.rank_or_default()).lambda(lambda).check()?;
         }
     }
     Ok(Checked { leml })
@@ -189,7 +190,7 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
 
     let Inputs { standardizer, weights, x, note } = prepare_inputs(a, data)?;
     let in_flags =
-        KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree, coef0: a.coef0 };
+        KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree(), coef0: a.coef0() };
     let median = median_sq_distance(&x);
     let kx = build_kernel(&in_flags, || default_gamma(median), "input")?;
     let kx: KernelSpec = match (&weights, kx) {
@@ -225,9 +226,12 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     let t = Instant::now();
     let y = &data.y;
     let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(lambda);
-    let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
-    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(lambda).centered(a.centered);
-    let tn = || TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank).lambda(lambda).solver(solver).seed(a.seed);
+    let rr =
+        || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank_or_default()).lambda1(lambda1).lambda2(lambda2);
+    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank_or_default()).lambda(lambda).centered(a.centered);
+    let tn = || {
+        TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank_or_default()).lambda(lambda).solver(solver).seed(a.seed)
+    };
     let sketched = || {
         SketchedIokr::params(kx.clone(), ky.clone())
             .lambda(lambda)
@@ -295,6 +299,8 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     Ok(())
 }
 
+/// LEML's parameters; the rank is `--rank` (or the default) before the
+/// label count is known, see [`leml_rank`].
 fn leml_params(a: &FitArgs) -> LemlParams {
     let loss = match a.loss.unwrap_or(LossKind::Sq) {
         LossKind::Sq => Loss::Squared,
@@ -302,7 +308,7 @@ fn leml_params(a: &FitArgs) -> LemlParams {
         LossKind::Sh => Loss::SquaredHinge,
     };
     Leml::params()
-        .rank(a.rank)
+        .rank(a.rank_or_default())
         .lambda(a.lambda.unwrap_or(DEFAULT_LAMBDA))
         .loss(loss)
         .max_iter(a.max_iter.unwrap_or(10))
@@ -311,11 +317,13 @@ fn leml_params(a: &FitArgs) -> LemlParams {
 
 /// `okr fit --estimator leml`: sparse features (dense files are converted),
 /// full labels or a seeded random fraction of them.
-fn fit_leml(a: &FitArgs, params: LemlValidParams, data: &okr_eval::Dataset) -> Result<()> {
+fn fit_leml(a: &FitArgs, data: &okr_eval::Dataset) -> Result<()> {
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
     if l == 0 {
         bail!("{}: the training file has no labels, so the model would predict nothing", a.train.display());
     }
+    let (rank, capped) = leml_rank(a.rank, l);
+    let params = leml_params(a).rank(rank).check()?;
     let x = crate::cmd::sparse_inputs(data)?;
     let partial = match a.observed_fraction {
         Some(f) if f < 1.0 => Some(PartialLabels::sample(&data.y, f, -1.0, a.seed)?),
@@ -351,7 +359,27 @@ fn fit_leml(a: &FitArgs, params: LemlValidParams, data: &okr_eval::Dataset) -> R
         params.rank(),
         a.model.display()
     );
+    if let Some(asked) = capped {
+        eprintln!("okr: warning: --rank {asked} is more than the {l} labels: capped at {l}");
+    }
+    eprintln!(
+        "okr: lambda = {:e} ({}), rank {rank} ({})",
+        params.lambda(),
+        if a.lambda.is_some() { "--lambda" } else { "default; --lambda to set it" },
+        if a.rank.is_some() { "--rank" } else { "default: the number of labels, at most 64" }
+    );
     Ok(())
+}
+
+/// LEML's rank: `--rank` or the number of labels (at most [`DEFAULT_RANK`]),
+/// capped at the number of labels (a larger label-space rank adds nothing);
+/// the asked rank when it was capped.
+fn leml_rank(asked: Option<usize>, n_labels: usize) -> (usize, Option<usize>) {
+    match asked {
+        Some(r) if r > n_labels => (n_labels.max(1), Some(r)),
+        Some(r) => (r, None),
+        None => (n_labels.clamp(1, DEFAULT_RANK), None),
+    }
 }
 
 /// The sketches of the sketched estimators: each needs its flags, and no

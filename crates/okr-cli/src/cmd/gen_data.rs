@@ -21,7 +21,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
     }
     spec.check().with_context(|| format!("invalid --scale {} for preset {}", a.scale, a.preset))?;
     let (train, test) = spec.generate()?;
-    std::fs::create_dir_all(&a.out_dir).with_context(|| format!("cannot create {}", a.out_dir.display()))?;
+    std::fs::create_dir_all(&a.output).with_context(|| format!("cannot create {}", a.output.display()))?;
     let ext = match a.format {
         GenFormat::Arff => "arff",
         GenFormat::Svmlight => "svm",
@@ -29,7 +29,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
     };
     let name = spec.dataset_name();
     for (split, data) in [("train", &train), ("test", &test)] {
-        let path = a.out_dir.join(format!("{name}-{split}.{ext}"));
+        let path = a.output.join(format!("{name}-{split}.{ext}"));
         match a.format {
             GenFormat::Arff => write_arff(&path, data, &name)?,
             GenFormat::Svmlight => write_svmlight(&path, data, false)?,

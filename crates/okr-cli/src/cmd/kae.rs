@@ -16,12 +16,14 @@ use crate::model::{FittedModel, ModelFile};
 
 /// Autoencoder parameters from the flags; `first` is the first-layer kernel.
 fn params(a: &FitArgs, first: LayerKernel) -> Result<KaeParams> {
-    if a.layers < 2 {
-        bail!("invalid --layers {}: a kernel autoencoder has at least 2 layers", a.layers);
+    if a.layers() < 2 {
+        bail!("invalid --layers {}: a kernel autoencoder has at least 2 layers", a.layers());
     }
     let p = Kae::params()
-        .hidden_dims(vec![a.code_dim; a.layers - 1])
-        .kernels(std::iter::once(first).chain(std::iter::repeat_n(LayerKernel::GaussianMedian, a.layers - 1)).collect())
+        .hidden_dims(vec![a.code_dim(); a.layers() - 1])
+        .kernels(
+            std::iter::once(first).chain(std::iter::repeat_n(LayerKernel::GaussianMedian, a.layers() - 1)).collect(),
+        )
         .lambdas(vec![a.lambda.unwrap_or(super::fit::DEFAULT_LAMBDA)])
         .max_iter(a.max_iter.unwrap_or(500))
         .seed(a.seed);
@@ -40,7 +42,7 @@ fn first_layer_kernel(a: &FitArgs) -> Result<LayerKernel> {
         KernelKind::Linear => LayerKernel::Linear,
         KernelKind::Gaussian => gamma.map_or(LayerKernel::GaussianMedian, |gamma| LayerKernel::Gaussian { gamma }),
         KernelKind::Polynomial => {
-            LayerKernel::Polynomial { degree: a.degree, gamma: a.gamma.unwrap_or(1.0), coef0: a.coef0 }
+            LayerKernel::Polynomial { degree: a.degree(), gamma: a.gamma.unwrap_or(1.0), coef0: a.coef0() }
         }
         other => bail!(
             "--estimator kae supports --input-kernel gaussian, linear or polynomial (got {other:?}); \
@@ -90,8 +92,8 @@ pub fn fit(a: &FitArgs) -> Result<()> {
                 kind: a.input_kernel,
                 gamma: a.gamma,
                 sigma2: a.sigma2,
-                degree: a.degree,
-                coef0: a.coef0,
+                degree: a.degree(),
+                coef0: a.coef0(),
             };
             let kx = build_kernel(&flags, || median_heuristic_gamma(&data.x), "input")?;
             match &data.x {
@@ -126,7 +128,7 @@ pub fn fit(a: &FitArgs) -> Result<()> {
     file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
     eprintln!(
         "okr: fitted {name} on {n} samples ({d} features, code {}) in {fit_seconds:.2} s: {} steps, objective {:.6} -> {:.6} -> {}",
-        a.code_dim,
+        a.code_dim(),
         info.n_iter,
         info.objective_history.first().copied().unwrap_or(f64::NAN),
         info.final_objective,

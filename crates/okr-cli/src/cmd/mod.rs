@@ -1,5 +1,6 @@
 //! The subcommands.
 
+mod data;
 mod eval;
 mod fit;
 mod gen_data;
@@ -24,10 +25,20 @@ use crate::model::{FittedModel, ModelFile};
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Fit(a) => fit::run(&a),
-        Command::Tune(a) => tune::run(&a),
+        Command::Fit(mut a) => {
+            data::resolve_fit(&mut a)?;
+            fit::run(&a)
+        }
+        Command::Tune(mut a) => {
+            data::resolve_fit(&mut a.fit)?;
+            tune::run(&a)
+        }
         Command::Predict(a) => predict::run(&a),
-        Command::Eval(a) => eval::run(&a),
+        Command::Eval(mut a) => {
+            data::resolve_eval(&mut a)?;
+            eval::run(&a)
+        }
+        Command::Data(c) => data::run(&c),
         Command::Encode(a) => kae::encode(&a),
         Command::Gen(a) => gen_data::run(&a),
     }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod data;
 mod metrics;
 mod reliability;
 mod tune;
@@ -246,7 +247,7 @@ fn centered_is_for_kde_only() {
     let dir = Dir::new();
     let train = dir.write("t.arff", ARFF);
     let out = okr(&["fit", "--train", p(&train), "--label-count", "2", "--centered", "-o", p(&dir.path("m"))]);
-    assert_one_line_error(&out, &["--centered applies to --estimator kde only"]);
+    assert_one_line_error(&out, &["--centered does not apply to --estimator iokr (only to kde)"]);
 }
 
 #[test]
@@ -308,13 +309,14 @@ fn reduced_rank_at_full_rank_matches_iokr() {
             "2",
             "--estimator",
             estimator,
-            "--rank",
-            "1000",
             "--lambda",
             "1e-3",
             "-o",
             p(&model),
-        ]);
+        ]
+        .into_iter()
+        .chain(if estimator == "iokr" { vec![] } else { vec!["--rank", "1000"] })
+        .collect::<Vec<_>>());
         assert!(fit.status.success(), "{}", String::from_utf8_lossy(&fit.stderr));
         let out = okr(&["eval", "-m", p(&model), "--test", p(&train)]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -376,7 +378,7 @@ fn leml_flags_are_checked() {
     let base = ["fit", "--train", p(&train), "--label-count", "2", "-o", p(&model)];
     let with = |extra: &[&str]| okr(&base.iter().copied().chain(extra.iter().copied()).collect::<Vec<_>>());
     assert_one_line_error(&with(&["--estimator", "leml", "--observed-fraction", "1.5"]), &["--observed-fraction"]);
-    assert_one_line_error(&with(&["--loss", "lr"]), &["--estimator leml"]);
+    assert_one_line_error(&with(&["--loss", "lr"]), &["--loss does not apply to --estimator iokr", "leml"]);
     assert_one_line_error(&with(&["--estimator", "leml", "--rank", "0"]), &["rank"]);
     assert!(!model.exists(), "no model file after an error");
 }

@@ -210,9 +210,16 @@ fn csv_header_of_numbers_is_not_a_data_row() {
 fn ignored_fit_flags_are_errors() {
     let dir = Dir::new();
     let cases: &[(&[&str], &[&str])] = &[
-        (&["--input-kernel", "linear", "--gamma", "0.5"], &["--gamma", "--input-kernel linear"]),
-        (&["--input-kernel", "tanimoto", "--sigma2", "2"], &["--sigma2", "tanimoto"]),
-        (&["--input-kernel", "polynomial", "--sigma2", "2"], &["--sigma2", "polynomial"]),
+        (&["--input-kernel", "linear", "--gamma", "0.5"], &["--input-gamma", "--input-kernel linear"]),
+        (&["--input-kernel", "linear", "--input-gamma", "0.5"], &["--input-gamma", "--input-kernel linear"]),
+        (&["--rank", "5"], &["--rank does not apply to --estimator iokr", "reduced-rank"]),
+        (&["--estimator", "leml", "--input-kernel", "linear"], &["--input-kernel does not apply to --estimator leml"]),
+        (&["--estimator", "kae", "--output-gamma", "1"], &["--output-gamma does not apply to --estimator kae"]),
+        (&["--degree", "3"], &["--degree applies to --input-kernel polynomial only"]),
+        (&["--layers", "3"], &["--layers does not apply to --estimator iokr", "kae, k2ae"]),
+        (&["--anchors", "5"], &["--anchors does not apply to --estimator iokr", "nystroem"]),
+        (&["--input-kernel", "tanimoto", "--sigma2", "2"], &["--input-sigma2", "tanimoto"]),
+        (&["--input-kernel", "polynomial", "--sigma2", "2"], &["--input-sigma2", "polynomial"]),
         (&["--output-kernel", "linear", "--output-gamma", "2"], &["--output-gamma", "--output-kernel linear"]),
         (&["--solver", "als"], &["--solver", "trace-norm", "iokr"]),
         (&["--max-iter", "5"], &["--max-iter", "iokr"]),

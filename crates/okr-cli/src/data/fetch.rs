@@ -1,0 +1,131 @@
+//! Downloads with a SHA-256 check: a file is written (atomically, through
+//! `okr_eval::write_atomic`) only when its size and checksum are the ones in
+//! the catalog, so a corrupt, truncated or interrupted download leaves
+//! nothing behind.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use super::catalog::{DataFile, Dataset};
+
+/// Lowercase hex SHA-256 of `bytes`.
+#[cfg(test)]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of a file, streamed.
+fn file_sha256(path: &Path) -> io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(hex(&hasher.finalize()));
+        }
+        hasher.update(&buf[..n]);
+    }
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Downloaded and verified.
+    Downloaded,
+    /// Already there with the right checksum.
+    Present,
+}
+
+/// Downloads every file of `dataset` from `base_url` (`<base_url>/<path>`)
+/// into `dir`, skipping files already present with the right checksum.
+///
+/// # Errors
+/// An unreachable or failing server, a transfer cut short, or a file whose
+/// size or SHA-256 differs from the catalog's: the file is not written and
+/// the error names it, the expected and the received checksum.
+pub fn fetch(dataset: &Dataset, dir: &Path, base_url: &str, timeout: Duration) -> Result<Vec<(PathBuf, Outcome)>> {
+    let agent: ureq::Agent =
+        ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(true).build().into();
+    let mut done = Vec::new();
+    for file in dataset.files {
+        let dest = dir.join(file.path);
+        if dest.is_file() && file_sha256(&dest).ok().as_deref() == Some(file.sha256) {
+            done.push((dest, Outcome::Present));
+            continue;
+        }
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        let url = format!("{}/{}", base_url.trim_end_matches('/'), file.path);
+        download(&agent, &url, file, &dest)?;
+        done.push((dest, Outcome::Downloaded));
+    }
+    Ok(done)
+}
+
+/// Why a download was refused, kept apart from I/O errors of the file.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+fn download(agent: &ureq::Agent, url: &str, file: &DataFile, dest: &Path) -> Result<()> {
+    let mut response = match agent.get(url).call() {
+        Ok(r) => r,
+        Err(e) => bail!("cannot download {url}: {e}"),
+    };
+    // One byte more than expected, so that a longer file is noticed.
+    let mut body = response.body_mut().with_config().limit(file.bytes + 1).reader();
+    let written = okr_eval::write_atomic(dest, |w| {
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0u64;
+        loop {
+            let n = body.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+            if total > file.bytes {
+                return Err(io::Error::other(Refused(format!("more than the expected {} bytes", file.bytes))));
+            }
+            hasher.update(&buf[..n]);
+            w.write_all(&buf[..n])?;
+        }
+        if total != file.bytes {
+            return Err(io::Error::other(Refused(format!("the transfer ended after {total} of {} bytes", file.bytes))));
+        }
+        let got = hex(&hasher.finalize());
+        if got != file.sha256 {
+            return Err(io::Error::other(Refused(format!("SHA-256 mismatch: expected {}, got {got}", file.sha256))));
+        }
+        Ok(())
+    });
+    match written {
+        Ok(()) => Ok(()),
+        Err(okr_eval::Error::Write { source, .. })
+            if source.get_ref().is_some_and(|e| e.downcast_ref::<Refused>().is_some()) =>
+        {
+            bail!("refused {url}: {source}; {} was not written", dest.display())
+        }
+        Err(okr_eval::Error::Write { source, .. }) if source.kind() != io::ErrorKind::Other || !dest.exists() => {
+            bail!("cannot download {url}: {source}; {} was not written", dest.display())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
