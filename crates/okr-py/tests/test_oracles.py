@@ -122,3 +122,17 @@ def test_pipeline_and_grid_search_on_emotions(emotions):
     assert test_f1 == pytest.approx(f1_score(Yt, grid.predict(Xt), average="samples", zero_division=0))
     # okr's quick experiment gets 65.3 on emotions; a small grid gets close.
     assert test_f1 > 0.55
+
+
+def test_leml_scores_threshold_and_topk():
+    X, Y, Xt = data(seed=9)
+    X[X < 0.3] = 0.0
+    model = okr.LEML(rank=3, lam=0.5, random_state=0).fit(X, Y)
+    s = model.decision_function(Xt)
+    assert s.shape == (len(Xt), Y.shape[1])
+    np.testing.assert_array_equal(model.predict(Xt), (s > model.threshold_).astype(Y.dtype))
+    top = model.predict_topk(Xt, k=2)
+    assert (top.sum(axis=1) == 2).all()
+    np.testing.assert_array_equal(np.sort(np.argsort(-s, kind="stable", axis=1)[:, :2], axis=1), np.sort(np.nonzero(top)[1].reshape(-1, 2), axis=1))
+    sparse = okr.LEML(rank=3, lam=0.5, random_state=0).fit(sp.csr_matrix(X), Y)
+    np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(Xt)), s, atol=1e-10)

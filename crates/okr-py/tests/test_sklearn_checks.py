@@ -17,6 +17,7 @@ ESTIMATORS = [
     okr.SISOKR(input_sketch="uniform:20", output_sketch="gaussian:5", random_state=0),
     okr.NystroemKRR(n_components=20, random_state=0),
     okr.TraceNormSurrogate(rank=3, random_state=0),
+    okr.LEML(rank=3, random_state=0),
 ]
 
 # Checks that do not apply to okr's estimators, for every estimator ("*"),
@@ -29,6 +30,10 @@ EXPECTED_FAILED = {
             "not split into independent per-column classifiers, so there are no per-column "
             "classes_ and decision_function is h(x) read with a linear output kernel"
         ),
+        # Pickling goes through okr's versioned model bytes
+        # (okr_estimators::persist), which is not on this branch yet.
+        "check_estimators_pickle": "pickling waits for okr's model bytes (okr_estimators::persist)",
+        "check_estimators_pickle(readonly_memmap=True)": "pickling waits for okr's model bytes (okr_estimators::persist)",
     },
 }
 
