@@ -25,6 +25,7 @@ mod leml;
 mod python_tests;
 mod quick;
 mod reduced_rank;
+mod retrieval;
 mod sketch;
 mod trace_norm;
 
@@ -135,6 +136,11 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment::new("kae-fingerprints", "stand-in for the KAE paper's metabolite fingerprint reconstruction", |a| {
         kae::fingerprints::run(&a.out_dir, a.seed)
     }),
+    Experiment::new(
+        "retrieval",
+        "per-query candidate sets: top-k accuracy and mean rank against the number of distractors (label sets, fingerprint stand-in)",
+        |a| retrieval::run(&a.datasets_or(&retrieval::DATASETS), &a.out_dir, a.seed),
+    ),
     Experiment::new(
         "sketch-multilabel",
         "SIOKR / ISOKR / SISOKR vs IOKR on bibtex, delicious, corel5k (30 sketch seeds)",

@@ -81,7 +81,7 @@ fn run_dataset(data: &LoadedData, cv: &GaussianIokrCv, pb: &ProgressBar) -> Resu
     let LoadedData { name, train, test, stand_in } = data;
     let sigma2_y = train.y.mean_cardinality().max(f64::MIN_POSITIVE);
     let ky = Gaussian::from_sigma2(sigma2_y)?;
-    let binary = is_binary(&train.x);
+    let binary = okr_eval::is_binary(&train.x);
     // Dense real-valued features are standardized; a sparse file keeps its raw values.
     let (train_x, test_x) = if binary {
         (train.x.clone(), test.x.clone())
@@ -180,15 +180,4 @@ where
         grid_md.push('\n');
     }
     Ok(QuickRow { records, grid_md })
-}
-
-/// Whether every stored feature value is 0 or 1.
-fn is_binary(x: &Features) -> bool {
-    match x {
-        Features::Sparse(s) => s.values().iter().all(|&v| v == 0.0 || v == 1.0),
-        Features::Dense(d) => {
-            let m = d.as_mat();
-            (0..m.ncols()).all(|j| m.col(j).iter().all(|&v| v == 0.0 || v == 1.0))
-        }
-    }
 }

@@ -6,6 +6,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 
+pub mod tune;
+
+pub use tune::{CvKind, TuneArgs};
+
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
 fn parse_sketch(text: &str) -> Result<SketchSpec, String> {
     text.parse().map_err(|e: okr_estimators::Error| e.to_string())
@@ -50,24 +54,52 @@ pub enum Command {
     /// The model file stores the parameters, the training data it needs for
     /// prediction and the factorized kernel system; it is written atomically.
     Fit(Box<FitArgs>),
+    /// Choose the Gaussian width and the ridge of IOKR, refit and save the best model.
+    ///
+    /// Prints the grid (mean and standard deviation of the fold scores for every
+    /// width and ridge), the fold scores and the choice; then fits IOKR on the whole
+    /// training file with the choice and saves it like `okr fit`. Each width costs one
+    /// eigendecomposition per fold, which serves every ridge (the regularization path).
+    Tune(Box<TuneArgs>),
     /// Predict label sets for an input file with a saved model.
     ///
-    /// Writes one line per input: the predicted labels, comma separated
+    /// The input file may hold the features alone (ARFF without the label
+    /// attributes, CSV without the label columns, svmlight/XC rows without label
+    /// lists) or features and labels (ignored). Writes one line per input: the predicted labels, comma separated
     /// (0-based), or the top-k candidates with --top-k.
     Predict(PredictArgs),
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
     ///
-    /// Metrics: f1_samples (fraction), f1_micro, f1_macro, hamming, p_at_1,
-    /// p_at_3, p_at_5 (percent; null when k exceeds the number of labels), mse_h,
-    /// fit_seconds, decode_seconds.
+    /// Every estimator prints the same keys in the same units (null where a key
+    /// does not apply):
     ///
-    /// p_at_k ranks labels by the scores sum_i w_i(x) y_i, with w(x) the
-    /// weights h(x) puts on the distinct training outputs (IOKR: the ridge
-    /// coefficients alpha(x); reduced-rank and kde: C B, coefficients times
-    /// the atoms' weights). They read h(x) with a linear output kernel, which
-    /// is exact for IOKR (alpha does not depend on the output kernel); for
-    /// reduced-rank and kde, whose subspace depends on the output kernel, they
-    /// are the analogous scores of the same weights.
+    ///   estimator, n_test, n_labels      the model and the test file
+    ///   n_candidates                     candidate outputs decoded (null for leml)
+    ///   threshold                        score threshold (leml; null when decoding)
+    ///   f1_samples, f1_micro, f1_macro   fractions in [0, 1] (x100 for the papers' F1)
+    ///   hamming                          fraction of wrong label entries
+    ///   subset_accuracy                  fraction of exactly right label sets
+    ///   jaccard_samples                  mean |y & yhat| / |y | yhat| (0 when both empty)
+    ///   lrap                             label ranking average precision, fraction
+    ///   auc                              per-instance ranking AUC, fraction (null if undefined)
+    ///   p_at_1, p_at_3, p_at_5           precision@k in PERCENT (null when k > n_labels)
+    ///   mse_h                            mean ||h(x) - psi(y)||^2 (null for leml)
+    ///   fit_seconds, decode_seconds      seconds
+    ///
+    /// and with --per-label, "per_label": one {label, precision, recall, f1,
+    /// support} per label, in label order (fractions; support a count).
+    ///
+    /// The set metrics equal scikit-learn's f1_score (average samples / micro /
+    /// macro), hamming_loss, accuracy_score, jaccard_score(average="samples") and
+    /// precision_recall_fscore_support(average=None), all with zero_division=0;
+    /// lrap equals label_ranking_average_precision_score.
+    ///
+    /// Label scores (lrap, auc, p_at_k): leml's own scores; for the decoding
+    /// estimators sum_i w_i(x) y_i, with w(x) the weights h(x) puts on the
+    /// distinct training outputs (IOKR: the ridge coefficients alpha(x);
+    /// reduced-rank, kde and the others: C B, coefficients times the atoms'
+    /// weights). They read h(x) with a linear output kernel, which is exact for
+    /// IOKR (alpha does not depend on the output kernel).
     Eval(EvalArgs),
     /// Encode an input file with a saved kernel autoencoder (--estimator kae or k2ae).
     ///
@@ -103,6 +135,10 @@ pub struct DataArgs {
     pub format: Format,
     /// Number of labels (the last attributes of an ARFF file, the last columns of a CSV file;
     /// for an svmlight training file, labels that never occur in it still count).
+    ///
+    /// Only `okr fit` needs it. predict, eval and encode take the model's widths: a file
+    /// with the model's features alone (no label columns) or followed by its labels both
+    /// read; there the flag is a check (0: no label columns, the model's count: labels).
     #[arg(long, value_name = "L")]
     pub label_count: Option<usize>,
     /// svmlight feature indices start at 0 instead of 1 (svmlight files only).
@@ -215,8 +251,12 @@ pub struct FitArgs {
     #[arg(long, value_enum, default_value_t = EstimatorKind::Iokr, value_name = "NAME")]
     pub estimator: EstimatorKind,
     /// Ridge parameter lambda > 0; the system is (K + n*lambda*I) (scikit-learn alpha = n*lambda).
-    #[arg(long, default_value_t = 1e-3, value_name = "LAMBDA", allow_hyphen_values = true)]
-    pub lambda: f64,
+    ///
+    /// Default for iokr: chosen by closed-form leave-one-out example-based F1 over
+    /// 1e-8, 1e-7, ..., 1e-1 (exact leave-one-out predictions from one eigendecomposition,
+    /// decoded, on up to 2000 training rows); for the other estimators 1e-3.
+    #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
+    pub lambda: Option<f64>,
     /// Rank p of reduced-rank and kde: number of output directions (capped at the numerical rank).
     #[arg(long, default_value_t = 64, value_name = "P")]
     pub rank: usize,
@@ -256,8 +296,8 @@ pub struct FitArgs {
     pub input_kernel: KernelKind,
     /// Input kernel gamma (Gaussian, Laplacian, polynomial, Gaussian-Tanimoto).
     ///
-    /// Default for Gaussian kernels: 1 / (2 * mean squared distance between training
-    /// points), computed on the (standardized) training inputs.
+    /// Default for Gaussian kernels: 1 / (2 * median squared distance between training
+    /// points), computed on the (standardized) training inputs (at most 2000 rows).
     #[arg(long, value_name = "GAMMA", allow_hyphen_values = true, conflicts_with = "sigma2")]
     pub gamma: Option<f64>,
     /// Input Gaussian width sigma^2 (gamma = 1 / (2 sigma^2)).
@@ -278,10 +318,16 @@ pub struct FitArgs {
     /// Output Gaussian width sigma^2; default: mean number of labels per training point.
     #[arg(long, value_name = "SIGMA2", allow_hyphen_values = true)]
     pub output_sigma2: Option<f64>,
-    /// Standardize features with the training mean and standard deviation
-    /// (sparse data stays sparse: the Gaussian kernel gets per-feature weights).
-    #[arg(long)]
+    /// Standardize features with the training mean and standard deviation, whatever
+    /// they are (sparse data stays sparse: the Gaussian kernel gets per-feature weights).
+    ///
+    /// Default: dense features that are not all 0/1 are standardized; binary and
+    /// sparse features are used as given.
+    #[arg(long, conflicts_with = "no_standardize")]
     pub standardize: bool,
+    /// Use the features as given (no standardization).
+    #[arg(long)]
+    pub no_standardize: bool,
     /// LEML: loss.
     #[arg(long, value_enum, value_name = "LOSS")]
     pub loss: Option<LossKind>,
@@ -349,7 +395,7 @@ pub struct PredictArgs {
     /// Model file written by `okr fit`.
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
-    /// Input file (its labels, if any, are ignored).
+    /// Input file: the model's features, with or without label columns (labels are ignored).
     #[arg(long, value_name = "PATH")]
     pub input: PathBuf,
     /// How to read the input file.
@@ -381,6 +427,9 @@ pub struct EvalArgs {
     /// Candidates and resources.
     #[command(flatten)]
     pub decode: DecodeArgs,
+    /// Add precision, recall, F1 and support of every label ("per_label").
+    #[arg(long)]
+    pub per_label: bool,
 }
 
 /// Output formats of `okr gen`.
@@ -434,7 +483,7 @@ mod tests {
     #[test]
     fn fit_defaults() {
         let f = fit(&[]);
-        assert_eq!(f.lambda, 1e-3);
+        assert_eq!(f.lambda, None);
         assert_eq!(f.input_kernel, KernelKind::Gaussian);
         assert_eq!(f.output_kernel, KernelKind::Gaussian);
         assert_eq!(f.estimator, EstimatorKind::Iokr);
@@ -446,7 +495,7 @@ mod tests {
     #[test]
     fn fit_flags() {
         let f = fit(&["--lambda", "1e-5", "--gamma", "0.25", "--input-kernel", "polynomial", "--degree", "3"]);
-        assert_eq!((f.lambda, f.gamma, f.degree), (1e-5, Some(0.25), 3));
+        assert_eq!((f.lambda, f.gamma, f.degree), (Some(1e-5), Some(0.25), 3));
         assert_eq!(f.input_kernel, KernelKind::Polynomial);
         let f = fit(&["--sigma2", "4", "--coef0", "0.5", "--output-kernel", "linear", "--output-gamma", "2"]);
         assert_eq!((f.sigma2, f.coef0, f.output_gamma), (Some(4.0), 0.5, Some(2.0)));
@@ -549,7 +598,7 @@ mod tests {
     #[test]
     fn negative_numbers_reach_validation() {
         // Parsed as values, so `okr fit` can explain the valid range.
-        assert_eq!(fit(&["--lambda", "-1e-3"]).lambda, -1e-3);
+        assert_eq!(fit(&["--lambda", "-1e-3"]).lambda, Some(-1e-3));
         assert_eq!(fit(&["--gamma", "-2"]).gamma, Some(-2.0));
     }
 

@@ -3,7 +3,11 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use okr_eval::{CsvHeader, Dataset, Features, SvmlightOptions, read_arff, read_csv, read_svmlight, read_xc};
+use okr_eval::{
+    CsvHeader, Dataset, Features, LabelColumns, ModelInput, ModelShape, SvmlightOptions, read_arff,
+    read_arff_for_model, read_csv, read_csv_for_model, read_svmlight, read_svmlight_for_model, read_xc,
+    read_xc_for_model,
+};
 use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, LabelSets, Laplacian, Linear, Polynomial, Tanimoto};
 
 use crate::cli::{CsvHeaderFlag, DataArgs, EstimatorKind, FitArgs, Format, KernelKind};
@@ -57,8 +61,12 @@ pub fn check_data_flags(path: &Path, args: &DataArgs, model_labels: Option<usize
     }
     if let (Some(l), Some(m)) = (args.label_count, model_labels)
         && l != m
+        && l != 0
     {
-        bail!("--label-count {l} does not match the model, which has {m} labels (leave the flag out)");
+        bail!(
+            "--label-count {l} does not match the model, which has {m} labels \
+             (leave the flag out; 0 means a file of features only)"
+        );
     }
     Ok(())
 }
@@ -104,30 +112,23 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
     check_data_flags(&a.train, &a.data, None)
 }
 
-/// Reads a data file as `args` says. `shape` (from a model) fixes the
-/// widths of formats that do not declare them and is checked for the others.
+/// Reads a training file as `args` says.
 pub fn read_data(path: &Path, args: &DataArgs, shape: Option<Shape>) -> Result<Dataset> {
+    if let Some(shape) = shape {
+        return Ok(read_for_model(path, args, shape)?.data);
+    }
     let label_count = || -> Result<usize> {
-        args.label_count.or(shape.map(|s| s.n_labels)).with_context(|| {
+        args.label_count.with_context(|| {
             format!("{}: --label-count is required for this format (number of label columns)", path.display())
         })
     };
     let data = match resolve_format(path, args.format)? {
         Format::Arff => read_arff(path, label_count()?)?,
-        Format::Csv => {
-            let header = match args.csv_header {
-                CsvHeaderFlag::Auto => CsvHeader::Detect,
-                CsvHeaderFlag::Yes => CsvHeader::Present,
-                CsvHeaderFlag::No => CsvHeader::Absent,
-            };
-            read_csv(path, label_count()?, header)?
-        }
+        Format::Csv => read_csv(path, label_count()?, csv_header(args))?,
         Format::Xc => read_xc(path)?,
         Format::Svmlight => {
             let mut opts = SvmlightOptions::new(args.zero_based);
-            if let Some(s) = shape {
-                opts = opts.n_features(s.n_features).n_labels(s.n_labels);
-            } else if let Some(l) = args.label_count {
+            if let Some(l) = args.label_count {
                 // Labels absent from a training file still count.
                 opts = opts.n_labels(l);
             }
@@ -138,20 +139,43 @@ pub fn read_data(path: &Path, args: &DataArgs, shape: Option<Shape>) -> Result<D
     if data.n_samples() == 0 {
         bail!("{}: the file has no data rows", path.display());
     }
-    if let Some(s) = shape {
-        if data.n_features() != s.n_features {
-            bail!(
-                "{}: has {} features but the model was trained on {}",
-                path.display(),
-                data.n_features(),
-                s.n_features
-            );
-        }
-        if data.n_labels() != s.n_labels {
-            bail!("{}: has {} labels but the model was trained on {}", path.display(), data.n_labels(), s.n_labels);
-        }
-    }
     Ok(data)
+}
+
+fn csv_header(args: &DataArgs) -> CsvHeader {
+    match args.csv_header {
+        CsvHeaderFlag::Auto => CsvHeader::Detect,
+        CsvHeaderFlag::Yes => CsvHeader::Present,
+        CsvHeaderFlag::No => CsvHeader::Absent,
+    }
+}
+
+/// Reads a file to predict on or evaluate with a model of `shape`: the
+/// model's features, with or without its label columns (see
+/// `okr_eval::readers::model_input`). `--label-count` is then a check: 0 says
+/// the file has no labels, the model's count that it has them.
+pub fn read_for_model(path: &Path, args: &DataArgs, shape: Shape) -> Result<ModelInput> {
+    let shape = ModelShape { n_features: shape.n_features, n_labels: shape.n_labels };
+    let input = match resolve_format(path, args.format)? {
+        Format::Arff => read_arff_for_model(path, shape)?,
+        Format::Csv => read_csv_for_model(path, shape, csv_header(args))?,
+        Format::Xc => read_xc_for_model(path, shape)?,
+        Format::Svmlight => read_svmlight_for_model(path, shape, args.zero_based)?,
+        Format::Auto => unreachable!("resolved above"),
+    };
+    if input.data.n_samples() == 0 {
+        bail!("{}: the file has no data rows", path.display());
+    }
+    match (args.label_count, input.labels) {
+        (Some(0), LabelColumns::Present) if shape.n_labels > 0 => {
+            bail!("{}: --label-count 0 says the file has no labels, but it has {}", path.display(), shape.n_labels)
+        }
+        (Some(l), LabelColumns::Absent) if l > 0 => {
+            bail!("{}: --label-count {l} says the file has labels, but it has features only", path.display())
+        }
+        _ => {}
+    }
+    Ok(input)
 }
 
 /// Reads a candidate file: one label set per line, comma-separated 0-based

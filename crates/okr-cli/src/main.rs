@@ -11,6 +11,7 @@ mod output;
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 
 use crate::output::Stream;
 
@@ -22,7 +23,10 @@ fn main() -> ExitCode {
         eprintln!("okr: interrupted");
         std::process::exit(130);
     });
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
     let stream = match &cli.command {
         cli::Command::Predict(_) | cli::Command::Encode(_) => Stream::Lines,
         _ => Stream::Document,
@@ -36,4 +40,22 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Help and version go to standard output as clap renders them; a usage
+/// error is one line, `okr: <what clap says>`, with exit status 2.
+fn usage_error(err: &clap::Error) -> ExitCode {
+    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = err.print();
+        return ExitCode::SUCCESS;
+    }
+    if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = err.print();
+        return ExitCode::from(2);
+    }
+    let text = err.render().to_string();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    eprintln!("okr: {} (okr --help)", okr_eval::error::escape_controls(first));
+    ExitCode::from(2)
 }

@@ -17,6 +17,7 @@ mod candidates;
 mod error;
 pub mod per_query;
 pub mod ranking;
+pub mod select;
 
 pub use candidates::{CandidateDecoder, Decoded};
 pub use error::{Error, Result};

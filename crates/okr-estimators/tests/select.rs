@@ -213,3 +213,102 @@ fn kfold_rejects_bad_input() {
     assert!(matches!(run(good(), &same, &folds, &mut rec), Err(Error::InvalidParameter { .. })));
     assert!(run(good(), &x, &folds, &mut rec).is_ok());
 }
+
+#[test]
+fn loo_products_equal_explicit_refits() {
+    use okr_estimators::iokr::IokrPath;
+    use okr_estimators::select::LooProducts;
+    for (seed, n) in [(3u64, 9usize), (4, 17)] {
+        let x = random_rows(n, 3, seed);
+        let kx = PairGauss(0.8).gram(&x);
+        // Atom products of 4 arbitrary atoms (columns), as for candidates.
+        let g = Mat::from_fn(n, 4, |i, c| ((i * 7 + c * 3) % 5) as f64 - 2.0);
+        let path = IokrPath::new(kx.as_ref()).unwrap();
+        let rows = [0, n / 2, n - 1];
+        let loo = LooProducts::new(&path, &rows, g.as_ref()).unwrap();
+        for lambda in [1e-4, 1e-2, 1.0] {
+            let got = loo.products(lambda).unwrap();
+            for (a, &i) in rows.iter().enumerate() {
+                let rest: Vec<usize> = (0..n).filter(|&j| j != i).collect();
+                let inv = ridge_inverse(&sub(&kx, &rest, &rest), n as f64 * lambda / (n - 1) as f64);
+                let want = sub(&kx, &[i], &rest) * inv * sub(&g, &rest, &[0, 1, 2, 3]);
+                for c in 0..4 {
+                    let (u, v) = (got[(a, c)], want[(0, c)]);
+                    assert!(
+                        (u - v).abs() < 1e-9 * (1.0 + v.abs()),
+                        "n={n} lambda={lambda} row {i} atom {c}: {u} vs {v}"
+                    );
+                }
+            }
+        }
+        assert!(matches!(loo.products(0.0), Err(Error::InvalidParameter { .. })));
+        assert!(matches!(LooProducts::new(&path, &[n], g.as_ref()), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(LooProducts::new(&path, &[], g.as_ref()), Err(Error::Empty { .. })));
+    }
+}
+
+/// A grid search whose mean score is `score(c, lambda)` on every one of two folds.
+fn synthetic(
+    widths: &[f64],
+    lambdas: &[f64],
+    score: &dyn Fn(f64, f64) -> f64,
+) -> okr_estimators::select::GridSearchResult {
+    let scores = widths.iter().map(|&c| lambdas.iter().map(|&l| vec![score(c, l); 2]).collect()).collect();
+    okr_estimators::select::GridSearchResult::from_fold_scores(1.0, widths.to_vec(), lambdas.to_vec(), scores)
+}
+
+#[test]
+fn width_line_search_finds_the_grid_optimum_of_unimodal_scores() {
+    use okr_estimators::select::WidthLineSearch;
+    let lambdas = [1e-6, 1e-4, 1e-2];
+    let grid: Vec<f64> = (-6..=6).map(|k| 2f64.powi(k)).collect();
+    for peak in [-5.3f64, -1.0, 0.2, 0.9, 2.6, 5.5] {
+        // Unimodal in log2(c); the best ridge moves with the width.
+        let score = |c: f64, l: f64| -(c.log2() - peak).abs() - 0.1 * (l.log10() + 4.0 + c.log2() / 4.0).abs();
+        let full = synthetic(&grid, &lambdas, &score);
+        let mut evaluated = Vec::new();
+        let found = WidthLineSearch::new(1.0)
+            .max_widths(13)
+            .run(|w: &[f64]| -> Result<_, Error> {
+                evaluated.extend_from_slice(w);
+                Ok(synthetic(w, &lambdas, &score))
+            })
+            .unwrap();
+        assert_eq!((found.c(), found.lambda()), (full.c(), full.lambda()), "peak {peak}");
+        // Only the way to the peak and one step beyond were evaluated, each once.
+        let mut sorted = evaluated.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted.dedup();
+        assert_eq!(sorted.len(), evaluated.len());
+        assert_eq!(found.widths, sorted);
+        // Three to start, then one per grid step to the peak and one beyond it.
+        let steps = if full.c() == 1.0 { 3 } else { full.c().log2().abs() as usize + 3 };
+        assert_eq!(evaluated.len(), steps, "peak {peak}: {evaluated:?}");
+        for (wi, &c) in found.widths.iter().enumerate() {
+            for (li, &l) in lambdas.iter().enumerate() {
+                assert_eq!(found.fold_scores[wi][li], vec![score(c, l); 2], "merged scores are kept");
+            }
+        }
+    }
+    // The width budget caps the search.
+    let far = |c: f64, _: f64| c.log2();
+    let capped = WidthLineSearch::new(1.0)
+        .max_widths(4)
+        .run(|w: &[f64]| -> Result<_, Error> { Ok(synthetic(w, &lambdas, &far)) });
+    assert_eq!(capped.unwrap().widths, [0.5, 1.0, 2.0, 4.0]);
+    for bad in
+        [WidthLineSearch::new(0.0), WidthLineSearch::new(1.0).factor(1.0), WidthLineSearch::new(1.0).max_widths(2)]
+    {
+        let r = bad.run(|w: &[f64]| -> Result<_, Error> { Ok(synthetic(w, &lambdas, &far)) });
+        assert!(matches!(r, Err(Error::InvalidParameter { .. })));
+    }
+}
+
+#[test]
+fn merge_rejects_mismatched_searches() {
+    let s = |w: &[f64], l: &[f64]| synthetic(w, l, &|c, _| c);
+    assert!(s(&[1.0], &[1e-3]).merge(s(&[2.0], &[1e-2])).is_err());
+    assert!(s(&[1.0], &[1e-3]).merge(s(&[1.0], &[1e-3])).is_err());
+    let m = s(&[2.0], &[1e-3]).merge(s(&[1.0], &[1e-3])).unwrap();
+    assert_eq!((m.widths.clone(), m.c()), (vec![1.0, 2.0], 2.0));
+}

@@ -2,113 +2,11 @@
 
 use std::borrow::Cow;
 
-use faer::Mat;
-use okr_kernels::{CsrRows, DenseRows, LabelSets, Rows};
+pub use okr_kernels::Features;
+use okr_kernels::{LabelSets, Rows};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result, split};
-
-/// Input features: dense rows or compressed sparse rows, shape `(n_samples, n_features)`.
-///
-/// Readers of dense formats (dense ARFF, CSV) return [`Features::Dense`];
-/// readers of sparse formats (sparse ARFF, svmlight, XC) return [`Features::Sparse`].
-///
-/// # Example
-/// ```
-/// use okr_eval::Features;
-/// use okr_kernels::{CsrRows, Rows};
-/// let x = Features::Sparse(CsrRows::from_rows(3, vec![vec![(0, 1.0)], vec![(2, 2.0)]])?);
-/// assert_eq!((x.n_rows(), x.n_features(), x.is_sparse()), (2, 3, true));
-/// assert_eq!(x.to_dense()[(1, 2)], 2.0);
-/// assert_eq!(x.select(&[1]).nnz(), 1);
-/// Ok::<(), okr_eval::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Features {
-    /// Dense `(n_samples, n_features)` rows.
-    Dense(DenseRows),
-    /// Sparse rows in CSR form.
-    Sparse(CsrRows),
-}
-
-impl Features {
-    /// Number of features (columns).
-    pub fn n_features(&self) -> usize {
-        match self {
-            Features::Dense(x) => x.n_features(),
-            Features::Sparse(x) => x.n_features(),
-        }
-    }
-
-    /// Whether the features are stored sparse.
-    pub fn is_sparse(&self) -> bool {
-        matches!(self, Features::Sparse(_))
-    }
-
-    /// Number of stored entries: `n_rows * n_features` for dense rows.
-    pub fn nnz(&self) -> usize {
-        match self {
-            Features::Dense(x) => x.n_rows() * x.n_features(),
-            Features::Sparse(x) => x.nnz(),
-        }
-    }
-
-    /// The dense rows, if stored dense.
-    pub fn as_dense(&self) -> Option<&DenseRows> {
-        match self {
-            Features::Dense(x) => Some(x),
-            Features::Sparse(_) => None,
-        }
-    }
-
-    /// The sparse rows, if stored sparse.
-    pub fn as_sparse(&self) -> Option<&CsrRows> {
-        match self {
-            Features::Dense(_) => None,
-            Features::Sparse(x) => Some(x),
-        }
-    }
-
-    /// The dense `(n_samples, n_features)` matrix (a copy; densifies sparse rows).
-    pub fn to_dense(&self) -> Mat<f64> {
-        match self {
-            Features::Dense(x) => x.as_mat().to_owned(),
-            Features::Sparse(x) => x.to_dense(),
-        }
-    }
-}
-
-impl Rows for Features {
-    fn n_rows(&self) -> usize {
-        match self {
-            Features::Dense(x) => x.n_rows(),
-            Features::Sparse(x) => x.n_rows(),
-        }
-    }
-
-    fn select(&self, indices: &[usize]) -> Self {
-        match self {
-            Features::Dense(x) => Features::Dense(x.select(indices)),
-            Features::Sparse(x) => Features::Sparse(x.select(indices)),
-        }
-    }
-
-    fn feature_dim(&self) -> Option<usize> {
-        Some(self.n_features())
-    }
-}
-
-impl From<DenseRows> for Features {
-    fn from(x: DenseRows) -> Self {
-        Features::Dense(x)
-    }
-}
-
-impl From<CsrRows> for Features {
-    fn from(x: CsrRows) -> Self {
-        Features::Sparse(x)
-    }
-}
 
 /// A multi-label data set: features `x` `(n_samples, n_features)`, label sets
 /// `y` over `n_labels` labels, and the feature and label names.
@@ -346,6 +244,7 @@ impl Dataset {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use okr_kernels::{CsrRows, DenseRows};
 
     fn small() -> Dataset {
         let x = CsrRows::from_rows(4, vec![vec![(0, 1.0)], vec![(1, 2.0), (3, 1.0)], vec![], vec![(2, 5.0)]]).unwrap();

@@ -36,6 +36,7 @@ pub mod data_dir;
 pub mod dataset;
 pub mod error;
 pub mod fuzz;
+pub mod label_metrics;
 pub mod metrics;
 pub mod output;
 pub mod output_readers;
@@ -44,24 +45,28 @@ pub mod readers;
 pub mod retrieval_metrics;
 pub mod score_metrics;
 pub mod split;
-pub mod standardize;
 pub mod standin;
 
 pub use data_dir::{MULAN_DATASETS, data_dir, find_mulan, find_mulan_in, read_mulan};
 pub use dataset::{Dataset, Features};
 pub use error::{Error, Result};
+pub use label_metrics::{
+    LabelScores, jaccard_samples, label_ranking_average_precision, per_label_scores, subset_accuracy,
+};
 pub use metrics::{
     MetricRecord, f1_macro, f1_micro, f1_samples, gaussian_rbf_loss, hamming_loss, instance_auc, precision_at_k,
     rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
+pub use okr_kernels::{Standardizer, is_binary};
 pub use output::{MAX_INPUT_BYTES, check_not_input, remove_temporary_files, write_atomic};
 pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use readers::{
-    CsvHeader, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_csv, read_indices,
-    read_label_sets, read_svmlight, read_tu, read_usps, read_xc, write_arff, write_csv, write_svmlight, write_xc,
+    CsvHeader, LabelColumns, ModelInput, ModelShape, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in,
+    read_arff, read_arff_for_model, read_csv, read_csv_for_model, read_indices, read_label_sets, read_svmlight,
+    read_svmlight_for_model, read_tu, read_usps, read_xc, read_xc_for_model, write_arff, write_csv, write_svmlight,
+    write_xc,
 };
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
 pub use split::{KFold, ShuffleSplit, train_test_split};
-pub use standardize::Standardizer;
 pub use standin::{StandinPreset, StandinSpec};

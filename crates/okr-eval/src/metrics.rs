@@ -17,7 +17,7 @@ use crate::readers::{read_text, write_atomic};
 use crate::{Error, Result};
 
 /// Checks that two label-set collections have the same shape and are not empty.
-fn check_sets(truth: &LabelSets, pred: &LabelSets) -> Result<()> {
+pub(crate) fn check_sets(truth: &LabelSets, pred: &LabelSets) -> Result<()> {
     if pred.n_rows() != truth.n_rows() {
         return Err(Error::ShapeMismatch {
             what: "predicted label sets (one per sample)",
@@ -39,7 +39,7 @@ fn check_sets(truth: &LabelSets, pred: &LabelSets) -> Result<()> {
 }
 
 /// `|a ∩ b|` for strictly increasing slices.
-fn intersection(a: &[usize], b: &[usize]) -> usize {
+pub(crate) fn intersection(a: &[usize], b: &[usize]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

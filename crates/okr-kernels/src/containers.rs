@@ -152,7 +152,7 @@ impl PartialEq for DenseRows {
 }
 
 // Serialized as `{ x: <matrix> }` (okr_linalg::serde_mat), owned or shared
-// alike; always read back as an owned matrix.
+// alike; always read back as an owned matrix, checked by `DenseRows::new`.
 impl Serialize for DenseRows {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
@@ -176,7 +176,8 @@ impl<'de> Deserialize<'de> for DenseRows {
             #[serde(with = "okr_linalg::serde_mat")]
             x: Mat<f64>,
         }
-        Ok(Self { x: DenseData::Owned(Owned::deserialize(d)?.x) })
+        // Checked like a constructed matrix: a model file cannot smuggle NaN in.
+        Self::new(Owned::deserialize(d)?.x).map_err(serde::de::Error::custom)
     }
 }
 
@@ -222,11 +223,28 @@ impl Rows for DenseRows {
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CsrRepr")]
 pub struct CsrRows {
     n_features: usize,
     indptr: Vec<usize>,
     indices: Vec<usize>,
     values: Vec<f64>,
+}
+
+/// The serialized fields of [`CsrRows`], checked by [`CsrRows::new`].
+#[derive(Deserialize)]
+struct CsrRepr {
+    n_features: usize,
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl TryFrom<CsrRepr> for CsrRows {
+    type Error = Error;
+    fn try_from(r: CsrRepr) -> Result<Self> {
+        Self::new(r.n_features, r.indptr, r.indices, r.values)
+    }
 }
 
 impl CsrRows {
@@ -406,10 +424,46 @@ impl Rows for CsrRows {
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "LabelSetsRepr")]
 pub struct LabelSets {
     n_labels: usize,
     indptr: Vec<usize>,
     labels: Vec<usize>,
+}
+
+/// The serialized fields of [`LabelSets`], checked before use: `indptr`
+/// starts at 0, never decreases and ends at the number of labels stored;
+/// each set is strictly increasing and below `n_labels`.
+#[derive(Deserialize)]
+struct LabelSetsRepr {
+    n_labels: usize,
+    indptr: Vec<usize>,
+    labels: Vec<usize>,
+}
+
+impl TryFrom<LabelSetsRepr> for LabelSets {
+    type Error = Error;
+    fn try_from(r: LabelSetsRepr) -> Result<Self> {
+        if r.indptr.first() != Some(&0) || r.indptr.last() != Some(&r.labels.len()) {
+            return Err(Error::InvalidStructure(format!(
+                "label set pointers must run from 0 to {} (the labels stored)",
+                r.labels.len()
+            )));
+        }
+        for (row, w) in r.indptr.windows(2).enumerate() {
+            if w[0] > w[1] {
+                return Err(Error::InvalidStructure(format!("label set pointers decrease at row {row}")));
+            }
+            let set = &r.labels[w[0]..w[1]];
+            if let Some(&bad) = set.iter().find(|&&l| l >= r.n_labels) {
+                return Err(Error::IndexOutOfRange { what: "label", index: bad, bound: r.n_labels });
+            }
+            if set.windows(2).any(|p| p[0] >= p[1]) {
+                return Err(Error::InvalidStructure(format!("labels of row {row} are not strictly increasing")));
+            }
+        }
+        Ok(Self { n_labels: r.n_labels, indptr: r.indptr, labels: r.labels })
+    }
 }
 
 impl LabelSets {
@@ -535,5 +589,43 @@ impl Rows for LabelSets {
             indptr.push(labels.len());
         }
         Self { n_labels: self.n_labels, indptr, labels }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deserialized container is checked like a constructed one.
+    #[test]
+    fn deserialization_rejects_invalid_containers() {
+        let csr = CsrRows::from_rows(3, vec![vec![(0, 1.0), (2, 2.0)], vec![]]).unwrap();
+        let json = serde_json::to_string(&csr).unwrap();
+        assert_eq!(serde_json::from_str::<CsrRows>(&json).unwrap(), csr);
+        for bad in [
+            r#"{"n_features":2,"indptr":[0,2],"indices":[0,2],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[0,2],"indices":[2,0],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[0,3],"indices":[0,1],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[1,2],"indices":[0,1],"values":[1.0,1.0]}"#,
+            r#"{"n_features":3,"indptr":[],"indices":[],"values":[]}"#,
+        ] {
+            assert!(serde_json::from_str::<CsrRows>(bad).is_err(), "{bad}");
+        }
+        let sets = LabelSets::new(4, vec![vec![3, 1], vec![]]).unwrap();
+        let json = serde_json::to_string(&sets).unwrap();
+        assert_eq!(serde_json::from_str::<LabelSets>(&json).unwrap(), sets);
+        for bad in [
+            r#"{"n_labels":3,"indptr":[0,2],"labels":[1,3]}"#,
+            r#"{"n_labels":4,"indptr":[0,2],"labels":[1,1]}"#,
+            r#"{"n_labels":4,"indptr":[0,2,1],"labels":[1,2]}"#,
+            r#"{"n_labels":4,"indptr":[0,5],"labels":[1,2]}"#,
+            r#"{"n_labels":4,"indptr":[],"labels":[]}"#,
+        ] {
+            assert!(serde_json::from_str::<LabelSets>(bad).is_err(), "{bad}");
+        }
+        let dense = r#"{"x":{"nrows":1,"ncols":2,"data":[1.0,1e400]}}"#;
+        assert!(serde_json::from_str::<DenseRows>(dense).is_err());
+        let ok = r#"{"x":{"nrows":1,"ncols":2,"data":[1.0,2.0]}}"#;
+        assert_eq!(serde_json::from_str::<DenseRows>(ok).unwrap().n_features(), 2);
     }
 }

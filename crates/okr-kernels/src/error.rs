@@ -48,6 +48,12 @@ pub enum Error {
         /// What is expected.
         expected: &'static str,
     },
+    /// Empty data where at least one row is needed.
+    #[error("empty data: {what}")]
+    Empty {
+        /// What is empty.
+        what: &'static str,
+    },
     /// Invalid CSR structure.
     #[error("invalid sparse structure: {0}")]
     InvalidStructure(String),

@@ -1,9 +1,11 @@
 //! Kernels, input containers and Gram blocks for okr.
 //!
 //! - Containers ([`Rows`]): [`DenseRows`] (an `(n_samples, n_features)` matrix),
-//!   [`CsrRows`] (compressed sparse rows) and [`LabelSets`] (binary label sets,
-//!   seen as 0/1 vectors over `n_labels` labels), and [`Graphs`] (labelled
-//!   graphs, with the Weisfeiler-Lehman subtree kernel [`WlSubtree`]).
+//!   [`CsrRows`] (compressed sparse rows), [`Features`] (either of the two),
+//!   [`LabelSets`] (binary label sets, seen as 0/1 vectors over `n_labels`
+//!   labels), and [`Graphs`] (labelled graphs, with the Weisfeiler-Lehman
+//!   subtree kernel [`WlSubtree`]). Deserialized containers are checked like
+//!   constructed ones. [`Standardizer`] standardizes features.
 //! - The [`Kernel`] trait: pointwise evaluation plus block methods that fill
 //!   a Gram block for two row sets ([`Kernel::gram_block_into`]) or the
 //!   symmetric Gram matrix of one ([`Kernel::gram_into`]).
@@ -56,6 +58,7 @@ mod block;
 pub mod combinators;
 mod containers;
 mod error;
+mod features;
 mod graphs;
 mod heuristics;
 mod kernels;
@@ -63,10 +66,12 @@ mod math;
 pub mod mkl;
 mod precomputed;
 mod products;
+mod standardize;
 mod traits;
 
 pub use containers::{CsrRows, DenseRows, DenseSource, LabelSets};
 pub use error::{Error, Result};
+pub use features::Features;
 pub use graphs::{Graph, Graphs, WlSubtree};
 pub use heuristics::median_sq_distance;
 pub use kernels::gaussian::Gaussian;
@@ -76,4 +81,5 @@ pub use kernels::polynomial::Polynomial;
 pub use kernels::spec::KernelSpec;
 pub use kernels::tanimoto::{GaussianTanimoto, Tanimoto};
 pub use precomputed::{GramRows, Precomputed, read_gram_npy, read_gram_text};
+pub use standardize::{Standardizer, is_binary};
 pub use traits::{Kernel, Rows};

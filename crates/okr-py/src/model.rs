@@ -15,6 +15,9 @@ use crate::params::{KernelChoice, Params};
 use crate::surrogate::{Fitted, FromInputs, OutputMatrix, Predictor};
 use crate::threads;
 
+/// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
+type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
+
 /// Everything a fit needs, read from the parameter dict while the GIL is held.
 struct FitSpec {
     estimator: String,
@@ -161,9 +164,6 @@ pub fn fit(
     Ok(Model { inner, estimator: estimator.to_string(), n_features, output_kind, output_dim, n_samples })
 }
 
-/// Candidate indices and scores of `Model::decode`.
-type Decoded<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
-
 fn int_array(py: Python<'_>, rows: usize, cols: usize, f: impl Fn(usize, usize) -> i64) -> Bound<'_, PyArray2<i64>> {
     PyArray2::from_owned_array(py, Array2::from_shape_fn((rows, cols), |(i, j)| f(i, j)))
 }
@@ -180,7 +180,7 @@ impl Model {
         x: &Bound<'py, PyAny>,
         k: usize,
         n_jobs: Option<i64>,
-    ) -> PyResult<Decoded<'py>> {
+    ) -> PyResult<TopK<'py>> {
         let x = convert::inputs(x)?;
         let decoded = py.detach(|| threads::run(n_jobs, || self.inner.decode(&x, k)))??;
         let k = decoded.k();

@@ -1,13 +1,12 @@
 //! K-fold cross-validation of IOKR with a Gaussian input kernel over a grid
 //! of widths and ridges, on the training split only, through the library's
 //! [`GaussianIokrSearch`] with example-based F1 of the decoded candidates as
-//! the fold score.
+//! the fold score ([`DecodedScorer`]).
 
 use anyhow::Result;
-use faer::{Mat, MatRef};
 use indicatif::ProgressBar;
-use okr_decode::CandidateDecoder;
-use okr_estimators::select::{FoldScorer, GaussianIokrSearch, GridSearchResult};
+use okr_decode::select::DecodedScorer;
+use okr_estimators::select::{GaussianIokrSearch, GridSearchResult};
 use okr_eval::{KFold, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
@@ -27,49 +26,13 @@ pub struct GaussianIokrCv {
     pub seed: u64,
 }
 
-/// Example-based F1 of the candidates (the distinct training label sets of
-/// the fold) decoded on a fold's validation rows.
-pub struct DecodedF1<'a, KY> {
+/// Example-based F1 of the candidates (a fold's distinct training label
+/// sets) decoded on the fold's validation rows.
+pub fn decoded_f1<'a, KY>(
     y: &'a LabelSets,
     ky: &'a KY,
-    decoder: CandidateDecoder,
-}
-
-impl<'a, KY> DecodedF1<'a, KY> {
-    /// Scores folds of the label sets `y` under the output kernel `ky`.
-    pub fn new(y: &'a LabelSets, ky: &'a KY) -> Self {
-        Self { y, ky, decoder: CandidateDecoder::new() }
-    }
-}
-
-/// A prepared fold of [`DecodedF1`].
-pub struct F1Fold {
-    candidates: LabelSets,
-    g: Mat<f64>,
-    norms: Vec<f64>,
-    truth: LabelSets,
-}
-
-impl<KY: Kernel<LabelSets>> FoldScorer for DecodedF1<'_, KY> {
-    type Error = anyhow::Error;
-    type Fold = F1Fold;
-
-    fn prepare(&mut self, train: &[usize], validation: &[usize]) -> Result<F1Fold> {
-        let y_tr = self.y.select(train);
-        let (candidates, _) = y_tr.unique();
-        let g = self.ky.gram_block(&y_tr, &candidates);
-        let norms = self.ky.diag(&candidates);
-        Ok(F1Fold { candidates, g, norms, truth: self.y.select(validation) })
-    }
-
-    fn atom_products<'a>(&self, fold: &'a F1Fold) -> MatRef<'a, f64> {
-        fold.g.as_ref()
-    }
-
-    fn score(&mut self, fold: &F1Fold, coefficients: MatRef<'_, f64>, projected: MatRef<'_, f64>) -> Result<f64> {
-        let decoded = self.decoder.decode_matrices(coefficients, projected, &fold.norms)?;
-        Ok(f1_samples(&fold.truth, &fold.candidates.select(&decoded.best()))?)
-    }
+) -> DecodedScorer<'a, KY, impl FnMut(&LabelSets, &LabelSets) -> Result<f64>> {
+    DecodedScorer::new(y, ky, |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(f1_samples(t, p)?) })
 }
 
 /// The cross-validation grid of the quick run.
@@ -99,7 +62,6 @@ impl GaussianIokrCv {
     {
         let folds = KFold::new(self.folds).shuffle(self.seed).split(x.n_rows())?;
         let search = GaussianIokrSearch::new(self.widths.clone(), self.lambdas.clone()).median_rows(MEDIAN_ROWS);
-        let mut scorer = DecodedF1::new(y, ky);
-        search.run(x, &folds, &mut scorer, &mut || pb.inc(1))
+        search.run(x, &folds, &mut decoded_f1(y, ky), &mut || pb.inc(1))
     }
 }

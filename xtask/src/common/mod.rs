@@ -5,6 +5,7 @@
 
 pub mod cv;
 pub mod data;
+pub mod fingerprints;
 pub mod plot;
 pub mod process;
 pub mod report;

@@ -12,9 +12,10 @@ use faer::{Mat, MatRef};
 use okr_estimators::ParamGuard;
 use okr_estimators::kae::{K2ae, Kae, LastLayer, LayerKernel, Optimizer};
 use okr_eval::MetricRecord;
-use okr_kernels::{CsrRows, Kernel, Tanimoto};
+use okr_kernels::{Kernel, Tanimoto};
 
 use super::common::write_experiment;
+use crate::common::fingerprints::fingerprint_standin;
 
 /// Fingerprint width of the paper's data.
 pub const N_BITS: usize = 4136;
@@ -33,48 +34,6 @@ pub const TABLE2: [(usize, f64, f64, f64); 5] = [
     (100, 55.43, 48.63, 36.27),
 ];
 
-struct Rng(u64);
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 + 0.5) / ((1u64 << 53) as f64)
-    }
-    fn normal(&mut self) -> f64 {
-        let (u1, u2) = (self.uniform(), self.uniform());
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-}
-
-/// `n` fingerprints: bit j of point i is on with probability
-/// sigmoid(a_j + z_i . b_j), z_i ~ N(0, I_10), b_j ~ N(0, 1.5^2 I / 10), and
-/// a_j = logit of a per-bit base rate drawn log-uniformly in [2e-3, 0.2]
-/// (about 100 bits on per point, as metabolite fingerprints).
-fn fingerprints(n: usize, seed: u64) -> Result<CsrRows> {
-    let rank = 10;
-    let mut r = Rng(0xf1e9 ^ 0x5151);
-    let a: Vec<f64> = (0..N_BITS)
-        .map(|_| {
-            let rate = (2e-3f64.ln() + r.uniform() * (0.2f64.ln() - 2e-3f64.ln())).exp();
-            (rate / (1.0 - rate)).ln()
-        })
-        .collect();
-    let b: Vec<f64> = (0..N_BITS * rank).map(|_| 1.5 * r.normal() / (rank as f64).sqrt()).collect();
-    let mut r = Rng(seed);
-    let mut rows = Vec::with_capacity(n);
-    for _ in 0..n {
-        let z: Vec<f64> = (0..rank).map(|_| r.normal()).collect();
-        let mut row = Vec::new();
-        for j in 0..N_BITS {
-            let logit = a[j] + (0..rank).map(|k| z[k] * b[j * rank + k]).sum::<f64>();
-            if r.uniform() < 1.0 / (1.0 + (-logit).exp()) {
-                row.push((j, 1.0));
-            }
-        }
-        rows.push(row);
-    }
-    Ok(CsrRows::from_rows(N_BITS, rows)?)
-}
-
 /// Mean over rows of the squared Euclidean reconstruction error.
 fn msre(y: MatRef<'_, f64>, y_hat: MatRef<'_, f64>) -> f64 {
     let mut s = 0.0;
@@ -88,8 +47,8 @@ fn msre(y: MatRef<'_, f64>, y_hat: MatRef<'_, f64>) -> f64 {
 
 /// Runs the experiment and writes `kae-fingerprints.{json,md}`.
 pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
-    let train = fingerprints(N_TRAIN, seed + 1)?;
-    let test = fingerprints(N_TEST, seed + 2)?;
+    let train = fingerprint_standin(N_TRAIN, N_BITS, seed + 1)?.1;
+    let test = fingerprint_standin(N_TEST, N_BITS, seed + 2)?.1;
     let (y_tr, y_te) = (train.to_dense(), test.to_dense());
     let bits_on = train.nnz() as f64 / N_TRAIN as f64;
     let k_in = Tanimoto.gram(&train);

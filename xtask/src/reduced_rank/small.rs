@@ -14,7 +14,7 @@ use okr_estimators::{Iokr, ReducedRankIokr};
 use okr_eval::{Dataset, Features, MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::common::cv::{DecodedF1, MEDIAN_ROWS};
+use crate::common::cv::{MEDIAN_ROWS, decoded_f1};
 use crate::common::data::{LoadedData, load_mulan_or_standin};
 use crate::common::report::{PaperValue, write_results_with};
 
@@ -155,7 +155,7 @@ where
     // IOKR: the library's path search (one eigendecomposition per split and width).
     pb.set_message(format!("{name}: IOKR validation"));
     let search = GaussianIokrSearch::new(WIDTHS.to_vec(), LAMBDAS.to_vec()).median_rows(MEDIAN_ROWS);
-    let iokr = search.run(x, &splits, &mut DecodedF1::new(y, ky), &mut || {})?;
+    let iokr = search.run(x, &splits, &mut decoded_f1(y, ky), &mut || {})?;
     let mut grid = Grid { iokr: iokr.mean, rr: vec![vec![vec![0.0; ranks.len()]; LAMBDAS.len()]; WIDTHS.len()] };
     let decoder = CandidateDecoder::new();
     for (si, (tr, va)) in splits.iter().enumerate() {

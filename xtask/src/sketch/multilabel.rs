@@ -18,7 +18,7 @@ use okr_estimators::{Iokr, SketchedIokr};
 use okr_eval::{Features, MetricRecord, f1_samples, write_records};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::common::cv::DecodedF1;
+use crate::common::cv::decoded_f1;
 use crate::common::data::load_mulan_or_standin;
 use crate::common::process::{load_average, process_cpu_seconds};
 
@@ -236,7 +236,7 @@ where
     // IOKR's (c, lambda) by the library's path search on the one validation split.
     let search = GaussianIokrSearch::new(C_GRID.to_vec(), LAMBDA_GRID.to_vec()).median_rows(2000);
     let folds = [(fit_idx.clone(), val_idx.clone())];
-    let iokr = search.run(x_train, &folds, &mut DecodedF1::new(y_train, &ky), &mut || {})?;
+    let iokr = search.run(x_train, &folds, &mut decoded_f1(y_train, &ky), &mut || {})?;
     for (c, row) in C_GRID.iter().zip(&iokr.mean) {
         log.push_str(&format!("| {c} |"));
         for f1 in row {

@@ -1,52 +1,125 @@
-//! `okr eval`.
+//! `okr eval`: one JSON object with the same keys, in the same units, for
+//! every estimator (see `metrics_report`).
 
 use anyhow::{Result, bail};
-use okr_eval::{f1_macro, f1_micro, f1_samples, hamming_loss, precision_at_k};
-use okr_kernels::Rows;
-use serde_json::json;
+use faer::MatRef;
+use okr_eval::{
+    Dataset, f1_macro, f1_micro, f1_samples, hamming_loss, instance_auc, jaccard_samples,
+    label_ranking_average_precision, per_label_scores, precision_at_k, subset_accuracy,
+};
+use okr_kernels::{LabelSets, Rows};
+use serde_json::{Value, json};
 
 use crate::cli::EvalArgs;
 use crate::cmd::{load_for_decoding, predict_dataset};
 use crate::config::check_data_flags;
 use crate::output::write_result;
 
+/// What an estimator's prediction on a labelled file gives the metrics.
+pub struct Evaluated<'a> {
+    /// The test file.
+    pub data: &'a Dataset,
+    /// Predicted label sets.
+    pub predicted: LabelSets,
+    /// Label scores `(n_test, n_labels)`: decoding models' `h(x)` read with a
+    /// linear output kernel, score models' own scores.
+    pub scores: MatRef<'a, f64>,
+    /// Mean squared RKHS error `||h(x) - psi(y)||^2` (decoding models).
+    pub mse_h: Option<f64>,
+    /// Number of candidate outputs (decoding models).
+    pub n_candidates: Option<usize>,
+    /// Threshold of the label scores (score models).
+    pub threshold: Option<f64>,
+    /// Seconds of prediction (coefficients + decoding, or scores + thresholding).
+    pub decode_seconds: f64,
+}
+
+/// The metrics of `okr eval`. Every key is present for every estimator
+/// (`null` where it does not apply): set metrics are fractions in [0, 1],
+/// `p_at_k` percent, times seconds.
+pub fn metrics_report(estimator: &str, fit_seconds: f64, e: &Evaluated<'_>, per_label: bool) -> Result<Value> {
+    let (y, pred) = (&e.data.y, &e.predicted);
+    // p@k is undefined for k above the number of labels: null in the JSON.
+    let p_at = |k: usize| -> Result<Option<f64>> {
+        if k > y.n_labels() {
+            return Ok(None);
+        }
+        Ok(Some(100.0 * precision_at_k(e.scores, y, k)?))
+    };
+    let mut report = json!({
+        "estimator": estimator,
+        "n_test": e.data.n_samples(),
+        "n_labels": y.n_labels(),
+        "n_candidates": e.n_candidates,
+        "threshold": e.threshold,
+        "f1_samples": f1_samples(y, pred)?,
+        "f1_micro": f1_micro(y, pred)?,
+        "f1_macro": f1_macro(y, pred)?,
+        "hamming": hamming_loss(y, pred)?,
+        "subset_accuracy": subset_accuracy(y, pred)?,
+        "jaccard_samples": jaccard_samples(y, pred)?,
+        "lrap": label_ranking_average_precision(e.scores, y)?,
+        // Undefined when no test point has both a positive and a negative label.
+        "auc": instance_auc(e.scores, y).ok(),
+        "p_at_1": p_at(1)?,
+        "p_at_3": p_at(3)?,
+        "p_at_5": p_at(5)?,
+        "mse_h": e.mse_h,
+        "fit_seconds": fit_seconds,
+        "decode_seconds": e.decode_seconds,
+    });
+    if per_label {
+        let rows: Vec<Value> = per_label_scores(y, pred)?
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                json!({
+                    "label": e.data.label_names.get(j).map(|n| n.into_owned()),
+                    "precision": s.precision,
+                    "recall": s.recall,
+                    "f1": s.f1,
+                    "support": s.support,
+                })
+            })
+            .collect();
+        report["per_label"] = Value::Array(rows);
+    }
+    Ok(report)
+}
+
 pub fn run(a: &EvalArgs) -> Result<()> {
     check_data_flags(&a.test, &a.data, None)?;
-    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode)?;
+    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode, true)?;
     check_data_flags(&a.test, &a.data, Some(mf.n_labels))?;
     let report = if let crate::model::FittedModel::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");
         }
-        crate::cmd::scores::eval(m, &mf, &data)?
+        let (scores, predicted, threshold, decode_seconds) = crate::cmd::scores::thresholded_scores(m, &data)?;
+        let e = Evaluated {
+            data: &data,
+            predicted,
+            scores: scores.as_ref(),
+            mse_h: None,
+            n_candidates: None,
+            threshold: Some(threshold),
+            decode_seconds,
+        };
+        metrics_report(&mf.estimator, mf.fit_seconds, &e, a.per_label)?
     } else {
         let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
-        let predicted = candidates.select(&pred.decoded.best());
-
         let Some(scores) = &pred.label_scores else { unreachable!("eval asks for label scores") };
-        // p@k is undefined for k above the number of labels: null in the JSON.
-        let p_at = |k: usize| -> Result<Option<f64>> {
-            if k > data.n_labels() {
-                return Ok(None);
-            }
-            Ok(Some(100.0 * precision_at_k(scores.as_ref(), &data.y, k)?))
-        };
         let errors = pred.rkhs_sq_errors.as_deref().unwrap_or(&[]);
-        let mse_h = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
-        json!({
-            "n_test": data.n_samples(),
-            "n_candidates": candidates.n_rows(),
-            "f1_samples": f1_samples(&data.y, &predicted)?,
-            "f1_micro": f1_micro(&data.y, &predicted)?,
-            "f1_macro": f1_macro(&data.y, &predicted)?,
-            "hamming": hamming_loss(&data.y, &predicted)?,
-            "p_at_1": p_at(1)?,
-            "p_at_3": p_at(3)?,
-            "p_at_5": p_at(5)?,
-            "mse_h": mse_h,
-            "fit_seconds": mf.fit_seconds,
-            "decode_seconds": pred.decode_seconds,
-        })
+        let e = Evaluated {
+            data: &data,
+            predicted: candidates.select(&pred.decoded.best()),
+            scores: scores.as_ref(),
+            mse_h: Some(errors.iter().sum::<f64>() / errors.len().max(1) as f64),
+            n_candidates: Some(candidates.n_rows()),
+            threshold: None,
+            decode_seconds: pred.decode_seconds,
+        };
+        metrics_report(&mf.estimator, mf.fit_seconds, &e, a.per_label)?
     };
     write_result(None, |w| writeln!(w, "{report}"))
 }

@@ -4,22 +4,42 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
+use okr_decode::select::loo_grid;
 use okr_estimators::leml::{Leml, LemlParams, LemlValidParams, Loss, PartialLabels, Targets};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::SketchSpec;
 use okr_estimators::{Iokr, Kde, Nystroem, ParamGuard, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
-use okr_eval::{Features, Standardizer};
-use okr_kernels::{Gaussian, KernelSpec};
+use okr_eval::{Dataset, Features, Standardizer};
+use okr_kernels::{Gaussian, KernelSpec, LabelSets};
 
 use crate::cli::{EstimatorKind, FitArgs, KernelKind, LossKind, TraceNormSolverKind};
-use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
+use crate::config::{KernelFlags, build_kernel, read_data, set_threads};
 use crate::model::{FittedModel, ModelFile};
 
 pub fn run(a: &FitArgs) -> Result<()> {
+    let checked = check(a)?;
+    if matches!(a.estimator, EstimatorKind::Kae | EstimatorKind::K2ae) {
+        return super::kae::fit(a);
+    }
+    let data = read_data(&a.train, &a.data, None)?;
+    if let Some(params) = checked.leml {
+        return fit_leml(a, params, &data);
+    }
+    fit_data(a, &data, None)
+}
+
+/// What `check` validated before any file is read.
+pub(crate) struct Checked {
+    leml: Option<LemlValidParams>,
+}
+
+/// Checks the flags and hyper-parameters, so that a bad value fails before
+/// a large file is read.
+pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
     crate::config::check_fit_flags(a)?;
     set_threads(a.threads)?;
-    // Fail on bad hyper-parameters before reading a large file.
-    let lambda1 = a.lambda1.unwrap_or(a.lambda);
+    let lambda = a.lambda.unwrap_or(DEFAULT_LAMBDA);
+    let lambda1 = a.lambda1.unwrap_or(lambda);
     let lambda2 = a.lambda2.unwrap_or(lambda1);
     if a.estimator != EstimatorKind::ReducedRank && (a.lambda1.is_some() || a.lambda2.is_some()) {
         bail!("--lambda1 and --lambda2 apply to --estimator reduced-rank only (use --lambda)");
@@ -32,28 +52,25 @@ pub fn run(a: &FitArgs) -> Result<()> {
     }
     let (input_sketch, output_sketch) = sketch_flags(a)?;
     let anchors = anchors_flag(a)?;
-    let name = match a.estimator {
+    let mut leml = None;
+    match a.estimator {
         EstimatorKind::Iokr => {
-            Iokr::params(0u8, 0u8).lambda(a.lambda).check()?;
-            "iokr"
+            Iokr::params(0u8, 0u8).lambda(lambda).check()?;
         }
         EstimatorKind::ReducedRank => {
             ReducedRankIokr::params(0u8, 0u8).rank(a.rank).lambda1(lambda1).lambda2(lambda2).check()?;
-            "reduced-rank"
         }
         EstimatorKind::Kde => {
-            Kde::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
-            "kde"
+            Kde::params(0u8, 0u8).rank(a.rank).lambda(lambda).check()?;
         }
         EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
-            let p = SketchedIokr::params(0u8, 0u8).lambda(a.lambda).input_sketch(input_sketch);
-            p.output_sketch(output_sketch).check()?.method()
+            let p = SketchedIokr::params(0u8, 0u8).lambda(lambda).input_sketch(input_sketch);
+            p.output_sketch(output_sketch).check()?;
         }
         EstimatorKind::Nystroem => {
-            Nystroem::params(0u8, 0u8).lambda(a.lambda).anchors(anchors.clone()).check()?;
-            "nystroem"
+            Nystroem::params(0u8, 0u8).lambda(lambda).anchors(anchors).check()?;
         }
-        EstimatorKind::Kae | EstimatorKind::K2ae => return super::kae::fit(a),
+        EstimatorKind::Kae | EstimatorKind::K2ae => {}
         EstimatorKind::Leml => {
             let params = leml_params(a).check()?;
             if let Some(f) = a.observed_fraction
@@ -64,24 +81,105 @@ pub fn run(a: &FitArgs) -> Result<()> {
             if a.standardize {
                 bail!("--standardize does not apply to --estimator leml (features are used as given)");
             }
-            let data = read_data(&a.train, &a.data, None)?;
-            return fit_leml(a, params, &data);
+            leml = Some(params);
         }
         EstimatorKind::TraceNorm => {
-            TraceNorm::params(0u8, 0u8).rank(a.rank).lambda(a.lambda).check()?;
-            "trace-norm"
+            TraceNorm::params(0u8, 0u8).rank(a.rank).lambda(lambda).check()?;
         }
+    }
+    Ok(Checked { leml })
+}
+
+/// The ridge of estimators other than IOKR when `--lambda` is not given.
+pub const DEFAULT_LAMBDA: f64 = 1e-3;
+
+/// Ridges the closed-form leave-one-out choice of `--lambda` scans.
+pub const LOO_LAMBDAS: [f64; 8] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1];
+
+/// Training rows whose leave-one-out predictions score a ridge (a seeded subset beyond this).
+pub const LOO_ROWS: usize = 2000;
+
+/// Training inputs as the input kernel sees them.
+pub(crate) struct Inputs {
+    /// Standardization stored in the model (dense inputs).
+    pub standardizer: Option<Standardizer>,
+    /// Standardization of sparse inputs, as Gaussian feature weights.
+    pub weights: Option<Vec<f64>>,
+    /// Rows for the width heuristic and searches: standardized dense rows,
+    /// or sparse rows divided by their scale (the same distances).
+    pub x: Features,
+    /// How the inputs were treated, for the messages.
+    pub note: &'static str,
+}
+
+/// Standardizes dense non-binary features unless `--no-standardize`;
+/// `--standardize` forces it (sparse data: Gaussian kernel weights).
+pub(crate) fn prepare_inputs(a: &FitArgs, data: &Dataset) -> Result<Inputs> {
+    let binary = okr_eval::is_binary(&data.x);
+    let (standardize, note) = if a.no_standardize {
+        (false, "used as given (--no-standardize)")
+    } else if a.standardize {
+        (true, "standardized (--standardize)")
+    } else if data.x.is_sparse() {
+        (false, "used as given (sparse; --standardize to scale them)")
+    } else if binary {
+        (false, "used as given (binary)")
+    } else {
+        (true, "standardized (dense, not binary; --no-standardize to keep them)")
     };
+    if !standardize {
+        return Ok(Inputs { standardizer: None, weights: None, x: data.x.clone(), note });
+    }
+    let st = Standardizer::fit(&data.x)?;
+    Ok(match &data.x {
+        Features::Dense(x) => {
+            Inputs { x: Features::Dense(st.transform(x)?), standardizer: Some(st), weights: None, note }
+        }
+        Features::Sparse(x) => {
+            if a.input_kernel != KernelKind::Gaussian {
+                bail!(
+                    "--standardize on sparse data is supported with the gaussian input kernel only \
+                     (it becomes per-feature weights, so the data stays sparse)"
+                );
+            }
+            // Distances of scaled rows equal those of standardized ones.
+            Inputs {
+                x: Features::Sparse(st.scale_sparse(x)?),
+                standardizer: None,
+                weights: Some(st.feature_weights()),
+                note,
+            }
+        }
+    })
+}
+
+/// Fits a decoding estimator on `data` and saves it; `chosen` says where
+/// tuned hyper-parameters came from (`okr tune`).
+pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Result<()> {
+    let name = match a.estimator {
+        EstimatorKind::Iokr => "iokr",
+        EstimatorKind::ReducedRank => "reduced-rank",
+        EstimatorKind::Kde => "kde",
+        EstimatorKind::Siokr => "siokr",
+        EstimatorKind::Isokr => "isokr",
+        EstimatorKind::Sisokr => "sisokr",
+        EstimatorKind::Nystroem => "nystroem",
+        EstimatorKind::TraceNorm => "trace-norm",
+        EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("fitted elsewhere"),
+    };
+    let (input_sketch, output_sketch) = sketch_flags(a)?;
+    let anchors = anchors_flag(a)?;
     let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
         TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
         TraceNormSolverKind::Als => TraceNormSolver::Als,
         TraceNormSolverKind::Convex => TraceNormSolver::Convex,
     };
-    let data = read_data(&a.train, &a.data, None)?;
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
     if l == 0 {
         bail!("{}: the training file has no labels, so the model would predict nothing", a.train.display());
     }
+    // Printed after a successful fit, so that an error stays the only line.
+    let warnings = capped_sizes(a, n);
 
     let mean_card = data.y.mean_cardinality();
     let out_flags =
@@ -89,49 +187,55 @@ pub fn run(a: &FitArgs) -> Result<()> {
     // Default output width: the mean number of labels per training point.
     let ky = build_kernel(&out_flags, || 1.0 / (2.0 * mean_card.max(1.0)), "output")?;
 
-    let standardizer = if a.standardize { Some(Standardizer::fit(&data.x)?) } else { None };
-    let x = match (&data.x, &standardizer) {
-        (Features::Dense(x), Some(st)) => Features::Dense(st.transform(x)?),
-        (Features::Sparse(x), Some(st)) => {
-            if a.input_kernel != KernelKind::Gaussian {
-                bail!(
-                    "--standardize on sparse data is supported with the gaussian input kernel only \
-                     (it becomes per-feature weights, so the data stays sparse)"
-                );
-            }
-            // Only for the width heuristic: distances of scaled rows equal standardized ones.
-            Features::Sparse(st.scale_sparse(x)?)
-        }
-        (x, None) => x.clone(),
-    };
+    let Inputs { standardizer, weights, x, note } = prepare_inputs(a, data)?;
     let in_flags =
         KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree, coef0: a.coef0 };
-    let mut kx = build_kernel(&in_flags, || median_heuristic_gamma(&x), "input")?;
+    let median = median_sq_distance(&x);
+    let kx = build_kernel(&in_flags, || default_gamma(median), "input")?;
+    let kx: KernelSpec = match (&weights, kx) {
+        (Some(w), KernelSpec::Gaussian(g)) => Gaussian::new(g.gamma())?.with_feature_weights(w.clone())?.into(),
+        (_, kx) => kx,
+    };
+    let (lambda, lambda_note) = match (a.lambda, a.estimator) {
+        (Some(lambda), _) => (lambda, chosen.unwrap_or("--lambda").to_string()),
+        (None, EstimatorKind::Iokr) => loo_lambda(a, data, &x, &kx, &ky)?,
+        (None, _) => (DEFAULT_LAMBDA, format!("default of --estimator {name}; --lambda to set it")),
+    };
+    let lambda1 = a.lambda1.unwrap_or(lambda);
+    let lambda2 = a.lambda2.unwrap_or(lambda1);
+    let gamma_note = match (a.gamma, a.sigma2, chosen) {
+        (Some(_), _, Some(c)) => c.to_string(),
+        (Some(_), _, None) => "--gamma".into(),
+        (None, Some(_), _) => "--sigma2".into(),
+        (None, None, _) => format!("median heuristic 1 / (2 * {median:.4}), the median squared distance"),
+    };
+    let resolved = format!(
+        "okr: features {note}; input kernel {}; output kernel {} ({}); lambda = {lambda:e} ({lambda_note})",
+        describe_kernel(&kx, &gamma_note),
+        describe_kernel(&ky, ""),
+        if a.output_gamma.is_some() || a.output_sigma2.is_some() {
+            "given".to_string()
+        } else {
+            format!("default width: sigma^2 = {:.4} mean labels per point", mean_card.max(1.0))
+        },
+    );
 
     let spinner = ProgressBar::new_spinner().with_message(format!("fitting {name} on {n} samples"));
     spinner.enable_steady_tick(Duration::from_millis(120));
     let t = Instant::now();
-    let (kx, standardizer) = match (&data.x, standardizer) {
-        (Features::Sparse(_), Some(st)) => {
-            let KernelSpec::Gaussian(g) = kx else { unreachable!("checked above") };
-            kx = Gaussian::new(g.gamma())?.with_feature_weights(st.feature_weights())?.into();
-            (kx, None)
-        }
-        (_, st) => (kx, st),
-    };
     let y = &data.y;
-    let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(a.lambda);
+    let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(lambda);
     let rr = || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank).lambda1(lambda1).lambda2(lambda2);
-    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).centered(a.centered);
-    let tn = || TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank).lambda(a.lambda).solver(solver).seed(a.seed);
+    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank).lambda(lambda).centered(a.centered);
+    let tn = || TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank).lambda(lambda).solver(solver).seed(a.seed);
     let sketched = || {
         SketchedIokr::params(kx.clone(), ky.clone())
-            .lambda(a.lambda)
+            .lambda(lambda)
             .input_sketch(input_sketch)
             .output_sketch(output_sketch)
             .seed(a.seed)
     };
-    let nystroem = || Nystroem::params(kx.clone(), ky.clone()).lambda(a.lambda).anchors(anchors.clone()).seed(a.seed);
+    let nystroem = || Nystroem::params(kx.clone(), ky.clone()).lambda(lambda).anchors(anchors.clone()).seed(a.seed);
     let model = match (&data.x, &x) {
         (Features::Sparse(raw), _) => match a.estimator {
             EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
@@ -180,10 +284,14 @@ pub fn run(a: &FitArgs) -> Result<()> {
         Some((_, used)) => format!(", rank {used}"),
         None => String::new(),
     };
+    for w in warnings {
+        eprintln!("okr: warning: {w}");
+    }
     eprintln!(
         "okr: fitted {name} on {n} samples ({d} features, {l} labels{rank}) in {fit_seconds:.2} s -> {}",
         a.model.display()
     );
+    eprintln!("{resolved}");
     Ok(())
 }
 
@@ -193,7 +301,12 @@ fn leml_params(a: &FitArgs) -> LemlParams {
         LossKind::Lr => Loss::Logistic,
         LossKind::Sh => Loss::SquaredHinge,
     };
-    Leml::params().rank(a.rank).lambda(a.lambda).loss(loss).max_iter(a.max_iter.unwrap_or(10)).seed(a.seed)
+    Leml::params()
+        .rank(a.rank)
+        .lambda(a.lambda.unwrap_or(DEFAULT_LAMBDA))
+        .loss(loss)
+        .max_iter(a.max_iter.unwrap_or(10))
+        .seed(a.seed)
 }
 
 /// `okr fit --estimator leml`: sparse features (dense files are converted),
@@ -277,4 +390,79 @@ fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
     }
     let idx = okr_eval::read_indices(text)?;
     Ok(Anchors::Given(idx))
+}
+
+/// Requested sizes that exceed what `n` training samples allow (the
+/// estimator caps them), as warnings.
+fn capped_sizes(a: &FitArgs, n: usize) -> Vec<String> {
+    use okr_estimators::sketch::SketchKind;
+    let mut out = Vec::new();
+    for (flag, sketch) in [("--input-sketch", a.input_sketch), ("--output-sketch", a.output_sketch)] {
+        if let Some(s) = sketch
+            && matches!(s.kind, SketchKind::Uniform | SketchKind::Leverage)
+            && s.size > n
+        {
+            out.push(format!("{flag} asks for {} sub-sampled rows of {n} training samples: capped at {n}", s.size));
+        }
+    }
+    if a.estimator == EstimatorKind::Nystroem
+        && let Some(m) = a.anchors.as_deref().and_then(|t| t.parse::<usize>().ok())
+        && m > n
+    {
+        out.push(format!("--anchors {m} is more than the {n} training samples: capped at {n}"));
+    }
+    out
+}
+
+/// Median squared distance between training rows (at most 2000 evenly spaced rows).
+pub(crate) fn median_sq_distance(x: &Features) -> f64 {
+    match x {
+        Features::Dense(d) => okr_kernels::median_sq_distance(d, 2000),
+        Features::Sparse(s) => okr_kernels::median_sq_distance(s, 2000),
+    }
+}
+
+/// The Gaussian width of the median heuristic, `1 / (2 median)`.
+pub(crate) fn default_gamma(median: f64) -> f64 {
+    if median > 0.0 { 1.0 / (2.0 * median) } else { 1.0 }
+}
+
+/// `gaussian, gamma = 0.0123 (note)` and the like.
+fn describe_kernel(k: &KernelSpec, note: &str) -> String {
+    let note = if note.is_empty() { String::new() } else { format!(" ({note})") };
+    match k {
+        KernelSpec::Gaussian(g) => format!("gaussian, gamma = {:.6}{note}", g.gamma()),
+        other => format!("{other:?}{note}"),
+    }
+}
+
+/// `--lambda` for IOKR when not given: the ridge of best closed-form
+/// leave-one-out example-based F1 (decoded over the distinct training label
+/// sets) among [`LOO_LAMBDAS`], on a seeded subset of [`LOO_ROWS`] rows.
+fn loo_lambda(a: &FitArgs, data: &Dataset, x: &Features, kx: &KernelSpec, ky: &KernelSpec) -> Result<(f64, String)> {
+    let n = data.n_samples();
+    let rows = if n <= LOO_ROWS {
+        (0..n).collect()
+    } else {
+        okr_eval::train_test_split(n, LOO_ROWS as f64 / n as f64, a.seed)?.1
+    };
+    let spinner = ProgressBar::new_spinner().with_message(format!("choosing lambda by leave-one-out on {n} samples"));
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(okr_eval::f1_samples(t, p)?) };
+    let kernels = [(1.0, kx.clone())];
+    let step = &mut || {};
+    let result = match (&data.x, x) {
+        (Features::Sparse(raw), _) => loo_grid(raw, &data.y, &kernels, ky, &LOO_LAMBDAS, &rows, 0.0, f1, step)?,
+        (Features::Dense(_), Features::Dense(xs)) => {
+            loo_grid(xs, &data.y, &kernels, ky, &LOO_LAMBDAS, &rows, 0.0, f1, step)?
+        }
+        (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
+    };
+    spinner.finish_and_clear();
+    let note = format!(
+        "closed-form leave-one-out F1 {:.2} on {} training rows, best of 1e-8..1e-1; --lambda to set it",
+        100.0 * result.best_score(),
+        rows.len()
+    );
+    Ok((result.lambda(), note))
 }

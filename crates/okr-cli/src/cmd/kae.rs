@@ -22,7 +22,7 @@ fn params(a: &FitArgs, first: LayerKernel) -> Result<KaeParams> {
     let p = Kae::params()
         .hidden_dims(vec![a.code_dim; a.layers - 1])
         .kernels(std::iter::once(first).chain(std::iter::repeat_n(LayerKernel::GaussianMedian, a.layers - 1)).collect())
-        .lambdas(vec![a.lambda])
+        .lambdas(vec![a.lambda.unwrap_or(super::fit::DEFAULT_LAMBDA)])
         .max_iter(a.max_iter.unwrap_or(500))
         .seed(a.seed);
     p.check_ref()?;

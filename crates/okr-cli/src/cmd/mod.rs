@@ -6,6 +6,7 @@ mod gen_data;
 mod kae;
 mod predict;
 mod scores;
+mod tune;
 
 use std::borrow::Cow;
 
@@ -24,6 +25,7 @@ use crate::model::{FittedModel, ModelFile};
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Fit(a) => fit::run(&a),
+        Command::Tune(a) => tune::run(&a),
         Command::Predict(a) => predict::run(&a),
         Command::Eval(a) => eval::run(&a),
         Command::Encode(a) => kae::encode(&a),
@@ -130,12 +132,14 @@ where
 
 /// Loads what `predict` and `eval` share: the model, the data file read with
 /// the model's widths, the candidates (a file, or the model's distinct
-/// training outputs), and the decoder with the memory budget.
+/// training outputs), and the decoder with the memory budget. The data file
+/// may hold features only unless `need_labels` (evaluation).
 pub fn load_for_decoding(
     model: &std::path::Path,
     data_path: &std::path::Path,
     data_args: &crate::cli::DataArgs,
     decode: &crate::cli::DecodeArgs,
+    need_labels: bool,
 ) -> Result<(ModelFile, Dataset, LabelSets, CandidateDecoder)> {
     crate::config::set_threads(decode.threads)?;
     let mf = ModelFile::load(model)?;
@@ -146,7 +150,15 @@ pub fn load_for_decoding(
             mf.estimator
         );
     }
-    let data = crate::config::read_data(data_path, data_args, Some(mf.shape()))?;
+    let input = crate::config::read_for_model(data_path, data_args, mf.shape())?;
+    if need_labels && input.labels == okr_eval::LabelColumns::Absent {
+        bail!(
+            "{}: has features only, no label columns to evaluate against (the model has {} labels)",
+            data_path.display(),
+            mf.n_labels
+        );
+    }
+    let data = input.data;
     let candidates = match &decode.candidates {
         Some(p) => crate::config::read_candidates(p, mf.n_labels)?,
         None => mf.default_candidates(),

@@ -14,7 +14,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         inputs.extend(a.decode.candidates.as_deref().map(|c| ("candidate file", c)));
         okr_eval::check_not_input(out, &inputs)?;
     }
-    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode)?;
+    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode, false)?;
     check_data_flags(&a.input, &a.data, Some(mf.n_labels))?;
     // The whole prediction is made before the output is opened, so a failure
     // leaves an existing output file as it was.

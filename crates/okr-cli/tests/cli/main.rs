@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod metrics;
 mod reliability;
+mod tune;
+mod user_data;
 
 struct Dir(tempfile::TempDir);
 
@@ -159,7 +162,7 @@ fn test_file_with_other_feature_count() {
          @attribute l0 {0,1}\n@attribute l1 {0,1}\n@data\n1,2,3,0,1\n",
     );
     let out = okr(&["eval", "-m", p(&model), "--test", p(&wide)]);
-    assert_one_line_error(&out, &["wide.arff", "3 features", "2"]);
+    assert_one_line_error(&out, &["wide.arff", "expected 2 attributes", "or 4", "found 5"]);
 }
 
 #[test]
@@ -307,6 +310,8 @@ fn reduced_rank_at_full_rank_matches_iokr() {
             estimator,
             "--rank",
             "1000",
+            "--lambda",
+            "1e-3",
             "-o",
             p(&model),
         ]);
@@ -485,8 +490,8 @@ fn identity_sketches_match_iokr() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
-    let a = eval("iokr", &[]);
-    let b = eval("sisokr", &["--input-sketch", "identity", "--output-sketch", "identity"]);
+    let a = eval("iokr", &["--lambda", "1e-3"]);
+    let b = eval("sisokr", &["--input-sketch", "identity", "--output-sketch", "identity", "--lambda", "1e-3"]);
     for key in ["f1_samples", "p_at_1", "mse_h"] {
         let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
         assert!((x - y).abs() < 1e-6, "{key}: iokr {x} vs sisokr {y}");

@@ -89,7 +89,86 @@ pub struct GridSearchResult {
     pub best_lambda: usize,
 }
 
+/// The first cell of largest mean (smallest width index, then smallest ridge index).
+fn best_cell(mean: &[Vec<f64>]) -> (usize, usize) {
+    let (mut best_width, mut best_lambda, mut best) = (0, 0, f64::NEG_INFINITY);
+    for (wi, row) in mean.iter().enumerate() {
+        for (li, &v) in row.iter().enumerate() {
+            if v > best {
+                (best_width, best_lambda, best) = (wi, li, v);
+            }
+        }
+    }
+    (best_width, best_lambda)
+}
+
 impl GridSearchResult {
+    /// A result from every fold score, `fold_scores[w][l][f]` (the same
+    /// number of folds in every cell): means, standard deviations and the choice.
+    pub fn from_fold_scores(
+        median_sq_dist: f64,
+        widths: Vec<f64>,
+        lambdas: Vec<f64>,
+        fold_scores: Vec<Vec<Vec<f64>>>,
+    ) -> Self {
+        // Summed as s_f / k in fold order, so that the means (and the choice)
+        // do not depend on how the folds were accumulated.
+        let mean: Vec<Vec<f64>> = fold_scores
+            .iter()
+            .map(|row| row.iter().map(|s| s.iter().fold(0.0, |m, v| m + v / s.len() as f64)).collect())
+            .collect();
+        let std = fold_scores
+            .iter()
+            .zip(&mean)
+            .map(|(row, means)| {
+                row.iter()
+                    .zip(means)
+                    .map(|(s, m)| (s.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / s.len() as f64).sqrt())
+                    .collect()
+            })
+            .collect();
+        let (best_width, best_lambda) = best_cell(&mean);
+        Self { median_sq_dist, widths, lambdas, fold_scores, mean, std, best_width, best_lambda }
+    }
+
+    /// Joins two searches over different widths with the same ridges, folds
+    /// and median: widths sorted ascending, every score kept, the choice made
+    /// again (ties keep the smallest width, then the smallest ridge).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when the ridges, the median or the number
+    /// of folds differ, or a width appears in both.
+    pub fn merge(self, other: GridSearchResult) -> Result<GridSearchResult> {
+        let folds = |r: &GridSearchResult| r.fold_scores.first().and_then(|w| w.first()).map_or(0, Vec::len);
+        let mismatch = |what: &'static str| Error::InvalidParameter {
+            name: "merged grid searches",
+            value: what.to_string(),
+            expected: "the same ridges, median squared distance and folds, and distinct widths",
+        };
+        if self.lambdas != other.lambdas {
+            return Err(mismatch("different ridges"));
+        }
+        if self.median_sq_dist != other.median_sq_dist {
+            return Err(mismatch("different median squared distances"));
+        }
+        if folds(&self) != folds(&other) {
+            return Err(mismatch("different numbers of folds"));
+        }
+        if other.widths.iter().any(|w| self.widths.contains(w)) {
+            return Err(mismatch("a width in both"));
+        }
+        let (median_sq_dist, lambdas) = (self.median_sq_dist, self.lambdas.clone());
+        let mut rows: Vec<(f64, Vec<Vec<f64>>)> = self
+            .widths
+            .into_iter()
+            .zip(self.fold_scores)
+            .chain(other.widths.into_iter().zip(other.fold_scores))
+            .collect();
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (widths, fold_scores) = rows.into_iter().unzip();
+        Ok(Self::from_fold_scores(median_sq_dist, widths, lambdas, fold_scores))
+    }
+
     /// The chosen multiplier $c$.
     pub fn c(&self) -> f64 {
         self.widths[self.best_width]
@@ -219,39 +298,6 @@ impl GaussianIokrSearch {
                 on_step();
             }
         }
-        // Summed as s_f / k in fold order, so that the means (and the choice)
-        // do not depend on how the folds were accumulated.
-        let mean: Vec<Vec<f64>> = fold_scores
-            .iter()
-            .map(|row| row.iter().map(|s| s.iter().fold(0.0, |m, v| m + v / k as f64)).collect())
-            .collect();
-        let std = fold_scores
-            .iter()
-            .zip(&mean)
-            .map(|(row, means)| {
-                row.iter()
-                    .zip(means)
-                    .map(|(s, m)| (s.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / k as f64).sqrt())
-                    .collect()
-            })
-            .collect();
-        let (mut best_width, mut best_lambda, mut best) = (0, 0, f64::NEG_INFINITY);
-        for (wi, row) in mean.iter().enumerate() {
-            for (li, &v) in row.iter().enumerate() {
-                if v > best {
-                    (best_width, best_lambda, best) = (wi, li, v);
-                }
-            }
-        }
-        Ok(GridSearchResult {
-            median_sq_dist: median,
-            widths: self.widths.clone(),
-            lambdas: self.lambdas.clone(),
-            fold_scores,
-            mean,
-            std,
-            best_width,
-            best_lambda,
-        })
+        Ok(GridSearchResult::from_fold_scores(median, self.widths.clone(), self.lambdas.clone(), fold_scores))
     }
 }

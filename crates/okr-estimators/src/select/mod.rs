@@ -13,12 +13,22 @@
 //!   multipliers $c$, and a [`FoldScorer`] scores each validation prediction
 //!   (decoding and a task metric live above this crate). Every fold score is
 //!   kept in the [`GridSearchResult`].
+//! - [`WidthLineSearch`]: coarse-to-fine over widths: a line search in
+//!   $\log c$ that runs a grid search only on the widths it needs, merging
+//!   the [`GridSearchResult`]s.
+//! - [`LooProducts`]: exact leave-one-out predictions of IOKR (as inner
+//!   products with atoms, to decode them) for any $\lambda$ from one
+//!   eigendecomposition: leave-one-out of a task metric in closed form.
 //! - [`LooPath`]: exact leave-one-out and generalized cross-validation errors
 //!   of IOKR's squared loss in $\mathcal H_Y$ for a grid of $\lambda$, from one
 //!   eigendecomposition of $K_x$ and the output Gram $K_y$.
 
 mod kfold;
+mod line_search;
 mod loo;
+mod loo_decode;
 
 pub use kfold::{FoldScorer, GaussianIokrSearch, GridSearchResult};
+pub use line_search::{WidthLineSearch, log_neighbours};
 pub use loo::{LooPath, LooResult};
+pub use loo_decode::LooProducts;

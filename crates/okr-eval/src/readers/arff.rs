@@ -28,7 +28,7 @@ use std::path::Path;
 
 use okr_kernels::{CsrRows, DenseRows, LabelSets, Rows};
 
-use super::{excerpt, lines, parse_finite, push_f64, read_text, write_atomic};
+use super::{LabelCount, excerpt, lines, parse_finite, push_f64, read_text, write_atomic};
 use crate::{Dataset, Error, Features, Result};
 
 /// Reads a Mulan ARFF file whose last `n_labels` attributes are the labels.
@@ -425,6 +425,11 @@ impl Sink {
 
 /// Parses ARFF text; `path` is only used in messages.
 pub(crate) fn parse_arff(text: &str, path: &Path, n_labels: usize) -> Result<Dataset> {
+    parse_arff_with(text, path, LabelCount::Fixed(n_labels))
+}
+
+/// Parses ARFF text whose label count `labels` decides from the number of attributes.
+pub(crate) fn parse_arff_with(text: &str, path: &Path, labels: LabelCount) -> Result<Dataset> {
     let err = |line: usize, msg: String| Error::parse(path, line, msg);
     let mut attrs: Vec<Attribute> = Vec::new();
     let mut it = lines(text);
@@ -457,12 +462,7 @@ pub(crate) fn parse_arff(text: &str, path: &Path, n_labels: usize) -> Result<Dat
         return Err(err(last_line.max(1), "expected an @data line after the @attribute lines".into()));
     };
     let n_attr = attrs.len();
-    if n_labels > n_attr {
-        return Err(err(
-            data_line,
-            format!("expected at least n_labels = {n_labels} attributes before @data, found {n_attr}"),
-        ));
-    }
+    let n_labels = labels.resolve(n_attr, "attributes before @data").map_err(|m| err(data_line, m))?;
     let d = n_attr - n_labels;
 
     let mut sink: Option<Sink> = None;

@@ -21,7 +21,7 @@ use std::path::Path;
 
 use okr_kernels::{DenseRows, LabelSets};
 
-use super::{excerpt, parse_finite, push_f64, read_text, try_vec, write_atomic};
+use super::{LabelCount, excerpt, parse_finite, push_f64, read_text, try_vec, write_atomic};
 use crate::dataset::Names;
 use crate::{Dataset, Error, Features, Result};
 
@@ -82,7 +82,11 @@ fn are_column_numbers(fields: &[String]) -> bool {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_csv(path: impl AsRef<Path>, n_labels: usize, header: CsvHeader) -> Result<Dataset> {
-    let path = path.as_ref();
+    read_csv_with(path.as_ref(), LabelCount::Fixed(n_labels), header)
+}
+
+/// [`read_csv`] with the label count decided by `labels` from the number of columns.
+pub(crate) fn read_csv_with(path: &Path, labels: LabelCount, header: CsvHeader) -> Result<Dataset> {
     let text = read_text(path)?;
     let err = |no: usize, msg: String| Error::parse(path, no, msg);
     let mut reader = ::csv::ReaderBuilder::new()
@@ -92,6 +96,10 @@ pub fn read_csv(path: impl AsRef<Path>, n_labels: usize, header: CsvHeader) -> R
         .from_reader(text.as_bytes());
     let mut names: Option<Vec<String>> = None;
     let mut n_cols: Option<usize> = None;
+    let mut n_labels = match labels {
+        LabelCount::Fixed(l) => l,
+        LabelCount::Optional { .. } => 0,
+    };
     let mut data: Vec<f64> = Vec::new();
     let mut sets: Vec<Vec<usize>> = Vec::new();
     let mut record = ::csv::StringRecord::new();
@@ -117,9 +125,7 @@ pub fn read_csv(path: impl AsRef<Path>, n_labels: usize, header: CsvHeader) -> R
         }
         if first {
             first = false;
-            if n_labels > record.len() {
-                return Err(err(no, format!("expected at least n_labels = {n_labels} columns, got {}", record.len())));
-            }
+            n_labels = labels.resolve(record.len(), "columns").map_err(|m| err(no, m))?;
             n_cols = Some(record.len());
             let fields: Vec<String> = record.iter().map(str::to_string).collect();
             let is_header = match header {
@@ -308,7 +314,7 @@ mod tests {
         parse_err("a,b,c\n1,x,0\n", 1, 2, &["expected a number for column 2", "got 'x'"]);
         parse_err("a,b,c\n1,NaN,0\n", 1, 2, &["expected a finite number for column 2"]);
         parse_err("a,b,c\n1,2,0.5\n", 1, 2, &["expected 0 or 1 in label column 3", "'0.5'"]);
-        parse_err("a,b\n", 3, 1, &["expected at least n_labels = 3 columns, got 2"]);
+        parse_err("a,b\n", 3, 1, &["expected at least n_labels = 3 columns, found 2"]);
         parse_err("a,\"b\nc,d\n", 1, 1, &["line break in field 2", "unclosed"]);
     }
 

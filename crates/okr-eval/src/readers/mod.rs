@@ -24,6 +24,7 @@
 pub mod arff;
 pub mod csv;
 pub mod lists;
+pub mod model_input;
 pub mod ranking;
 pub mod svmlight;
 pub mod tu;
@@ -33,6 +34,10 @@ pub mod xc;
 pub use arff::{read_arff, write_arff};
 pub use csv::{CsvHeader, read_csv, write_csv};
 pub use lists::{read_indices, read_label_sets};
+pub use model_input::{
+    LabelColumns, ModelInput, ModelShape, read_arff_for_model, read_csv_for_model, read_svmlight_for_model,
+    read_xc_for_model,
+};
 pub use svmlight::{SvmlightOptions, read_svmlight, write_svmlight};
 pub use tu::{TuDataset, read_tu};
 pub use usps::{USPS_PIXELS, UspsImages, find_usps_in, read_usps};
@@ -43,6 +48,45 @@ use std::path::Path;
 use crate::Result;
 use crate::output::{MAX_INPUT_BYTES, read_bounded};
 pub(crate) use crate::output::{try_vec, write_atomic};
+
+/// How many of a file's last columns (attributes) are labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LabelCount {
+    /// Exactly this many.
+    Fixed(usize),
+    /// A file to predict on: `n_features` feature columns, then either
+    /// `n_labels` label columns or none, told apart by the column count.
+    Optional {
+        /// Feature columns.
+        n_features: usize,
+        /// Label columns when present.
+        n_labels: usize,
+    },
+}
+
+impl LabelCount {
+    /// The label count of a file with `n_cols` columns (`what` names them in messages).
+    pub(crate) fn resolve(self, n_cols: usize, what: &str) -> std::result::Result<usize, String> {
+        match self {
+            LabelCount::Fixed(l) if l > n_cols => {
+                Err(format!("expected at least n_labels = {l} {what}, found {n_cols}"))
+            }
+            LabelCount::Fixed(l) => Ok(l),
+            LabelCount::Optional { n_features: d, n_labels: l } => {
+                if n_cols == d {
+                    Ok(0)
+                } else if Some(n_cols) == d.checked_add(l) {
+                    Ok(l)
+                } else {
+                    Err(format!(
+                        "expected {d} {what} (the model's features) or {} (features, then its {l} labels), found {n_cols}",
+                        d.saturating_add(l)
+                    ))
+                }
+            }
+        }
+    }
+}
 
 /// Reads a whole text file (at most [`MAX_INPUT_BYTES`], no NUL byte).
 /// Invalid UTF-8 is replaced (numbers are ASCII; only names can be affected)

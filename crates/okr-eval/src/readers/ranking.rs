@@ -2,6 +2,10 @@
 //!
 //! - [`read_ratings`]: CSV `user,item,rating` with a header line and 0-based ids
 //!   (`../shared/data/jester/jester3_ratings.csv`), into per-user rating lists.
+//! - [`read_star_ratings`]: the same CSV with every rating a whole number of
+//!   stars in `1..=max_stars`; [`read_movielens_100k`] and [`read_sushi`] read
+//!   the MovieLens 100K and sushi files of the shared data (1-5 stars) and
+//!   size the item catalogue as the paper's matrices do.
 //! - [`read_label_ranking`]: the label-ranking benchmarks of Cheng, Huehn and
 //!   Huellermeier: first line `n,d,k`, then `n` rows of `d` features and `k`
 //!   ranks (`ranks[j]` = rank of label `j`, a permutation of `1..=k`).
@@ -47,7 +51,77 @@ impl Ratings {
 /// Ok::<(), okr_eval::Error>(())
 /// ```
 pub fn read_ratings(path: impl AsRef<Path>) -> Result<Ratings> {
-    let path = path.as_ref();
+    read_ratings_checked(path.as_ref(), |_, _| None)
+}
+
+/// Reads a `user,item,rating` CSV whose ratings are whole numbers of stars in
+/// `1..=max_stars` (MovieLens, sushi).
+///
+/// # Errors
+/// As [`read_ratings`], and [`Error::Parse`] with the line for a rating that
+/// is not an integer in `1..=max_stars`.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let p = dir.path().join("r.csv");
+/// std::fs::write(&p, "user,item,rating\n0,2,5\n1,0,1\n").unwrap();
+/// let r = okr_eval::readers::ranking::read_star_ratings(&p, 5)?;
+/// assert_eq!(r.users[0], vec![(2, 5.0)]);
+/// std::fs::write(&p, "user,item,rating\n0,2,4.5\n").unwrap();
+/// assert!(okr_eval::readers::ranking::read_star_ratings(&p, 5).is_err());
+/// Ok::<(), okr_eval::Error>(())
+/// ```
+pub fn read_star_ratings(path: impl AsRef<Path>, max_stars: u32) -> Result<Ratings> {
+    read_ratings_checked(path.as_ref(), |_, r| star_error(r, max_stars))
+}
+
+fn star_error(r: f64, max_stars: u32) -> Option<String> {
+    (r.fract() != 0.0 || r < 1.0 || r > f64::from(max_stars))
+        .then(|| format!("rating {r} is not a whole number of stars in 1..={max_stars}"))
+}
+
+/// Movies in MovieLens 100K (the paper's matrix is 943 x 1682).
+pub const MOVIELENS_100K_ITEMS: usize = 1682;
+/// Sushi types in the sushi data (the paper's matrix is 5000 x 100).
+pub const SUSHI_ITEMS: usize = 100;
+
+/// Reads MovieLens 100K ratings (`movielens/ml100k_ratings.csv` of the shared
+/// data: `user,item,rating`, 0-based ids, 1-5 stars) with the catalogue of
+/// [`MOVIELENS_100K_ITEMS`] movies.
+///
+/// # Errors
+/// As [`read_star_ratings`] with 5 stars, and [`Error::Parse`] with the line
+/// for an item id beyond the catalogue.
+pub fn read_movielens_100k(path: impl AsRef<Path>) -> Result<Ratings> {
+    with_catalogue(path.as_ref(), MOVIELENS_100K_ITEMS)
+}
+
+/// Reads the sushi ratings (`sushi/sushi_ratings.csv` of the shared data:
+/// `user,item,rating`, 0-based ids, 1-5 stars) with the catalogue of
+/// [`SUSHI_ITEMS`] sushis.
+///
+/// # Errors
+/// As [`read_movielens_100k`].
+pub fn read_sushi(path: impl AsRef<Path>) -> Result<Ratings> {
+    with_catalogue(path.as_ref(), SUSHI_ITEMS)
+}
+
+/// 1-5 star ratings over a catalogue of `n_items` (items nobody rated still count).
+fn with_catalogue(path: &Path, n_items: usize) -> Result<Ratings> {
+    let mut r = read_ratings_checked(path, |i, r| {
+        if i >= n_items {
+            Some(format!("item id {i} is beyond the catalogue of {n_items} items (ids 0..{n_items})"))
+        } else {
+            star_error(r, 5)
+        }
+    })?;
+    r.n_items = n_items;
+    Ok(r)
+}
+
+/// [`read_ratings`] with `check(item, rating)` returning a message for an entry the file must not hold.
+fn read_ratings_checked(path: &Path, check: impl Fn(usize, f64) -> Option<String>) -> Result<Ratings> {
     let text = read_text(path)?;
     let mut users: Vec<Vec<(usize, f64)>> = Vec::new();
     let mut n_items = 0;
@@ -75,6 +149,9 @@ pub fn read_ratings(path: impl AsRef<Path>) -> Result<Ratings> {
         let i: usize =
             i.parse().map_err(|_| Error::parse(path, no, format!("item id '{i}' is not a non-negative integer")))?;
         let r = parse_finite(r, || "rating".into()).map_err(|m| Error::parse(path, no, m))?;
+        if let Some(m) = check(i, r) {
+            return Err(Error::parse(path, no, m));
+        }
         // Ids index vectors: bounded, so one line cannot ask for terabytes.
         if u >= MAX_DIMENSION || i >= MAX_DIMENSION {
             return Err(Error::parse(

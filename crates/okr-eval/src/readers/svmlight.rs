@@ -104,7 +104,11 @@ impl SvmlightOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<Dataset> {
-    let path = path.as_ref();
+    Ok(read_svmlight_counting(path.as_ref(), opts)?.0)
+}
+
+/// [`read_svmlight`], also returning the number of rows with a label list.
+pub(crate) fn read_svmlight_counting(path: &Path, opts: &SvmlightOptions) -> Result<(Dataset, usize)> {
     let text = read_text(path)?;
     let mut rows = RowParser::new(path, opts.zero_based, opts.n_features, opts.n_labels);
     for (no, raw) in lines(&text) {
@@ -114,7 +118,8 @@ pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<D
         }
         rows.push(no, line)?;
     }
-    rows.finish()
+    let labelled = rows.n_labelled_rows();
+    Ok((rows.finish()?, labelled))
 }
 
 /// Writes `data` in the multi-label svmlight format, with 1-based
@@ -230,6 +235,7 @@ pub(crate) struct RowParser<'a> {
     values: Vec<f64>,
     sets: Vec<Vec<usize>>,
     row: Vec<(usize, f64)>,
+    labelled_rows: usize,
 }
 
 impl<'a> RowParser<'a> {
@@ -246,6 +252,7 @@ impl<'a> RowParser<'a> {
             values: Vec::new(),
             sets: Vec::new(),
             row: Vec::new(),
+            labelled_rows: 0,
         }
     }
 
@@ -254,12 +261,18 @@ impl<'a> RowParser<'a> {
         self.sets.len()
     }
 
+    /// Number of rows parsed so far that start with a label list.
+    pub(crate) fn n_labelled_rows(&self) -> usize {
+        self.labelled_rows
+    }
+
     /// Parses one line (comment already removed); an empty line is an empty sample.
     pub(crate) fn push(&mut self, no: usize, line: &str) -> Result<()> {
         let err = |msg: String| Error::parse(self.path, no, msg);
         let mut tokens = line.split_ascii_whitespace().peekable();
         let mut labels = Vec::new();
         if let Some(first) = tokens.next_if(|t| !t.contains(':')) {
+            self.labelled_rows += 1;
             for tok in first.split(',') {
                 let l: usize = tok.parse().map_err(|_| {
                     err(format!(

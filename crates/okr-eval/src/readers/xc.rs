@@ -1,6 +1,8 @@
 //! The Extreme Classification repository format: a header line
 //! `n_samples n_features n_labels`, then one svmlight-style line per sample,
 //! `l1,l2,... f:v f:v ...`, with **0-based** feature and label indices.
+//! A file of features only (to predict on) may have the header
+//! `n_samples n_features` (read as 0 labels) and rows without label lists.
 //!
 //! A sample without labels starts with a space. Blank lines and `#` comments are
 //! skipped (as in [`read_svmlight`](super::read_svmlight)); the number of samples
@@ -32,7 +34,12 @@ use crate::{Dataset, Error, Result};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_xc(path: impl AsRef<Path>) -> Result<Dataset> {
-    let path = path.as_ref();
+    read_xc_with(path.as_ref(), None)
+}
+
+/// [`read_xc`]; with `model = Some((n_features, n_labels))` the header must
+/// declare the model's features and either its labels or none.
+pub(crate) fn read_xc_with(path: &Path, model: Option<(usize, usize)>) -> Result<Dataset> {
     let text = read_text(path)?;
     let mut it = lines(&text);
     let mut header = None;
@@ -46,7 +53,8 @@ pub fn read_xc(path: impl AsRef<Path>) -> Result<Dataset> {
         let nums: Vec<Option<usize>> = line.split_ascii_whitespace().map(|t| t.parse().ok()).collect();
         match nums[..] {
             [Some(n), Some(d), Some(l)] if d <= MAX_DIMENSION && l <= MAX_DIMENSION => header = Some((no, n, d, l)),
-            [Some(_), Some(_), Some(_)] => {
+            [Some(n), Some(d)] if d <= MAX_DIMENSION => header = Some((no, n, d, 0)),
+            [Some(_), Some(_), Some(_)] | [Some(_), Some(_)] => {
                 return Err(Error::parse(
                     path,
                     no,
@@ -60,7 +68,11 @@ pub fn read_xc(path: impl AsRef<Path>) -> Result<Dataset> {
                 return Err(Error::parse(
                     path,
                     no,
-                    format!("expected a header 'n_samples n_features n_labels', got '{}'", excerpt(line)),
+                    format!(
+                        "expected a header 'n_samples n_features n_labels' (or 'n_samples n_features' \
+                         for features only), got '{}'",
+                        excerpt(line)
+                    ),
                 ));
             }
         }
@@ -69,6 +81,22 @@ pub fn read_xc(path: impl AsRef<Path>) -> Result<Dataset> {
     let Some((header_line, n, d, l)) = header else {
         return Err(Error::parse(path, last, "expected a header 'n_samples n_features n_labels', got an empty file"));
     };
+    if let Some((model_d, model_l)) = model {
+        if d != model_d {
+            return Err(Error::parse(
+                path,
+                header_line,
+                format!("expected n_features = {model_d} (the model's) in the header, got {d}"),
+            ));
+        }
+        if l != 0 && l != model_l {
+            return Err(Error::parse(
+                path,
+                header_line,
+                format!("expected n_labels = {model_l} (the model's) or none in the header, got {l}"),
+            ));
+        }
+    }
     let mut rows = RowParser::new(path, true, Some(d), Some(l));
     let mut last_row_line = header_line;
     for (no, raw) in it {
@@ -150,6 +178,16 @@ mod tests {
     }
 
     #[test]
+    fn header_without_labels_reads_features_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x_xc.txt");
+        std::fs::write(&path, "2 4\n 0:1 3:2\n 1:1\n").unwrap();
+        let d = read_xc(&path).unwrap();
+        assert_eq!((d.n_samples(), d.n_features(), d.n_labels()), (2, 4, 0));
+        assert_eq!(d.x.to_dense()[(0, 3)], 2.0);
+    }
+
+    #[test]
     fn xc_header_counts_are_checked_against_the_data() {
         // Declared widths up to MAX_DIMENSION cost nothing until used (numbered names).
         let dir = tempfile::tempdir().unwrap();
@@ -167,7 +205,9 @@ mod tests {
     #[test]
     fn errors_name_path_line_and_expectation() {
         parse_err("", 1, &["expected a header 'n_samples n_features n_labels'", "empty file"]);
-        parse_err("3 4\n", 1, &["expected a header", "'3 4'"]);
+        parse_err("3 4 x\n", 1, &["expected a header", "'3 4 x'"]);
+        parse_err("3\n", 1, &["expected a header", "'3'"]);
+        parse_err("1 4\n0 0:1\n", 2, &["expected label indices < n_labels = 0", "got 0"]);
         parse_err("1 4 99999999999\n", 1, &["expected at most 16777216 features and labels"]);
         parse_err("1 4 2\n0 0:1\n1 1:1\n", 3, &["expected 1 samples as the header says (line 1), got more"]);
         parse_err("3 4 2\n0 0:1\n1 1:1\n", 3, &["expected 3 samples", "got 2"]);

@@ -1,10 +1,29 @@
 //! Per-feature standardization fitted on training features only.
 
 use faer::Mat;
-use okr_kernels::{CsrRows, DenseRows, Rows};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Features, Result};
+use crate::{CsrRows, DenseRows, Error, Features, Result, Rows};
+
+/// Whether every stored feature value is 0 or 1 (binary features, which okr
+/// leaves unstandardized by default).
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, Features, is_binary};
+/// assert!(is_binary(&Features::Dense(DenseRows::from_rows(&[vec![0.0, 1.0]])?)));
+/// assert!(!is_binary(&Features::Dense(DenseRows::from_rows(&[vec![0.5, 1.0]])?)));
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn is_binary(x: &Features) -> bool {
+    match x {
+        Features::Sparse(s) => s.values().iter().all(|&v| v == 0.0 || v == 1.0),
+        Features::Dense(d) => {
+            let m = d.as_mat();
+            (0..m.ncols()).all(|j| m.col(j).iter().all(|&v| v == 0.0 || v == 1.0))
+        }
+    }
+}
 
 /// Per-feature mean $m_j$ and scale $s_j$ fitted on training features, for
 /// $x_j \mapsto (x_j - m_j) / s_j$ (scikit-learn's `StandardScaler`).
@@ -28,12 +47,13 @@ use crate::{Error, Features, Result};
 /// Gaussian and Laplacian ones; a linear or polynomial kernel on scaled sparse rows
 /// sees uncentered features.
 ///
-/// Serde-serializable, so it is saved with a fitted model.
+/// Serde-serializable, so it is saved with a fitted model; deserialization
+/// checks what [`fit`](Standardizer::fit) guarantees (one finite mean and one
+/// finite positive scale per feature).
 ///
 /// # Example
 /// ```
-/// use okr_eval::{Features, Standardizer};
-/// use okr_kernels::DenseRows;
+/// use okr_kernels::{DenseRows, Features, Standardizer};
 /// let train = DenseRows::from_rows(&[vec![1.0, 5.0], vec![3.0, 5.0]])?;
 /// let s = Standardizer::fit(&Features::Dense(train.clone()))?;
 /// assert_eq!(s.mean(), &[2.0, 5.0]);
@@ -42,12 +62,41 @@ use crate::{Error, Features, Result};
 /// assert_eq!(z.as_mat()[(0, 0)], -1.0);
 /// assert_eq!(z.as_mat()[(1, 1)], 0.0);
 /// assert_eq!(s.feature_weights(), vec![1.0, 1.0]);
-/// Ok::<(), okr_eval::Error>(())
+/// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "StandardizerRepr")]
 pub struct Standardizer {
     mean: Vec<f64>,
     scale: Vec<f64>,
+}
+
+/// The serialized fields, checked before they become a [`Standardizer`].
+#[derive(Deserialize)]
+struct StandardizerRepr {
+    mean: Vec<f64>,
+    scale: Vec<f64>,
+}
+
+impl TryFrom<StandardizerRepr> for Standardizer {
+    type Error = Error;
+
+    fn try_from(r: StandardizerRepr) -> Result<Self> {
+        if r.mean.len() != r.scale.len() {
+            return Err(Error::ShapeMismatch {
+                what: "standardizer scales",
+                expected: r.mean.len(),
+                got: r.scale.len(),
+            });
+        }
+        if r.mean.iter().any(|m| !m.is_finite()) {
+            return Err(Error::NonFinite { what: "standardizer means", row: 0 });
+        }
+        if let Some(&s) = r.scale.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+            return Err(Error::InvalidParameter { name: "standardizer scale", value: s, expected: "finite and > 0" });
+        }
+        Ok(Self { mean: r.mean, scale: r.scale })
+    }
 }
 
 impl Standardizer {
@@ -144,7 +193,23 @@ impl Standardizer {
     pub fn transform(&self, x: &DenseRows) -> Result<DenseRows> {
         self.check_width(x.n_features())?;
         let x = x.as_mat();
-        Ok(DenseRows::new(Mat::from_fn(x.nrows(), x.ncols(), |i, j| (x[(i, j)] - self.mean[j]) / self.scale[j]))?)
+        DenseRows::new(Mat::from_fn(x.nrows(), x.ncols(), |i, j| (x[(i, j)] - self.mean[j]) / self.scale[j]))
+    }
+
+    /// Standardized features in dense form: [`transform`](Self::transform) of
+    /// the rows, sparse rows densified first (a model fitted on standardized
+    /// dense rows reads test rows of either form).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] if `x` has a different number of features.
+    pub fn transform_features(&self, x: &Features) -> Result<Features> {
+        Ok(Features::Dense(match x {
+            Features::Dense(d) => self.transform(d)?,
+            Features::Sparse(s) => {
+                self.check_width(s.n_features())?;
+                self.transform(&DenseRows::new(s.to_dense())?)?
+            }
+        }))
     }
 
     /// $x_{ij} / s_j$ for sparse rows: scaled, **not centered** (sparsity is kept).
@@ -156,19 +221,18 @@ impl Standardizer {
     ///
     /// # Example
     /// ```
-    /// use okr_eval::{Features, Standardizer};
-    /// use okr_kernels::CsrRows;
+    /// use okr_kernels::{CsrRows, Features, Standardizer};
     /// let x = CsrRows::from_rows(2, vec![vec![(0, 2.0)], vec![], vec![(0, 4.0), (1, 3.0)], vec![]])?;
     /// let s = Standardizer::fit(&Features::Sparse(x.clone()))?;
     /// let z = s.scale_sparse(&x)?;
     /// assert_eq!(z.nnz(), x.nnz());
     /// assert_eq!(z.row(2).1[0], 4.0 / s.scale()[0]);
-    /// Ok::<(), okr_eval::Error>(())
+    /// Ok::<(), okr_kernels::Error>(())
     /// ```
     pub fn scale_sparse(&self, x: &CsrRows) -> Result<CsrRows> {
         self.check_width(x.n_features())?;
         let values = x.indices().iter().zip(x.values()).map(|(&j, &v)| v / self.scale[j]).collect();
-        Ok(CsrRows::new(x.n_features(), x.indptr().to_vec(), x.indices().to_vec(), values)?)
+        CsrRows::new(x.n_features(), x.indptr().to_vec(), x.indices().to_vec(), values)
     }
 }
 
@@ -240,5 +304,12 @@ mod tests {
         assert!(matches!(s.transform(&wrong), Err(Error::ShapeMismatch { expected: 2, got: 1, .. })));
         let back: Standardizer = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back, s);
+        for bad in [
+            r#"{"mean":[0.0],"scale":[1.0,1.0]}"#,
+            r#"{"mean":[0.0],"scale":[0.0]}"#,
+            r#"{"mean":[0.0],"scale":[-1.0]}"#,
+        ] {
+            assert!(serde_json::from_str::<Standardizer>(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,0 +1,279 @@
+//! `okr tune`: IOKR's Gaussian width and ridge by cross-validation, then the
+//! refit of `okr fit` with the choice.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use indicatif::ProgressBar;
+use okr_decode::select::{DecodedScorer, loo_grid};
+use okr_estimators::select::{GaussianIokrSearch, GridSearchResult, LooPath, WidthLineSearch};
+use okr_eval::{Features, KFold, f1_samples};
+use okr_kernels::{Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows};
+use serde_json::json;
+
+use super::fit::{LOO_LAMBDAS, LOO_ROWS, check, prepare_inputs};
+use crate::cli::{CvKind, EstimatorKind, KernelKind, TuneArgs};
+use crate::config::{KernelFlags, build_kernel, read_data};
+use crate::output::write_result;
+
+/// Width multiplier of the median heuristic (`gamma = 1 / (2 median)`), where the line search starts.
+const START_WIDTH: f64 = 0.5;
+
+pub fn run(a: &TuneArgs) -> Result<()> {
+    let f = &a.fit;
+    if f.estimator != EstimatorKind::Iokr {
+        bail!("okr tune searches --estimator iokr only, not {}", format!("{:?}", f.estimator).to_lowercase());
+    }
+    if f.input_kernel != KernelKind::Gaussian {
+        bail!("okr tune searches Gaussian widths: --input-kernel gaussian only");
+    }
+    for (flag, given) in
+        [("--lambda", f.lambda.is_some()), ("--gamma", f.gamma.is_some()), ("--sigma2", f.sigma2.is_some())]
+    {
+        if given {
+            bail!("{flag} is what okr tune chooses: give the grid with --lambdas / --widths instead");
+        }
+    }
+    check(f)?;
+    let data = read_data(&f.train, &f.data, None)?;
+    if data.n_labels() == 0 {
+        bail!("{}: the training file has no labels, so the model would predict nothing", f.train.display());
+    }
+    if let CvKind::KFold(k) = a.cv
+        && k > data.n_samples()
+    {
+        bail!("invalid --cv {k}: more folds than the {} training samples", data.n_samples());
+    }
+    let inputs = prepare_inputs(f, &data)?;
+    let out_flags =
+        KernelFlags { kind: f.output_kernel, gamma: f.output_gamma, sigma2: f.output_sigma2, degree: 2, coef0: 1.0 };
+    let mean_card = data.y.mean_cardinality();
+    let ky = build_kernel(&out_flags, || 1.0 / (2.0 * mean_card.max(1.0)), "output")?;
+    let lambdas = a.lambdas.clone().unwrap_or_else(|| LOO_LAMBDAS.to_vec());
+
+    let spinner = ProgressBar::new_spinner().with_message(format!("tuning on {} samples", data.n_samples()));
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    let start = Instant::now();
+    let mut steps = 0usize;
+    let mut on_step = || {
+        steps += 1;
+        spinner.set_message(format!("tuning on {} samples: {steps} fits", data.n_samples()));
+    };
+    let n = data.n_samples();
+    let search = Search { cv: a.cv, lambdas: &lambdas, seed: f.seed };
+    // Coarse to fine: without --widths, the width is searched on a seeded
+    // subset of SCREEN_ROWS rows (cheap folds), then the ridge path is
+    // cross-validated on all rows at that width.
+    let screen = (a.widths.is_none() && n > SCREEN_ROWS)
+        .then(|| okr_eval::train_test_split(n, SCREEN_ROWS as f64 / n as f64, f.seed))
+        .transpose()?
+        .map(|(_, rows)| rows);
+    let (coarse, result) = match &screen {
+        None => {
+            let widths = a.widths.as_deref().map(Widths::Given).unwrap_or(Widths::LineSearch);
+            (None, search.on(&inputs.x, &data.y, &ky, widths, &mut on_step)?)
+        }
+        Some(rows) => {
+            let coarse =
+                search.on(&inputs.x.select(rows), &data.y.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
+            let fine = search.on(&inputs.x, &data.y, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
+            (Some(coarse), fine)
+        }
+    };
+    let search_seconds = start.elapsed().as_secs_f64();
+    spinner.finish_and_clear();
+
+    let report = if a.json {
+        json_report(a, coarse.as_ref(), &result, search_seconds)
+    } else {
+        text_report(a, coarse.as_ref(), &result, search_seconds)
+    };
+    write_result(None, |w| w.write_all(report.as_bytes()))?;
+
+    let mut refit = f.clone();
+    refit.gamma = Some(result.gamma());
+    refit.lambda = Some(result.lambda());
+    let note = format!("chosen by okr tune: {}", a.cv);
+    super::fit::fit_data(&refit, &data, Some(&note))
+}
+
+/// Training rows the coarse width search runs on when there are more.
+const SCREEN_ROWS: usize = 2000;
+
+/// The widths of one search.
+#[derive(Clone, Copy)]
+enum Widths<'a> {
+    /// These multipliers.
+    Given(&'a [f64]),
+    /// A line search from the median heuristic.
+    LineSearch,
+}
+
+/// The scoring and the ridges of a search.
+struct Search<'a> {
+    cv: CvKind,
+    lambdas: &'a [f64],
+    seed: u64,
+}
+
+impl Search<'_> {
+    fn on(
+        &self,
+        x: &Features,
+        y: &LabelSets,
+        ky: &KernelSpec,
+        widths: Widths<'_>,
+        on_step: &mut dyn FnMut(),
+    ) -> Result<GridSearchResult> {
+        match x {
+            Features::Dense(x) => self.run(x, y, ky, widths, on_step),
+            Features::Sparse(x) => self.run(x, y, ky, widths, on_step),
+        }
+    }
+
+    fn run<X>(
+        &self,
+        x: &X,
+        y: &LabelSets,
+        ky: &KernelSpec,
+        widths: Widths<'_>,
+        on_step: &mut dyn FnMut(),
+    ) -> Result<GridSearchResult>
+    where
+        X: Rows,
+        Gaussian: Kernel<X>,
+        Linear: Kernel<X>,
+    {
+        let median = okr_kernels::median_sq_distance(x, 2000);
+        if !(median > 0.0 && median.is_finite()) {
+            bail!("the training inputs are all identical: no kernel width can be chosen");
+        }
+        let n = x.n_rows();
+        let folds = match self.cv {
+            CvKind::KFold(k) => KFold::new(k).shuffle(self.seed).split(n)?,
+            _ => Vec::new(),
+        };
+        let rows: Vec<usize> = if n <= LOO_ROWS {
+            (0..n).collect()
+        } else {
+            okr_eval::train_test_split(n, LOO_ROWS as f64 / n as f64, self.seed)?.1
+        };
+        let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(f1_samples(t, p)?) };
+        let mut eval = |widths: &[f64]| -> Result<GridSearchResult> {
+            match self.cv {
+                CvKind::KFold(_) => {
+                    let search = GaussianIokrSearch::new(widths.to_vec(), self.lambdas.to_vec());
+                    search.run(x, &folds, &mut DecodedScorer::new(y, ky, f1), on_step)
+                }
+                CvKind::Loo => {
+                    let kernels: Vec<(f64, Gaussian)> =
+                        widths.iter().map(|&c| Ok((c, Gaussian::new(c / median)?))).collect::<Result<_>>()?;
+                    loo_grid(x, y, &kernels, ky, self.lambdas, &rows, median, f1, on_step)
+                }
+                CvKind::LooRkhs | CvKind::GcvRkhs => {
+                    let k_y = ky.gram(y);
+                    let mut fold_scores = Vec::with_capacity(widths.len());
+                    for &c in widths {
+                        let path = LooPath::new(Gaussian::new(c / median)?.gram(x).as_ref(), k_y.as_ref())?;
+                        let errors = path.scan(self.lambdas)?;
+                        let e = if self.cv == CvKind::LooRkhs { errors.loo } else { errors.gcv };
+                        // Scores are maximized: the negated errors.
+                        fold_scores.push(e.iter().map(|v| vec![-v]).collect());
+                        on_step();
+                    }
+                    Ok(GridSearchResult::from_fold_scores(median, widths.to_vec(), self.lambdas.to_vec(), fold_scores))
+                }
+            }
+        };
+        match widths {
+            Widths::Given(w) => eval(w),
+            Widths::LineSearch => WidthLineSearch::new(START_WIDTH).run(eval),
+        }
+    }
+}
+
+/// A cell's score as printed: F1 x100, errors as they are.
+fn shown(cv: CvKind, score: f64) -> f64 {
+    if cv.is_error() { -score } else { 100.0 * score }
+}
+
+fn text_report(a: &TuneArgs, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
+    let mut out = format!("okr tune: {} in {seconds:.1} s\n", a.cv);
+    if let Some(c) = coarse {
+        out.push_str(&format!(
+            "coarse: the width on {SCREEN_ROWS} seeded training rows, {} widths x {} ridges\n",
+            c.widths.len(),
+            c.lambdas.len()
+        ));
+        out.push_str(&grid_text(a.cv, c));
+        out.push_str(&format!("fine: the ridge on all training rows at c = {}\n", c.c()));
+    }
+    out.push_str(&grid_text(a.cv, r));
+    let what = if a.cv.is_error() { "error" } else { "F1 x100" };
+    out.push_str(&format!(
+        "chosen: c = {} (gamma = {:.6}), lambda = {:e}, mean {what} {:.4}\n",
+        r.c(),
+        r.gamma(),
+        r.lambda(),
+        shown(a.cv, r.best_score())
+    ));
+    out
+}
+
+/// One line per grid cell: width, ridge, mean, std and the fold scores.
+fn grid_text(cv: CvKind, r: &GridSearchResult) -> String {
+    let what = if cv.is_error() { "error" } else { "F1 x100" };
+    let mut out = format!(
+        "{:>8} {:>8} {:>10} {:>8} {:>9}  fold scores ({what}; median squared distance {:.6})\n",
+        "c", "lambda", "mean", "std", "", r.median_sq_dist
+    );
+    for (wi, &c) in r.widths.iter().enumerate() {
+        for (li, &l) in r.lambdas.iter().enumerate() {
+            let mark = if (wi, li) == (r.best_width, r.best_lambda) { "<- best" } else { "" };
+            let folds: Vec<String> = r.fold_scores[wi][li].iter().map(|s| format!("{:.4}", shown(cv, *s))).collect();
+            out.push_str(&format!(
+                "{c:>8} {l:>8.0e} {:>10.4} {:>8.4} {mark:>9}  {}\n",
+                shown(cv, r.mean[wi][li]),
+                if cv.is_error() { r.std[wi][li] } else { 100.0 * r.std[wi][li] },
+                folds.join(" ")
+            ));
+        }
+    }
+    out
+}
+
+/// The grid as JSON cells.
+fn grid_json(r: &GridSearchResult) -> serde_json::Value {
+    let cells: Vec<serde_json::Value> = r
+        .widths
+        .iter()
+        .enumerate()
+        .flat_map(|(wi, &c)| {
+            r.lambdas.iter().enumerate().map(move |(li, &l)| {
+                json!({
+                    "c": c,
+                    "gamma": c / r.median_sq_dist,
+                    "lambda": l,
+                    "mean": r.mean[wi][li],
+                    "std": r.std[wi][li],
+                    "fold_scores": r.fold_scores[wi][li],
+                })
+            })
+        })
+        .collect();
+    json!({ "median_sq_dist": r.median_sq_dist, "cells": cells })
+}
+
+fn json_report(a: &TuneArgs, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
+    let score = if a.cv.is_error() { "negated error (higher is better)" } else { "example-based F1, fraction" };
+    let v = json!({
+        "criterion": a.cv.to_string(),
+        "score": score,
+        "coarse": coarse.map(grid_json),
+        "coarse_rows": coarse.map(|_| SCREEN_ROWS),
+        "grid": grid_json(r),
+        "chosen": { "c": r.c(), "gamma": r.gamma(), "lambda": r.lambda(), "mean": r.best_score() },
+        "search_seconds": seconds,
+    });
+    format!("{v}\n")
+}

@@ -1,0 +1,148 @@
+//! `okr tune` and the defaults of `okr fit`.
+
+use super::{Dir, assert_one_line_error, okr, p};
+
+fn gen_emotions(dir: &Dir) -> (std::path::PathBuf, std::path::PathBuf) {
+    let out = okr(&["gen", "--preset", "emotions", "--scale", "0.25", "--seed", "2", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (dir.path("d/emotions-standin-train.arff"), dir.path("d/emotions-standin-test.arff"))
+}
+
+#[test]
+fn tune_prints_the_grid_and_saves_the_refitted_choice() {
+    let dir = Dir::new();
+    let (train, test) = gen_emotions(&dir);
+    for cv in ["3", "loo", "loo-rkhs", "gcv-rkhs"] {
+        let model = dir.path(&format!("t{cv}.okr"));
+        let args = ["tune", "--train", p(&train), "--label-count", "6", "--cv", cv, "--json", "-o", p(&model)];
+        let out = okr(&[&args[..], &["--widths", "0.25,0.5,1", "--lambdas", "1e-4,1e-2"]].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{cv}: {stderr}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["coarse"].is_null(), "small data: one stage");
+        let grid = v["grid"]["cells"].as_array().unwrap();
+        assert_eq!(grid.len(), 6, "{cv}");
+        let folds = if cv == "3" { 3 } else { 1 };
+        let best = grid.iter().map(|c| c["mean"].as_f64().unwrap()).fold(f64::NEG_INFINITY, f64::max);
+        for cell in grid {
+            let scores = cell["fold_scores"].as_array().unwrap();
+            assert_eq!(scores.len(), folds, "{cv}");
+            let mean = scores.iter().map(|s| s.as_f64().unwrap()).sum::<f64>() / folds as f64;
+            assert!((mean - cell["mean"].as_f64().unwrap()).abs() < 1e-12);
+        }
+        let chosen = &v["chosen"];
+        assert_eq!(chosen["mean"].as_f64().unwrap(), best, "{cv}: the choice is the best mean");
+        // The refit uses the choice and says so.
+        let gamma = chosen["gamma"].as_f64().unwrap();
+        assert!(stderr.contains(&format!("gamma = {gamma:.6}")) && stderr.contains("chosen by okr tune"), "{stderr}");
+        let out = okr(&["eval", "-m", p(&model), "--test", p(&test)]);
+        assert!(out.status.success(), "{cv}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn tune_text_report_and_line_search() {
+    let dir = Dir::new();
+    let (train, _) = gen_emotions(&dir);
+    let out = okr(&["tune", "--train", p(&train), "--label-count", "6", "--lambdas", "1e-3", "-o", p(&dir.path("m"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("okr tune: 3-fold cross-validated F1"), "{text}");
+    assert_eq!(text.matches("<- best").count(), 1, "{text}");
+    // The line search starts at the median heuristic's 0.25, 0.5, 1.
+    for c in ["0.25", "0.5", "1"] {
+        assert!(text.lines().any(|l| l.split_whitespace().next() == Some(c)), "{c}: {text}");
+    }
+    assert!(text.contains("chosen: c = "), "{text}");
+}
+
+#[test]
+fn tune_bad_values_are_one_line_errors() {
+    let dir = Dir::new();
+    let (train, _) = gen_emotions(&dir);
+    let model = dir.path("m");
+    let base = ["tune", "--train", p(&train), "--label-count", "6", "-o", p(&model)];
+    for (extra, needles) in [
+        (&["--cv", "1"][..], &["--cv", "at least 2"][..]),
+        (&["--cv", "loocv"], &["--cv", "loo-rkhs"]),
+        (&["--cv", "1000"], &["--cv 1000", "more folds"]),
+        (&["--widths", "0.5,0"], &["--widths", "> 0"]),
+        (&["--widths", "x"], &["--widths", "a number"]),
+        (&["--lambdas", "-1"], &["--lambdas", "> 0"]),
+        (&["--lambdas", "inf"], &["--lambdas", "finite"]),
+        (&["--lambda", "1e-3"], &["--lambda is what okr tune chooses"]),
+        (&["--gamma", "1"], &["--gamma is what okr tune chooses"]),
+        (&["--estimator", "leml"], &["iokr only", "leml"]),
+        (&["--input-kernel", "linear"], &["gaussian only"]),
+    ] {
+        let out = okr(&[&base[..], extra].concat());
+        assert_one_line_error(&out, needles);
+    }
+}
+
+#[test]
+fn fit_defaults_are_reported() {
+    let dir = Dir::new();
+    let (train, _) = gen_emotions(&dir);
+    let out = okr(&["fit", "--train", p(&train), "--label-count", "6", "-o", p(&dir.path("m"))]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for needle in ["features standardized (dense, not binary", "median heuristic", "closed-form leave-one-out F1"] {
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&train),
+        "--label-count",
+        "6",
+        "--no-standardize",
+        "--lambda",
+        "1e-3",
+        "-o",
+        p(&dir.path("m")),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("features used as given (--no-standardize)") && stderr.contains("(--lambda)"), "{stderr}");
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&train),
+        "--label-count",
+        "6",
+        "--standardize",
+        "--no-standardize",
+        "-o",
+        p(&dir.path("m")),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let args = ["fit", "--train", p(&train), "--label-count", "6", "--estimator", "nystroem", "--anchors", "5000"];
+    let out = okr(&[&args[..], &["-o", p(&dir.path("n"))]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.contains("warning: --anchors 5000 is more than the"), "{stderr}");
+    assert!(stderr.contains("lambda = 1e-3 (default of --estimator nystroem"), "{stderr}");
+}
+
+#[test]
+fn tune_on_many_rows_screens_widths_on_a_subset_then_cross_validates_the_ridge() {
+    let dir = Dir::new();
+    let out = okr(&["gen", "--preset", "emotions", "--scale", "5.5", "--seed", "1", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let train = dir.path("d/emotions-standin-train.arff");
+    let model = dir.path("m.okr");
+    let args = ["tune", "--train", p(&train), "--label-count", "6", "--cv", "2", "--lambdas", "1e-4,1e-2"];
+    let out = okr(&[&args[..], &["--json", "-o", p(&model)]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["coarse_rows"].as_u64(), Some(2000));
+    let coarse = v["coarse"]["cells"].as_array().unwrap();
+    assert!(coarse.len() >= 6 && coarse.len().is_multiple_of(2), "{} coarse cells", coarse.len());
+    // The fine stage: the coarse best width, every ridge, on all rows.
+    let best =
+        coarse.iter().max_by(|a, b| a["mean"].as_f64().unwrap().total_cmp(&b["mean"].as_f64().unwrap())).unwrap();
+    let fine = v["grid"]["cells"].as_array().unwrap();
+    assert_eq!(fine.len(), 2);
+    assert!(fine.iter().all(|c| c["c"] == best["c"] && c["fold_scores"].as_array().unwrap().len() == 2));
+    assert_eq!(v["chosen"]["c"], best["c"]);
+    assert!(model.exists());
+}

@@ -1,0 +1,286 @@
+//! The `okr-candidates 1` file format and candidate pool files: text rows
+//! ([`TextRows`]) and the query stream ([`CandidateFileReader`]); the format
+//! is described in the [parent module](super).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::marker::PhantomData;
+use std::path::Path;
+
+use okr_kernels::{DenseRows, LabelSets, Rows};
+
+use faer::Mat;
+
+use super::{CandidateList, Query};
+use crate::{Error, Result};
+
+/// Row containers built from text, one row per line ([module docs](super)).
+pub trait TextRows: Rows {
+    /// Builds a container from rows of text of `width` features or labels.
+    ///
+    /// # Errors
+    /// The index of the first malformed row and what is wrong with it.
+    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)>;
+}
+
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty())
+}
+
+/// Label sets and binary fingerprints: the 0-based indices of the set bits
+/// (`-` for none), each `< width`.
+impl TextRows for LabelSets {
+    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
+        let mut sets = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            let mut set = Vec::new();
+            if row.trim() != "-" {
+                for tok in tokens(row) {
+                    let b: usize = tok.parse().map_err(|_| (i, format!("expected a bit index, found {tok:?}")))?;
+                    if b >= width {
+                        return Err((i, format!("bit index {b} out of range (width {width})")));
+                    }
+                    set.push(b);
+                }
+            }
+            sets.push(set);
+        }
+        LabelSets::new(width, sets).map_err(|e| (0, e.to_string()))
+    }
+}
+
+/// Dense vectors: `width` finite values.
+impl TextRows for DenseRows {
+    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
+        let mut data = Mat::zeros(rows.len(), width);
+        for (i, row) in rows.iter().enumerate() {
+            let mut n = 0;
+            for tok in tokens(row) {
+                let v: f64 = tok.parse().map_err(|_| (i, format!("expected a number, found {tok:?}")))?;
+                if !v.is_finite() {
+                    return Err((i, format!("non-finite value {tok}")));
+                }
+                if n < width {
+                    data[(i, n)] = v;
+                }
+                n += 1;
+            }
+            if n != width {
+                return Err((i, format!("expected {width} values, found {n}")));
+            }
+        }
+        DenseRows::new(data).map_err(|e| (0, e.to_string()))
+    }
+}
+
+/// Reads a candidate pool file: one output per line in the row syntax of
+/// [`TextRows`]; `#` comment lines and blank lines are skipped.
+///
+/// # Errors
+/// [`Error::Io`], [`Error::Parse`] naming the line.
+pub fn read_candidate_pool<Y: TextRows>(path: impl AsRef<Path>, width: usize) -> Result<Y> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
+    let (lines, rows): (Vec<usize>, Vec<&str>) = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|(i, l)| (i + 1, l))
+        .unzip();
+    Y::parse_rows(&rows, width).map_err(|(i, msg)| Error::Parse {
+        path: name,
+        line: lines.get(i).copied().unwrap_or(0),
+        msg,
+    })
+}
+
+/// Mode of a candidate file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateFileMode {
+    /// Candidate outputs inline, one per line.
+    Inline,
+    /// Indices into a pool file.
+    Pool,
+}
+
+/// Streams the queries of an `okr-candidates 1` file (format in the
+/// [module docs](super)), one query at a time.
+#[derive(Debug)]
+pub struct CandidateFileReader<Y, R = BufReader<File>> {
+    path: String,
+    reader: R,
+    width: usize,
+    mode: CandidateFileMode,
+    line_no: usize,
+    /// The header of the next query, already read: (id, test row, its line).
+    pending: Option<(String, usize, usize)>,
+    done: bool,
+    _rows: PhantomData<Y>,
+}
+
+impl<Y: TextRows> CandidateFileReader<Y> {
+    /// Opens a candidate file; `width` is the number of labels / features of
+    /// inline candidate outputs (ignored in pool mode).
+    ///
+    /// # Errors
+    /// [`Error::Io`], or [`Error::Parse`] for a bad first line.
+    pub fn open(path: impl AsRef<Path>, width: usize) -> Result<Self> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
+        Self::from_reader(name, BufReader::new(file), width)
+    }
+}
+
+impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
+    /// Reads from any buffered reader; `path` names it in errors.
+    ///
+    /// # Errors
+    /// [`Error::Io`], or [`Error::Parse`] for a bad first line.
+    pub fn from_reader(path: impl Into<String>, reader: R, width: usize) -> Result<Self> {
+        let mut me = Self {
+            path: path.into(),
+            reader,
+            width,
+            mode: CandidateFileMode::Inline,
+            line_no: 0,
+            pending: None,
+            done: false,
+            _rows: PhantomData,
+        };
+        let first = me.next_line()?.unwrap_or_default();
+        let words: Vec<&str> = first.split_whitespace().collect();
+        me.mode = match words.as_slice() {
+            ["okr-candidates", "1", "inline"] => CandidateFileMode::Inline,
+            ["okr-candidates", "1", "pool"] => CandidateFileMode::Pool,
+            _ => return Err(me.parse_error(format!("expected `okr-candidates 1 inline|pool`, found {first:?}"))),
+        };
+        Ok(me)
+    }
+
+    /// Whether candidates are inline or pool indices.
+    pub fn mode(&self) -> CandidateFileMode {
+        self.mode
+    }
+
+    fn parse_error(&self, msg: String) -> Error {
+        Error::Parse { path: self.path.clone(), line: self.line_no, msg }
+    }
+
+    /// The next line that is neither blank nor a comment.
+    fn next_line(&mut self) -> Result<Option<String>> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self
+                .reader
+                .read_line(&mut line)
+                .map_err(|e| Error::Io { path: self.path.clone(), msg: e.to_string() })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let t = line.trim();
+            if !t.is_empty() && !t.starts_with('#') {
+                return Ok(Some(t.to_string()));
+            }
+        }
+    }
+
+    fn parse_header(&self, line: &str) -> Result<(String, usize, usize)> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["query", id, row] => {
+                let row = row.parse().map_err(|_| self.parse_error(format!("expected a test row, found {row:?}")))?;
+                Ok((id.to_string(), row, self.line_no))
+            }
+            _ => Err(self.parse_error(format!("expected `query <query_id> <test_row>`, found {line:?}"))),
+        }
+    }
+
+    fn read_query(&mut self) -> Result<Option<Query<Y>>> {
+        if self.pending.is_none() {
+            match self.next_line()? {
+                None => return Ok(None),
+                Some(line) => self.pending = Some(self.parse_header(&line)?),
+            }
+        }
+        let (id, test_row, _) = self.pending.take().expect("set above");
+        // Candidate lines up to the next header.
+        let mut body: Vec<(usize, String)> = Vec::new();
+        while let Some(line) = self.next_line()? {
+            if line.starts_with("query") && line.split_whitespace().next() == Some("query") {
+                self.pending = Some(self.parse_header(&line)?);
+                break;
+            }
+            body.push((self.line_no, line));
+        }
+        let mut truth = None;
+        let mut mark = |line: usize, pos: usize| -> Result<()> {
+            if truth.replace(pos).is_some() {
+                return Err(Error::Parse {
+                    path: self.path.clone(),
+                    line,
+                    msg: format!("query {id}: a second true candidate"),
+                });
+            }
+            Ok(())
+        };
+        let candidates = match self.mode {
+            CandidateFileMode::Pool => {
+                let mut idx = Vec::new();
+                for (line, text) in &body {
+                    for tok in tokens(text) {
+                        let (star, num) = tok.strip_prefix('*').map_or((false, tok), |n| (true, n));
+                        let i: usize = num.parse().map_err(|_| Error::Parse {
+                            path: self.path.clone(),
+                            line: *line,
+                            msg: format!("expected a pool index, found {tok:?}"),
+                        })?;
+                        if star {
+                            mark(*line, idx.len())?;
+                        }
+                        idx.push(i);
+                    }
+                }
+                CandidateList::Pool(idx)
+            }
+            CandidateFileMode::Inline => {
+                let mut rows = Vec::with_capacity(body.len());
+                for (pos, (line, text)) in body.iter().enumerate() {
+                    let row = match text.strip_prefix('*') {
+                        Some(rest) => {
+                            mark(*line, pos)?;
+                            rest
+                        }
+                        None => text.as_str(),
+                    };
+                    rows.push(row);
+                }
+                let y = Y::parse_rows(&rows, self.width).map_err(|(i, msg)| Error::Parse {
+                    path: self.path.clone(),
+                    line: body.get(i).map_or(self.line_no, |b| b.0),
+                    msg,
+                })?;
+                CandidateList::Inline(y)
+            }
+        };
+        Ok(Some(Query { id, test_row, candidates, truth }))
+    }
+}
+
+impl<Y: TextRows, R: BufRead> Iterator for CandidateFileReader<Y, R> {
+    type Item = Result<Query<Y>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let q = self.read_query().transpose();
+        if !matches!(q, Some(Ok(_))) {
+            self.done = true;
+        }
+        q
+    }
+}

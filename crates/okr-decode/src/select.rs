@@ -1,0 +1,191 @@
+//! Model selection by a task metric of decoded outputs: the fold scorer of
+//! K-fold searches ([`DecodedScorer`]) and closed-form leave-one-out
+//! decoding ([`loo_grid`]) for IOKR on label sets.
+//!
+//! The metric is the caller's (`okr_eval::f1_samples` in okr's CLI and
+//! experiments): a function of the true and the decoded label sets, higher
+//! is better.
+
+use faer::{Mat, MatRef};
+use okr_estimators::iokr::IokrPath;
+use okr_estimators::select::{FoldScorer, GridSearchResult, LooProducts};
+use okr_kernels::{Kernel, LabelSets, Rows};
+
+use crate::{CandidateDecoder, Error};
+
+/// Scores a fold's validation predictions by decoding them over the fold's
+/// candidates (the distinct label sets of its training rows) and applying
+/// `metric(truth, decoded)`.
+///
+/// # Example
+/// ```
+/// use okr_decode::select::DecodedScorer;
+/// use okr_estimators::select::GaussianIokrSearch;
+/// use okr_kernels::{DenseRows, Gaussian, LabelSets};
+/// let x = DenseRows::from_rows(&(0..12).map(|i| vec![i as f64, (i % 3) as f64]).collect::<Vec<_>>())?;
+/// let y = LabelSets::new(2, (0..12).map(|i| if i < 6 { vec![0] } else { vec![1] }).collect())?;
+/// let ky = Gaussian::new(0.5)?;
+/// // Accuracy of the decoded sets.
+/// let accuracy = |t: &LabelSets, p: &LabelSets| -> Result<f64, okr_decode::Error> {
+///     Ok(t.iter().zip(p.iter()).filter(|(a, b)| a == b).count() as f64 / t.n_rows() as f64)
+/// };
+/// let mut scorer = DecodedScorer::new(&y, &ky, accuracy);
+/// let folds = vec![((0..12).step_by(2).collect(), (1..12).step_by(2).collect())];
+/// let result = GaussianIokrSearch::new(vec![0.5, 1.0], vec![1e-3]).run(&x, &folds, &mut scorer, &mut || {})?;
+/// assert_eq!(result.best_score(), 1.0);
+/// # use okr_kernels::Rows;
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct DecodedScorer<'a, KY, M> {
+    y: &'a LabelSets,
+    ky: &'a KY,
+    metric: M,
+    decoder: CandidateDecoder,
+}
+
+impl<'a, KY, M> DecodedScorer<'a, KY, M> {
+    /// Scores folds of the label sets `y` under the output kernel `ky` with `metric`.
+    pub fn new(y: &'a LabelSets, ky: &'a KY, metric: M) -> Self {
+        Self { y, ky, metric, decoder: CandidateDecoder::new() }
+    }
+}
+
+/// A prepared fold of [`DecodedScorer`].
+pub struct DecodedFold {
+    candidates: LabelSets,
+    g: Mat<f64>,
+    norms: Vec<f64>,
+    truth: LabelSets,
+}
+
+impl<KY, M, E> FoldScorer for DecodedScorer<'_, KY, M>
+where
+    KY: Kernel<LabelSets>,
+    M: FnMut(&LabelSets, &LabelSets) -> Result<f64, E>,
+    E: From<okr_estimators::Error> + From<Error>,
+{
+    type Error = E;
+    type Fold = DecodedFold;
+
+    fn prepare(&mut self, train: &[usize], validation: &[usize]) -> Result<DecodedFold, E> {
+        let y_tr = self.y.select(train);
+        let (candidates, _) = y_tr.unique();
+        let g = self.ky.gram_block(&y_tr, &candidates);
+        let norms = self.ky.diag(&candidates);
+        Ok(DecodedFold { candidates, g, norms, truth: self.y.select(validation) })
+    }
+
+    fn atom_products<'f>(&self, fold: &'f DecodedFold) -> MatRef<'f, f64> {
+        fold.g.as_ref()
+    }
+
+    fn score(
+        &mut self,
+        fold: &DecodedFold,
+        coefficients: MatRef<'_, f64>,
+        projected: MatRef<'_, f64>,
+    ) -> Result<f64, E> {
+        let decoded = self.decoder.decode_matrices(coefficients, projected, &fold.norms)?;
+        (self.metric)(&fold.truth, &fold.candidates.select(&decoded.best()))
+    }
+}
+
+/// The best candidate per row of `products` `(m, n_c)` under the scores
+/// `norms[c] - 2 products[a, c]`, leaving out candidate `exclude[a]` for row
+/// `a`; ties go to the lowest index.
+///
+/// # Errors
+/// [`Error::NoCandidates`] when a row has no candidate left;
+/// [`Error::NonFiniteScore`] for a NaN or infinite score.
+///
+/// # Example
+/// ```
+/// let p = faer::mat![[1.0, 0.5], [0.0, 2.0]];
+/// let best = okr_decode::select::best_excluding(p.as_ref(), &[1.0, 1.0], &[Some(0), None])?;
+/// assert_eq!(best, [1, 1]);
+/// Ok::<(), okr_decode::Error>(())
+/// ```
+pub fn best_excluding(
+    products: MatRef<'_, f64>,
+    norms: &[f64],
+    exclude: &[Option<usize>],
+) -> Result<Vec<usize>, Error> {
+    let mut best = Vec::with_capacity(products.nrows());
+    for a in 0..products.nrows() {
+        let mut choice: Option<(usize, f64)> = None;
+        for (c, &norm) in norms.iter().enumerate().take(products.ncols()) {
+            if exclude.get(a).copied().flatten() == Some(c) {
+                continue;
+            }
+            let s = norm - 2.0 * products[(a, c)];
+            if !s.is_finite() {
+                return Err(Error::NonFiniteScore { row: a });
+            }
+            if choice.is_none_or(|(_, b)| s < b) {
+                choice = Some((c, s));
+            }
+        }
+        best.push(choice.ok_or(Error::NoCandidates)?.0);
+    }
+    Ok(best)
+}
+
+/// Closed-form leave-one-out search over input kernels and ridges for IOKR
+/// on label sets: for each input kernel (one eigendecomposition of its
+/// training Gram each) and every ridge of `lambdas`, the exact leave-one-out
+/// predictions ([`LooProducts`]) of the training rows `rows` are decoded over
+/// the distinct training label sets (a row's own set left out when no other
+/// row has it, as a refit without the row would not know it) and scored by
+/// `metric(truth, decoded)`.
+///
+/// The result has one "fold" (the rows); `widths` labels the kernels in it
+/// (width multipliers for Gaussian kernels) and `median_sq_dist` is passed
+/// through.
+///
+/// # Errors
+/// [`okr_estimators::Error::Empty`] for no kernel, ridge or row; the
+/// decomposition's, decoding's and metric's errors.
+#[allow(clippy::too_many_arguments)]
+pub fn loo_grid<X, KX, KY, M, E>(
+    x: &X,
+    y: &LabelSets,
+    kernels: &[(f64, KX)],
+    ky: &KY,
+    lambdas: &[f64],
+    rows: &[usize],
+    median_sq_dist: f64,
+    mut metric: M,
+    on_step: &mut dyn FnMut(),
+) -> Result<GridSearchResult, E>
+where
+    X: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<LabelSets>,
+    M: FnMut(&LabelSets, &LabelSets) -> Result<f64, E>,
+    E: From<okr_estimators::Error> + From<Error>,
+{
+    if kernels.is_empty() || lambdas.is_empty() {
+        return Err(okr_estimators::Error::Empty { what: "kernels or ridges of the leave-one-out search" }.into());
+    }
+    let (candidates, index) = y.group_duplicates();
+    let g = ky.gram_block(y, &candidates);
+    let norms = ky.diag(&candidates);
+    let mut count = vec![0usize; candidates.n_rows()];
+    index.iter().for_each(|&c| count[c] += 1);
+    let exclude: Vec<Option<usize>> = rows.iter().map(|&i| (count[index[i]] == 1).then_some(index[i])).collect();
+    let truth = y.select(rows);
+    let mut fold_scores = Vec::with_capacity(kernels.len());
+    for (_, kx) in kernels {
+        let path = IokrPath::new(kx.gram(x).as_ref())?;
+        let loo = LooProducts::new(&path, rows, g.as_ref())?;
+        let mut row = Vec::with_capacity(lambdas.len());
+        for &lambda in lambdas {
+            let best = best_excluding(loo.products(lambda)?.as_ref(), &norms, &exclude)?;
+            row.push(vec![metric(&truth, &candidates.select(&best))?]);
+        }
+        fold_scores.push(row);
+        on_step();
+    }
+    let widths = kernels.iter().map(|(c, _)| *c).collect();
+    Ok(GridSearchResult::from_fold_scores(median_sq_dist, widths, lambdas.to_vec(), fold_scores))
+}

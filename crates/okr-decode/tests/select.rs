@@ -1,0 +1,104 @@
+//! Selection by decoded outputs: closed-form leave-one-out decoding against
+//! n explicit refits, and the fold scorer against an explicit fit per fold.
+
+use faer::Mat;
+use okr_decode::CandidateDecoder;
+use okr_decode::select::{DecodedScorer, best_excluding, loo_grid};
+use okr_estimators::Iokr;
+use okr_estimators::select::GaussianIokrSearch;
+use okr_kernels::{DenseRows, Gaussian, LabelSets, Rows};
+
+/// Per-sample F1 of the decoded sets (the metric under test is any function of the sets).
+fn f1(t: &LabelSets, p: &LabelSets) -> Result<f64, okr_decode::Error> {
+    let s: f64 = t
+        .iter()
+        .zip(p.iter())
+        .map(|(a, b)| {
+            let inter = a.iter().filter(|l| b.contains(l)).count();
+            if a.len() + b.len() == 0 { 0.0 } else { 2.0 * inter as f64 / (a.len() + b.len()) as f64 }
+        })
+        .sum();
+    Ok(s / t.n_rows() as f64)
+}
+
+fn data(n: usize, seed: u64) -> (DenseRows, LabelSets) {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let x = Mat::from_fn(n, 3, |_, _| next());
+    // Labels follow the features, with some sets repeated and some unique.
+    let sets = (0..n)
+        .map(|i| (0..4).filter(|&l| x[(i, l % 3)] > 0.35 + 0.1 * l as f64 || (i % 5 == 0 && l == 3)).collect())
+        .collect();
+    (DenseRows::new(x).unwrap(), LabelSets::new(4, sets).unwrap())
+}
+
+#[test]
+fn loo_decoding_equals_explicit_refits() {
+    let (x, y) = data(14, 3);
+    let ky = Gaussian::new(0.5).unwrap();
+    let kernels = [(1.0, Gaussian::new(0.8).unwrap()), (2.0, Gaussian::new(3.0).unwrap())];
+    let lambdas = [1e-4, 1e-2, 1e-1];
+    let rows: Vec<usize> = (0..14).collect();
+    let mut steps = 0;
+    let res = loo_grid(&x, &y, &kernels, &ky, &lambdas, &rows, 1.0, f1, &mut || steps += 1).unwrap();
+    assert_eq!((steps, res.widths.clone()), (2, vec![1.0, 2.0]));
+    let n = x.n_rows();
+    for (wi, (_, kx)) in kernels.iter().enumerate() {
+        for (li, &lambda) in lambdas.iter().enumerate() {
+            let mut predicted = Vec::new();
+            for i in 0..n {
+                let rest: Vec<usize> = (0..n).filter(|&j| j != i).collect();
+                let (xr, yr) = (x.select(&rest), y.select(&rest));
+                // The same ridge mu = n lambda without sample i.
+                let model = Iokr::params(kx.clone(), ky.clone())
+                    .lambda(n as f64 * lambda / (n - 1) as f64)
+                    .fit(&xr, &yr)
+                    .unwrap();
+                let (cand, _) = yr.unique();
+                let best = CandidateDecoder::new().decode(&model, &x.select(&[i]), &cand).unwrap().best()[0];
+                predicted.push(cand.set(best).to_vec());
+            }
+            let want = f1(&y, &LabelSets::new(4, predicted).unwrap()).unwrap();
+            let got = res.fold_scores[wi][li][0];
+            assert!((got - want).abs() < 1e-12, "kernel {wi} lambda {lambda}: {got} vs {want}");
+        }
+    }
+}
+
+#[test]
+fn decoded_scorer_equals_explicit_fold_fits() {
+    let (x, y) = data(18, 4);
+    let ky = Gaussian::new(0.5).unwrap();
+    let folds: Vec<(Vec<usize>, Vec<usize>)> =
+        (0..3).map(|f| ((0..18).filter(|i| i % 3 != f).collect(), (0..18).filter(|i| i % 3 == f).collect())).collect();
+    let mut scorer = DecodedScorer::new(&y, &ky, f1);
+    let res =
+        GaussianIokrSearch::new(vec![0.5, 2.0], vec![1e-3, 1e-1]).run(&x, &folds, &mut scorer, &mut || {}).unwrap();
+    for (wi, &c) in res.widths.iter().enumerate() {
+        for (li, &lambda) in res.lambdas.iter().enumerate() {
+            for (f, (tr, va)) in folds.iter().enumerate() {
+                let kx = Gaussian::new(c / res.median_sq_dist).unwrap();
+                let model = Iokr::params(kx, ky.clone()).lambda(lambda).fit(&x.select(tr), &y.select(tr)).unwrap();
+                let (cand, _) = y.select(tr).unique();
+                let best = CandidateDecoder::new().decode(&model, &x.select(va), &cand).unwrap().best();
+                let want = f1(&y.select(va), &cand.select(&best)).unwrap();
+                let got = res.fold_scores[wi][li][f];
+                assert!((got - want).abs() < 1e-12, "c={c} lambda={lambda} fold {f}: {got} vs {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn best_excluding_leaves_out_and_reports_errors() {
+    let p = faer::mat![[3.0, 3.0, 0.0]];
+    assert_eq!(best_excluding(p.as_ref(), &[1.0, 1.0, 1.0], &[None]).unwrap(), [0], "ties: lowest index");
+    assert_eq!(best_excluding(p.as_ref(), &[1.0, 1.0, 1.0], &[Some(0)]).unwrap(), [1]);
+    let one = faer::mat![[1.0]];
+    assert!(matches!(best_excluding(one.as_ref(), &[1.0], &[Some(0)]), Err(okr_decode::Error::NoCandidates)));
+    let nan = faer::mat![[f64::NAN]];
+    assert!(matches!(best_excluding(nan.as_ref(), &[1.0], &[None]), Err(okr_decode::Error::NonFiniteScore { row: 0 })));
+}
