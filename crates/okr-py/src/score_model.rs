@@ -98,6 +98,12 @@ impl ScoreModel {
         self.n_labels
     }
 
+    /// Number of alternating iterations run.
+    #[getter]
+    fn n_iter(&self) -> usize {
+        self.model.history().len()
+    }
+
     /// The rank of the factorization.
     #[getter]
     fn rank(&self) -> usize {

@@ -42,6 +42,7 @@ class LEML(OkrSurrogate):
             raise ValueError("LEML needs a 0/1 label indicator or class labels, not vector outputs")
         self.model_ = _okr.fit_leml(self._params_for_okr(), X, Y, self.n_jobs)
         self.threshold_ = self.model_.threshold
+        self.n_iter_ = self.model_.n_iter
         self.n_outputs_ = self.model_.n_labels
         return self
 
