@@ -6,6 +6,8 @@
 //!   records are missing or older than the code, then writes the index.
 //! - `cargo xtask index` rebuilds `docs/results/index.md` from the records.
 //! - `cargo xtask list` prints every experiment with a one-line description.
+//! - `cargo xtask test`: the whole test suite, Rust (`cargo test --workspace`)
+//!   and Python (the okr package built with maturin, pytest).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`).
 //!
@@ -20,6 +22,7 @@ mod fuzz;
 mod index;
 mod kae;
 mod leml;
+mod python_tests;
 mod quick;
 mod reduced_rank;
 mod retrieval;
@@ -267,6 +270,13 @@ enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
+    /// The whole test suite: `cargo test --workspace`, then the Python
+    /// package built with maturin in target/py-venv and its pytest suite.
+    Test {
+        /// Skip `cargo test --workspace` (build the package and run pytest only).
+        #[arg(long)]
+        python_only: bool,
+    },
     /// Fuzz a reader (or `all`) for a time budget; crashing inputs go to
     /// crates/okr-eval/tests/fuzz-regressions/<target>/ (see xtask/src/fuzz).
     Fuzz {
@@ -310,6 +320,7 @@ fn run() -> Result<()> {
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
         Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
         Command::Fuzz { target, seconds, seed } => fuzz::run(&target, seconds, seed),
+        Command::Test { python_only } => python_tests::run_all(python_only),
     }
 }
 

@@ -11,6 +11,7 @@ mod convert;
 mod errors;
 mod model;
 mod params;
+mod score_model;
 mod surrogate;
 mod threads;
 
@@ -65,6 +66,8 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<model::Model>()?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
+    m.add_class::<score_model::ScoreModel>()?;
+    m.add_function(wrap_pyfunction!(score_model::fit_leml, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;
     Ok(())

@@ -338,9 +338,16 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
         // Identical samples span the same feature direction: merging them in a
         // sub-sampling sketch leaves the estimator unchanged and makes R K R^T
         // non-singular (Cholesky instead of an eigendecomposition).
-        let rx = rx.map(|r| match r.merge_duplicate_columns(&x.group_duplicates().1) {
-            Some(merged) => merged,
-            None => r,
+        // Only the sampled rows are grouped: grouping all of X would hold a
+        // copy of it (its row keys and distinct rows).
+        let rx = rx.map(|r| {
+            let support = r.support();
+            let (_, group_in_support) = x.select(support).group_duplicates();
+            let mut group_of: Vec<usize> = (0..n).map(|i| i + support.len()).collect();
+            for (&col, &g) in support.iter().zip(&group_in_support) {
+                group_of[col] = g;
+            }
+            r.merge_duplicate_columns(&group_of).unwrap_or(r)
         });
 
         // Output side: E = R_Y K_Y R_Y^T and D = K_Y R_Y^T (n, m_Y), whose rows

@@ -5,11 +5,12 @@ sparse, class labels, or a float matrix of vector outputs; ``predict``,
 ``predict_topk``, ``decision_function``, ``score``):
 :class:`IOKR`, :class:`ReducedRankIOKR`, :class:`KDE`, :class:`SIOKR`,
 :class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`,
-:class:`TraceNormSurrogate`. Data: :func:`load_arff`, :func:`data_dir`.
+:class:`TraceNormSurrogate`; label scores: :class:`LEML`. Data: :func:`load_arff`, :func:`data_dir`.
 """
 
 from . import _okr
 from ._base import f1_samples
+from ._leml import LEML
 from .datasets import data_dir, load_arff
 from .estimators import (
     IOKR,
@@ -33,6 +34,7 @@ __all__ = [
     "SISOKR",
     "NystroemKRR",
     "TraceNormSurrogate",
+    "LEML",
     "f1_samples",
     "load_arff",
     "data_dir",

@@ -129,6 +129,8 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on inputs ``X`` (array or sparse matrix) and targets ``y``."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X = _inputs(self, X, reset=True)
         Y, kind = self._targets(y)
         self.model_ = _okr.fit(self._okr_name, self._params_for_okr(), X, Y, kind, self.n_jobs)

@@ -1,0 +1,47 @@
+"""scikit-learn's estimator checks on every okr estimator.
+
+Checks that do not apply are listed in ``EXPECTED_FAILED`` with the reason;
+every other check must pass.
+"""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import okr
+
+ESTIMATORS = [
+    okr.IOKR(),
+    okr.ReducedRankIOKR(rank=3),
+    okr.KDE(rank=3),
+    okr.SIOKR(input_sketch="uniform:20", random_state=0),
+    okr.ISOKR(output_sketch="gaussian:5", random_state=0),
+    okr.SISOKR(input_sketch="uniform:20", output_sketch="gaussian:5", random_state=0),
+    okr.NystroemKRR(n_components=20, random_state=0),
+    okr.TraceNormSurrogate(rank=3, random_state=0),
+    okr.LEML(rank=3, random_state=0),
+]
+
+# Checks that do not apply to okr's estimators, for every estimator ("*"),
+# with the reason scikit-learn reports when one is run anyway.
+EXPECTED_FAILED = {
+    "*": {
+        "check_classifier_multioutput": (
+            "a 2-D target that is not a 0/1 indicator is a vector output for okr: it is "
+            "regressed into the output RKHS and decoded jointly over the training vectors, "
+            "not split into independent per-column classifiers, so there are no per-column "
+            "classes_ and decision_function is h(x) read with a linear output kernel"
+        ),
+        # Pickling goes through okr's versioned model bytes
+        # (okr_estimators::persist), which is not on this branch yet.
+        "check_estimators_pickle": "pickling waits for okr's model bytes (okr_estimators::persist)",
+        "check_estimators_pickle(readonly_memmap=True)": "pickling waits for okr's model bytes (okr_estimators::persist)",
+    },
+}
+
+
+def expected_failed(estimator):
+    return EXPECTED_FAILED.get(type(estimator).__name__, {}) | EXPECTED_FAILED.get("*", {})
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

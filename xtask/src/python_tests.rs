@@ -1,0 +1,92 @@
+//! `cargo xtask test`: the whole test suite. Runs `cargo test --workspace`,
+//! then builds the Python package (crates/okr-py) with maturin in a virtual
+//! environment made from PyPI (`target/py-venv`, packages pinned in
+//! crates/okr-py/requirements-test.txt, installed again only when that file
+//! changes), installs the wheel and runs pytest on crates/okr-py/tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+/// Runs `cmd`, failing with its description when it exits non-zero.
+fn run(cmd: &mut Command, what: &str) -> Result<()> {
+    eprintln!("xtask test: {what}");
+    let status = cmd.status().with_context(|| format!("cannot start: {what}"))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
+}
+
+/// Creates the virtual environment and installs the pinned packages unless
+/// it already holds exactly these pins; returns its Python.
+fn virtual_env(venv: &Path, requirements: &Path) -> Result<PathBuf> {
+    let python = venv.join("bin/python");
+    let stamp = venv.join("okr-requirements.txt");
+    let wanted =
+        std::fs::read_to_string(requirements).with_context(|| format!("cannot read {}", requirements.display()))?;
+    if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) {
+        return Ok(python);
+    }
+    let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    run(Command::new(&host).args(["-m", "venv", "--clear"]).arg(venv), &format!("{host} -m venv {}", venv.display()))?;
+    run(
+        Command::new(&python).args(["-m", "pip", "install", "--quiet", "-r"]).arg(requirements),
+        "pip install -r crates/okr-py/requirements-test.txt",
+    )?;
+    std::fs::write(&stamp, wanted).with_context(|| format!("cannot write {}", stamp.display()))?;
+    Ok(python)
+}
+
+/// `cargo xtask test [--python-only]`.
+pub fn run_all(python_only: bool) -> Result<()> {
+    let root = workspace_root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    if !python_only {
+        run(Command::new(&cargo).args(["test", "--workspace"]).current_dir(&root), "cargo test --workspace")?;
+    }
+    let target = target_dir(&root);
+    let py_dir = root.join("crates/okr-py");
+    let python = virtual_env(&target.join("py-venv"), &py_dir.join("requirements-test.txt"))?;
+    let wheels = target.join("py-wheels");
+    let _ = std::fs::remove_dir_all(&wheels);
+    let maturin = python.with_file_name("maturin");
+    run(
+        Command::new(&maturin)
+            .args(["build", "--release", "--quiet", "-m"])
+            .arg(py_dir.join("Cargo.toml"))
+            .arg("-i")
+            .arg(&python)
+            .arg("-o")
+            .arg(&wheels)
+            .env("CARGO_TARGET_DIR", &target),
+        "maturin build --release (crates/okr-py)",
+    )?;
+    let wheel = std::fs::read_dir(&wheels)
+        .with_context(|| format!("cannot list {}", wheels.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .with_context(|| format!("maturin wrote no wheel to {}", wheels.display()))?;
+    run(
+        Command::new(&python).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel),
+        "pip install the okr wheel",
+    )?;
+    // From the workspace root, so that okr finds ../shared/data as the Rust
+    // tests do (or OKR_DATA_DIR when set).
+    run(
+        Command::new(&python)
+            .args(["-m", "pytest", "-p", "no:cacheprovider", "-q"])
+            .arg(py_dir.join("tests"))
+            .current_dir(&root),
+        "pytest crates/okr-py/tests",
+    )
+}
