@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use okr_estimators::persist::IndexBase;
 use okr_eval::{CsvHeader, Dataset, Features, SvmlightOptions, read_arff, read_csv, read_svmlight, read_xc};
 use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, LabelSets, Laplacian, Linear, Polynomial, Tanimoto};
 
@@ -31,6 +32,15 @@ fn resolve_format(path: &Path, format: Format) -> Result<Format> {
         _ => {
             bail!("cannot tell the format of {} from its extension; pass --format arff|svmlight|xc|csv", path.display())
         }
+    })
+}
+
+/// How the flags number an svmlight file's features, recorded in the model;
+/// `None` for formats without feature indices.
+pub fn index_base(path: &Path, args: &DataArgs) -> Result<Option<IndexBase>> {
+    Ok(match resolve_format(path, args.format)? {
+        Format::Svmlight => Some(if args.zero_based { IndexBase::ZeroBased } else { IndexBase::OneBased }),
+        _ => None,
     })
 }
 

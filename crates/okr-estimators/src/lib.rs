@@ -23,6 +23,7 @@ pub mod leml;
 pub mod nystroem;
 pub mod nystroem_rr;
 mod param_guard;
+pub mod persist;
 mod projection;
 pub mod reduced_rank;
 mod score;

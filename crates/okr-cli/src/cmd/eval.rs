@@ -13,8 +13,8 @@ use crate::output::write_result;
 pub fn run(a: &EvalArgs) -> Result<()> {
     check_data_flags(&a.test, &a.data, None)?;
     let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.test, &a.data, &a.decode)?;
-    check_data_flags(&a.test, &a.data, Some(mf.n_labels))?;
-    let report = if let crate::model::FittedModel::Leml(m) = &mf.model {
+    check_data_flags(&a.test, &a.data, Some(mf.info.n_labels))?;
+    let report = if let okr_estimators::persist::Model::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");
         }
@@ -44,7 +44,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             "p_at_3": p_at(3)?,
             "p_at_5": p_at(5)?,
             "mse_h": mse_h,
-            "fit_seconds": mf.fit_seconds,
+            "fit_seconds": mf.info.fit_seconds,
             "decode_seconds": pred.decode_seconds,
         })
     };

@@ -12,13 +12,15 @@ use std::borrow::Cow;
 use anyhow::{Result, bail};
 use faer::{Mat, MatRef};
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
+use okr_estimators::persist::{Model, SavedModel};
+use okr_estimators::{
+    Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm,
+};
 use okr_eval::{Dataset, Features};
-use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
+use okr_kernels::{CsrRows, Kernel, KernelSpec, LabelSets, Rows};
 
 use crate::cli::{Cli, Command};
-use crate::config::Shape;
-use crate::model::{FittedModel, ModelFile};
+use crate::model::{default_candidates, inputs, is_autoencoder, shape};
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -28,37 +30,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(a) => eval::run(&a),
         Command::Encode(a) => kae::encode(&a),
         Command::Gen(a) => gen_data::run(&a),
-    }
-}
-
-impl ModelFile {
-    /// Shape of the data the model expects.
-    pub fn shape(&self) -> Shape {
-        Shape { n_features: self.n_features, n_labels: self.n_labels }
-    }
-
-    /// The distinct training label sets, in first-occurrence order.
-    pub fn default_candidates(&self) -> LabelSets {
-        match &self.model {
-            FittedModel::IokrDense(m) => m.training_outputs().clone(),
-            FittedModel::IokrSparse(m) => m.training_outputs().clone(),
-            FittedModel::ReducedRankDense(m) => m.training_outputs().clone(),
-            FittedModel::ReducedRankSparse(m) => m.training_outputs().clone(),
-            FittedModel::KdeDense(m) => m.training_outputs().clone(),
-            FittedModel::KdeSparse(m) => m.training_outputs().clone(),
-            // A score model decodes no candidates.
-            FittedModel::Leml(_) => LabelSets::new(self.n_labels, Vec::new()).expect("no sets"),
-            FittedModel::TraceNormDense(m) => m.training_outputs().clone(),
-            FittedModel::TraceNormSparse(m) => m.training_outputs().clone(),
-            // Autoencoders have no outputs; `load_for_decoding` rejects them first.
-            FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
-                LabelSets::from_indicator(Mat::<f64>::zeros(0, self.n_labels).as_ref())
-            }
-            FittedModel::SketchedDense(m) => m.distinct_outputs().clone(),
-            FittedModel::SketchedSparse(m) => m.distinct_outputs().clone(),
-            FittedModel::NystroemDense(m) => m.distinct_outputs().clone(),
-            FittedModel::NystroemSparse(m) => m.distinct_outputs().clone(),
-        }
     }
 }
 
@@ -100,7 +71,7 @@ macro_rules! projected_surrogate {
         }
     )*};
 }
-projected_surrogate!(ReducedRankIokr, Kde, TraceNorm);
+projected_surrogate!(ReducedRankIokr, Kde, TraceNorm, NystroemReducedRank);
 
 /// Sketched models: atoms over the outputs the output sketch touches (or the
 /// distinct training outputs without one).
@@ -136,20 +107,20 @@ pub fn load_for_decoding(
     data_path: &std::path::Path,
     data_args: &crate::cli::DataArgs,
     decode: &crate::cli::DecodeArgs,
-) -> Result<(ModelFile, Dataset, LabelSets, CandidateDecoder)> {
+) -> Result<(SavedModel, Dataset, LabelSets, CandidateDecoder)> {
     crate::config::set_threads(decode.threads)?;
-    let mf = ModelFile::load(model)?;
-    if mf.model.is_autoencoder() {
+    let mf = crate::model::load(model)?;
+    if is_autoencoder(&mf.model) {
         anyhow::bail!(
             "{} is a {} model (an autoencoder): use `okr encode`, not predict / eval",
             model.display(),
-            mf.estimator
+            mf.model.name()
         );
     }
-    let data = crate::config::read_data(data_path, data_args, Some(mf.shape()))?;
+    let data = crate::config::read_data(data_path, data_args, Some(shape(&mf)))?;
     let candidates = match &decode.candidates {
-        Some(p) => crate::config::read_candidates(p, mf.n_labels)?,
-        None => mf.default_candidates(),
+        Some(p) => crate::config::read_candidates(p, mf.info.n_labels)?,
+        None => default_candidates(&mf),
     };
     let decoder = CandidateDecoder::new().memory_budget(decode.memory_budget.saturating_mul(1 << 20));
     Ok((mf, data, candidates, decoder))
@@ -169,19 +140,7 @@ pub struct Prediction {
     pub decode_seconds: f64,
 }
 
-/// Dense inputs for a dense model: densified if sparse, then standardized.
-pub(crate) fn dense_inputs(mf: &ModelFile, data: &Dataset) -> Result<DenseRows> {
-    let dense = match &data.x {
-        Features::Dense(x) => Cow::Borrowed(x),
-        Features::Sparse(x) => Cow::Owned(DenseRows::new(x.to_dense())?),
-    };
-    Ok(match &mf.standardizer {
-        Some(st) => st.transform(&dense)?,
-        None => dense.into_owned(),
-    })
-}
-
-/// Sparse inputs for a sparse model (its kernel carries any standardization).
+/// Sparse inputs for the label-score models (LEML, BR, CPLST).
 pub(crate) fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
     Ok(match &data.x {
         Features::Sparse(x) => Cow::Borrowed(x),
@@ -192,30 +151,25 @@ pub(crate) fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
 /// Decodes `data` with the model; with `truth`, also returns label scores
 /// and squared errors in the output RKHS for the metrics of `okr eval`.
 pub fn predict_dataset(
-    mf: &ModelFile,
+    mf: &SavedModel,
     data: &Dataset,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
     truth: bool,
 ) -> Result<Prediction> {
     let (c, d, t) = (candidates, decoder, truth);
+    let x = inputs(mf, data)?;
+    let x = x.as_ref();
     match &mf.model {
-        FittedModel::IokrDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::ReducedRankDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::KdeDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::IokrSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::ReducedRankSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::KdeSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::Leml(_) => bail!("LEML is a label-score model: it does not decode candidates"),
-        FittedModel::TraceNormDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::TraceNormSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
-            anyhow::bail!("{} is an autoencoder: use `okr encode`", mf.estimator)
-        }
-        FittedModel::SketchedDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::SketchedSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::NystroemDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::NystroemSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+        Model::Iokr(m) => predict_with(m, x, data, c, d, t),
+        Model::ReducedRank(m) => predict_with(m, x, data, c, d, t),
+        Model::Kde(m) => predict_with(m, x, data, c, d, t),
+        Model::TraceNorm(m) => predict_with(m, x, data, c, d, t),
+        Model::Sketched(m) => predict_with(m, x, data, c, d, t),
+        Model::Nystroem(m) => predict_with(m, x, data, c, d, t),
+        Model::NystroemReducedRank(m) => predict_with(m, x, data, c, d, t),
+        Model::Kae(_) | Model::K2ae(_) => bail!("{} is an autoencoder: use `okr encode`", mf.model.name()),
+        m => bail!("{} is a label-score model: it does not decode candidates", m.name()),
     }
 }
 

@@ -11,7 +11,7 @@ use okr_kernels::LabelSets;
 use serde_json::json;
 
 use crate::cmd::sparse_inputs;
-use crate::model::ModelFile;
+use okr_estimators::persist::SavedModel;
 
 /// Labels with a score above the model's threshold (its training encoding's midpoint).
 fn thresholded(scores: faer::MatRef<'_, f64>, threshold: f64) -> Result<LabelSets> {
@@ -42,7 +42,7 @@ pub fn predict(model: &Leml, data: &Dataset, top_k: usize, out: &mut dyn Write) 
 /// The LEML metrics as one JSON object: P@1/3/5 (percent), Hamming
 /// loss at the encoding threshold, per-instance AUC (points without a
 /// positive or a negative label left out), F1 of the thresholded sets.
-pub fn eval(model: &Leml, mf: &ModelFile, data: &Dataset) -> Result<serde_json::Value> {
+pub fn eval(model: &Leml, mf: &SavedModel, data: &Dataset) -> Result<serde_json::Value> {
     let start = std::time::Instant::now();
     let scores = model.scores(sparse_inputs(data)?.as_ref())?;
     let predict_seconds = start.elapsed().as_secs_f64();
@@ -64,7 +64,7 @@ pub fn eval(model: &Leml, mf: &ModelFile, data: &Dataset) -> Result<serde_json::
         "p_at_3": p_at(3)?,
         "p_at_5": p_at(5)?,
         "auc": instance_auc(scores.as_ref(), &data.y).ok(),
-        "fit_seconds": mf.fit_seconds,
+        "fit_seconds": mf.info.fit_seconds,
         "decode_seconds": predict_seconds,
     });
     Ok(report)

@@ -16,13 +16,14 @@ mod params;
 mod path;
 
 use faer::{Mat, MatMut, Par};
-use okr_kernels::{Kernel, Rows};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use okr_linalg::{Cholesky, SolveInfo};
 use serde::{Deserialize, Serialize};
 
 pub use params::{IokrParams, IokrValidParams};
 pub use path::IokrPath;
 
+use crate::persist::{self, Invalid, Validate};
 use crate::projection::check_width;
 use crate::{Result, SurrogateModel};
 
@@ -152,5 +153,17 @@ where
 
     fn atom_gram(&self) -> Mat<f64> {
         self.params.output_kernel.gram(&self.atoms)
+    }
+}
+
+impl<X: Rows, Y: Rows> Validate for Iokr<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("IOKR", &IokrParams(self.params.clone()))?;
+        let n = self.x_train.n_rows();
+        persist::ensure(n > 0, || "IOKR has no training samples".into())?;
+        persist::grouping("IOKR sample-to-atom map", &self.atom_of, n, self.atoms.n_rows())?;
+        persist::cholesky("IOKR Cholesky factor", &self.chol, n)?;
+        persist::kernel_fits("IOKR input kernel", &self.params.input_kernel, &self.x_train)?;
+        persist::kernel_fits("IOKR output kernel", &self.params.output_kernel, &self.atoms)
     }
 }

@@ -48,6 +48,7 @@ mod kernel;
 mod kpca;
 mod network;
 mod params;
+mod validate;
 
 use faer::{Mat, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
@@ -347,6 +348,10 @@ impl Kae {
         let d = Mat::from_fn(r.nrows(), r.ncols(), |i, j| x[(i, j)] - r[(i, j)]);
         Ok(network::dot(d.as_ref(), d.as_ref()) / x.nrows().max(1) as f64)
     }
+    /// Number of input features.
+    pub fn n_features(&self) -> usize {
+        self.x_train.ncols()
+    }
     /// Training representations $X^{(1)}..X^{(L-1)}$ at the final parameters.
     pub fn train_codes(&self) -> &[Mat<f64>] {
         &self.codes
@@ -579,6 +584,10 @@ impl<R: Rows, K: Kernel<R>> K2aeOnRows<R, K> {
     /// The input kernel.
     pub fn kernel(&self) -> &K {
         &self.kernel
+    }
+    /// The training rows.
+    pub fn x_train(&self) -> &R {
+        &self.x_train
     }
     /// Codes of new rows.
     ///

@@ -159,6 +159,11 @@ impl BinaryRelevance {
         BinaryRelevanceParams::default()
     }
 
+    /// Number of input features `d`.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
     /// `W` `(n_features, n_labels)`.
     pub fn w(&self) -> faer::MatRef<'_, f64> {
         view(&self.w, self.n_features, self.n_labels)
@@ -174,5 +179,18 @@ impl ScoreModel<CsrRows> for BinaryRelevance {
     }
     fn scores(&self, x: &CsrRows) -> Result<Mat<f64>> {
         super::low_rank_scores(x, &self.w, None, self.n_features, self.n_labels, self.n_labels)
+    }
+}
+
+impl crate::persist::Validate for BinaryRelevance {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{ensure, finite_slice};
+        let (d, l) = (self.n_features, self.n_labels);
+        ensure(d > 0 && l > 0, || "binary relevance model has no features or no labels".into())?;
+        ensure(d.checked_mul(l) == Some(self.w.len()), || {
+            format!("binary relevance W has {} entries for {d} x {l}", self.w.len())
+        })?;
+        finite_slice("binary relevance W", &self.w)?;
+        finite_slice("binary relevance threshold", &[self.threshold])
     }
 }

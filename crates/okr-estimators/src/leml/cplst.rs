@@ -178,6 +178,11 @@ impl Cplst {
         CplstParams::default()
     }
 
+    /// Number of input features `d` (without the bias feature).
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
     /// $Z$ `(n_features, n_labels)` (without the bias row).
     pub fn z(&self) -> faer::MatRef<'_, f64> {
         view(&self.z[..self.n_features * self.n_labels], self.n_features, self.n_labels)
@@ -206,5 +211,23 @@ impl ScoreModel<CsrRows> for Cplst {
             }
         }
         Ok(s)
+    }
+}
+
+impl crate::persist::Validate for Cplst {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{ensure, finite_slice};
+        let p = &self.params;
+        ensure(p.rank >= 1 && p.rtol >= 0.0 && p.rtol < 1.0, || "CPLST parameters out of range".into())?;
+        let (d, l) = (self.n_features, self.n_labels);
+        ensure(d > 0 && l > 0, || "CPLST model has no features or no labels".into())?;
+        ensure(self.rank >= 1 && self.rank <= p.rank, || format!("CPLST rank {} (requested {})", self.rank, p.rank))?;
+        let rows = d + usize::from(p.bias);
+        ensure(rows.checked_mul(l) == Some(self.z.len()), || {
+            format!("CPLST Z has {} entries for {rows} x {l}", self.z.len())
+        })?;
+        ensure(self.offset.len() == l, || format!("CPLST offset has {} entries for {l} labels", self.offset.len()))?;
+        finite_slice("CPLST Z", &self.z)?;
+        finite_slice("CPLST offset", &self.offset)
     }
 }

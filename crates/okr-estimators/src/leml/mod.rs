@@ -104,6 +104,11 @@ impl Leml {
         &self.params
     }
 
+    /// Number of input features `d`.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
     /// `W` `(n_features, rank)`.
     pub fn w(&self) -> MatRef<'_, f64> {
         view(&self.w, self.n_features, self.params.rank)
@@ -154,5 +159,23 @@ impl ScoreModel<CsrRows> for Leml {
     }
     fn scores(&self, x: &CsrRows) -> Result<Mat<f64>> {
         low_rank_scores(x, &self.w, Some(&self.h), self.n_features, self.n_labels, self.params.rank)
+    }
+}
+
+impl crate::persist::Validate for Leml {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{check_params, ensure, finite_slice};
+        check_params("LEML", &LemlParams(self.params))?;
+        let (d, l, k) = (self.n_features, self.n_labels, self.params.rank);
+        ensure(d > 0 && l > 0, || "LEML model has no features or no labels".into())?;
+        ensure(d.checked_mul(k) == Some(self.w.len()), || {
+            format!("LEML W has {} entries for {d} x {k}", self.w.len())
+        })?;
+        ensure(l.checked_mul(k) == Some(self.h.len()), || {
+            format!("LEML H has {} entries for {l} x {k}", self.h.len())
+        })?;
+        finite_slice("LEML W", &self.w)?;
+        finite_slice("LEML H", &self.h)?;
+        finite_slice("LEML threshold", &[self.threshold])
     }
 }

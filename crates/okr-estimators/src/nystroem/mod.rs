@@ -13,12 +13,13 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatMut, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use crate::stream::DEFAULT_CHUNK_ROWS;
 pub use params::{Anchors, NystroemParams, NystroemValidParams};
 
+use crate::persist::{self, Invalid, Validate};
 use crate::projection::{check_width, projected_coefficients_into};
 use crate::{Result, SurrogateModel};
 
@@ -128,5 +129,21 @@ where
 
     fn atom_gram(&self) -> Mat<f64> {
         self.params.output_kernel.gram(&self.outputs)
+    }
+}
+
+impl<X: Rows, Y: Rows> Validate for Nystroem<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("Nystroem", &NystroemParams(self.params.clone()))?;
+        let n = self.output_of.len();
+        let m = self.anchors.n_rows();
+        persist::ensure(n > 0 && m > 0, || "Nystroem model has no training samples or anchors".into())?;
+        persist::rows("Nystroem anchors", &self.anchors, self.anchor_indices.len())?;
+        persist::indices("Nystroem anchor indices", &self.anchor_indices, n)?;
+        persist::grouping("Nystroem sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        persist::matrix("Nystroem weights", self.weights.as_ref(), m, self.outputs.n_rows())?;
+        persist::ensure(self.rank <= m, || format!("Nystroem rank {} above {m} anchors", self.rank))?;
+        persist::kernel_fits("Nystroem input kernel", &self.params.input_kernel, &self.anchors)?;
+        persist::kernel_fits("Nystroem output kernel", &self.params.output_kernel, &self.outputs)
     }
 }

@@ -24,11 +24,12 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatMut, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{SketchedIokrParams, SketchedIokrValidParams};
 
+use crate::persist::{self, Invalid, Validate};
 use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
 use crate::{Result, SurrogateModel};
 
@@ -207,5 +208,37 @@ where
             Some(a) => a.gram.clone(),
             None => self.params.output_kernel.gram(&self.outputs),
         }
+    }
+}
+
+impl<X: Rows, Y: Rows> Validate for SketchedIokr<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("sketched", &SketchedIokrParams(self.params.clone()))?;
+        let n = self.n_samples;
+        persist::ensure(n > 0 && !self.x_support_indices.is_empty(), || {
+            "sketched model has no training samples or no input support".into()
+        })?;
+        persist::rows("sketched input support", &self.x_support, self.x_support_indices.len())?;
+        persist::indices("sketched input support", &self.x_support_indices, n)?;
+        persist::grouping("sketched sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        let r = self.input_map.ncols();
+        persist::matrix("sketched input map", self.input_map.as_ref(), self.x_support.n_rows(), r)?;
+        match &self.atoms {
+            Some(a) => {
+                persist::rows("sketched output support", &a.support, a.support_indices.len())?;
+                persist::indices("sketched output support", &a.support_indices, n)?;
+                persist::ensure(a.support.feature_dim() == self.outputs.feature_dim(), || {
+                    "sketched output support has another width than the outputs".into()
+                })?;
+                persist::matrix("sketched atom weights", a.weights.as_ref(), r, a.support.n_rows())?;
+                persist::matrix("sketched atom Gram", a.gram.as_ref(), r, r)?;
+                persist::kernel_fits("sketched output kernel", &self.params.output_kernel, &a.support)?;
+            }
+            None => persist::ensure(r == self.outputs.n_rows(), || {
+                format!("sketched model has {r} atoms for {} distinct outputs", self.outputs.n_rows())
+            })?,
+        }
+        persist::kernel_fits("sketched input kernel", &self.params.input_kernel, &self.x_support)?;
+        persist::kernel_fits("sketched output kernel", &self.params.output_kernel, &self.outputs)
     }
 }

@@ -23,7 +23,7 @@ mod self_hs;
 pub mod solvers;
 
 use faer::{Mat, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
@@ -34,6 +34,7 @@ pub use solvers::{
 };
 
 use crate::Result;
+use crate::persist::{self, Invalid, Validate};
 use crate::projection::{check_width, projected_coefficients_into};
 
 /// A fitted trace-norm (LR-SELF) model.
@@ -189,3 +190,22 @@ crate::projection::projected_surrogate_model!(
         &m.encoder * &ky * m.encoder.transpose()
     }
 );
+
+impl<X: Rows, Y: Rows> Validate for TraceNorm<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("trace-norm", &TraceNormParams(self.params.clone()))?;
+        let n = self.x_train.n_rows();
+        persist::ensure(n > 0, || "trace-norm model has no training samples".into())?;
+        persist::rows("trace-norm training outputs", &self.y_train, n)?;
+        persist::ensure(self.y_train.feature_dim() == self.outputs.feature_dim(), || {
+            "trace-norm training outputs have another width than the distinct outputs".into()
+        })?;
+        persist::grouping("trace-norm sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        let r = self.m.ncols();
+        persist::matrix("trace-norm input coefficients", self.m.as_ref(), n, r)?;
+        persist::matrix("trace-norm output coefficients", self.nt.as_ref(), r, n)?;
+        persist::matrix("trace-norm encoder", self.encoder.as_ref(), r, self.outputs.n_rows())?;
+        persist::kernel_fits("trace-norm input kernel", &self.params.input_kernel, &self.x_train)?;
+        persist::kernel_fits("trace-norm output kernel", &self.params.output_kernel, &self.outputs)
+    }
+}
