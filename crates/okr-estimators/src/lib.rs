@@ -15,6 +15,7 @@
 //! CPLST) give label scores through [`ScoreModel`] instead.
 #![warn(missing_docs)]
 
+pub mod core;
 mod error;
 pub mod iokr;
 pub mod kae;
@@ -24,7 +25,6 @@ pub mod nystroem;
 pub mod nystroem_rr;
 mod param_guard;
 pub mod persist;
-mod projection;
 pub mod reduced_rank;
 mod score;
 pub mod select;
@@ -34,6 +34,7 @@ mod stream;
 mod surrogate;
 pub mod trace_norm;
 
+pub use crate::core::{Fit, KernelExpansion};
 pub use error::{Error, Result};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
 pub use kae::{K2ae, Kae, KaeParams, KaeValidParams};

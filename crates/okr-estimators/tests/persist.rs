@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use faer::Mat;
+use okr_estimators::Fit;
 use okr_estimators::kae::{K2ae, Kae, Kpca, LayerKernel};
 use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, Loss, Targets};
 use okr_estimators::nystroem::Anchors;

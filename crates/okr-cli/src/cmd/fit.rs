@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use indicatif::ProgressBar;
+use okr_estimators::Fit;
 use okr_estimators::leml::{Leml, LemlParams, LemlValidParams, Loss, PartialLabels, Targets};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::persist::Model;

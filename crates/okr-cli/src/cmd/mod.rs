@@ -10,14 +10,12 @@ mod scores;
 use std::borrow::Cow;
 
 use anyhow::{Result, bail};
-use faer::{Mat, MatRef};
+use faer::Mat;
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::persist::{Model, SavedModel};
-use okr_estimators::{
-    Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm,
-};
+use okr_estimators::persist::SavedModel;
+use okr_estimators::{KernelExpansion, SurrogateModel};
 use okr_eval::{Dataset, Features};
-use okr_kernels::{CsrRows, Kernel, KernelSpec, LabelSets, Rows};
+use okr_kernels::{CsrRows, LabelSets, Rows};
 
 use crate::cli::{Cli, Command};
 use crate::model::{default_candidates, inputs, is_autoencoder, shape};
@@ -30,72 +28,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(a) => eval::run(&a),
         Command::Encode(a) => kae::encode(&a),
         Command::Gen(a) => gen_data::run(&a),
-    }
-}
-
-/// What `predict` and `eval` need from a fitted estimator beyond
-/// [`SurrogateModel`]: its atoms written over the distinct training outputs.
-pub trait Surrogate<X: Rows>: SurrogateModel<X, LabelSets> {
-    /// The distinct training label sets, in first-occurrence order.
-    fn training_outputs(&self) -> &LabelSets;
-    /// Weights `B` `(n_atoms, n_distinct)` of the atoms on the distinct
-    /// training outputs, `a_j = sum_i B_ji psi(y_i)`; `None` for the identity.
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>>;
-}
-
-impl<X: Rows> Surrogate<X> for Iokr<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.atoms()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        None
-    }
-}
-
-/// Estimators whose atoms are encoder directions over the distinct outputs.
-macro_rules! projected_surrogate {
-    ($($model:ident),*) => {$(
-        impl<X: Rows> Surrogate<X> for $model<X, LabelSets, KernelSpec, KernelSpec>
-        where
-            KernelSpec: Kernel<X>,
-        {
-            fn training_outputs(&self) -> &LabelSets {
-                self.distinct_outputs()
-            }
-            fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-                Some(self.encoder())
-            }
-        }
-    )*};
-}
-projected_surrogate!(ReducedRankIokr, Kde, TraceNorm, NystroemReducedRank);
-
-/// Sketched models: atoms over the outputs the output sketch touches (or the
-/// distinct training outputs without one).
-impl<X: Rows> Surrogate<X> for SketchedIokr<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.atom_outputs()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        SketchedIokr::atom_weights(self)
-    }
-}
-
-impl<X: Rows> Surrogate<X> for Nystroem<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.distinct_outputs()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        None
     }
 }
 
@@ -157,33 +89,24 @@ pub fn predict_dataset(
     decoder: CandidateDecoder,
     truth: bool,
 ) -> Result<Prediction> {
-    let (c, d, t) = (candidates, decoder, truth);
     let x = inputs(mf, data)?;
-    let x = x.as_ref();
-    match &mf.model {
-        Model::Iokr(m) => predict_with(m, x, data, c, d, t),
-        Model::ReducedRank(m) => predict_with(m, x, data, c, d, t),
-        Model::Kde(m) => predict_with(m, x, data, c, d, t),
-        Model::TraceNorm(m) => predict_with(m, x, data, c, d, t),
-        Model::Sketched(m) => predict_with(m, x, data, c, d, t),
-        Model::Nystroem(m) => predict_with(m, x, data, c, d, t),
-        Model::NystroemReducedRank(m) => predict_with(m, x, data, c, d, t),
-        Model::Kae(_) | Model::K2ae(_) => bail!("{} is an autoencoder: use `okr encode`", mf.model.name()),
-        m => bail!("{} is a label-score model: it does not decode candidates", m.name()),
+    match mf.model.surrogate() {
+        Some(m) => predict_with(m, x.as_ref(), data, candidates, decoder, truth),
+        None if is_autoencoder(&mf.model) => bail!("{} is an autoencoder: use `okr encode`", mf.model.name()),
+        None => bail!("{} is a label-score model: it does not decode candidates", mf.model.name()),
     }
 }
 
-fn predict_with<X, M>(
+fn predict_with<M>(
     model: &M,
-    x: &X,
+    x: &Features,
     data: &Dataset,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
     truth: bool,
 ) -> Result<Prediction>
 where
-    X: Rows,
-    M: Surrogate<X>,
+    M: KernelExpansion<Features, LabelSets> + ?Sized,
 {
     let start = std::time::Instant::now();
     if !truth {
@@ -199,8 +122,9 @@ where
     let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
     let decode_seconds = start.elapsed().as_secs_f64();
     let errors = model.rkhs_sq_errors_from(coef.as_ref(), &data.y)?;
-    let indicator = model.training_outputs().to_indicator();
-    let label_scores = match model.atom_weights() {
+    let atoms = model.atoms();
+    let indicator = atoms.outputs.to_indicator();
+    let label_scores = match atoms.weights {
         None => &coef * &indicator,
         Some(b) => &coef * (b * &indicator),
     };

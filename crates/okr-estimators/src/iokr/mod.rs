@@ -15,7 +15,6 @@ mod fit;
 mod params;
 mod path;
 
-use faer::{Mat, MatMut, Par};
 use okr_kernels::{Kernel, KernelSpec, Rows};
 use okr_linalg::{Cholesky, SolveInfo};
 use serde::{Deserialize, Serialize};
@@ -23,9 +22,8 @@ use serde::{Deserialize, Serialize};
 pub use params::{IokrParams, IokrValidParams};
 pub use path::IokrPath;
 
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
-use crate::projection::check_width;
-use crate::{Result, SurrogateModel};
 
 /// A fitted IOKR model.
 ///
@@ -35,6 +33,7 @@ use crate::{Result, SurrogateModel};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::{Iokr, SurrogateModel};
 /// use okr_kernels::{DenseRows, Linear, Rows};
@@ -94,65 +93,33 @@ impl<X: Rows, Y: Rows, KX, KY> Iokr<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for Iokr<X, Y, KX, KY>
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for Iokr<X, Y, KX, KY>
 where
     X: Rows,
     Y: Rows,
     KX: Kernel<X>,
     KY: Kernel<Y>,
 {
-    fn n_atoms(&self) -> usize {
-        self.atoms.n_rows()
-    }
+    type InputKernel = KX;
+    type OutputKernel = KY;
 
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.x_train, x)
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
     }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.atoms, y)
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
     }
-
-    /// $C = K_x(x, X_{train}) (K_x + n\lambda I)^{-1} P$, via
-    /// $\alpha = (K + n\lambda I)^{-1} K_x(X_{train}, x)$: one Gram block, a
-    /// Cholesky solve with `x.n_rows()` right-hand sides, then the weights of
-    /// samples sharing an output are summed into their atom.
-    fn coefficients_into(&self, x: &X, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_inputs(x)?;
-        let n = self.n_samples();
-        assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), self.n_atoms()), "coefficient block shape");
-        let mut alpha = Mat::zeros(n, x.n_rows());
-        self.params.input_kernel.gram_block_into(&self.x_train, x, alpha.as_mut(), par);
-        self.chol.solve_in_place(alpha.as_mut(), par);
-        if self.n_atoms() == n {
-            // Every output distinct: atoms are the samples, in order.
-            dst.copy_from(alpha.transpose());
-            return Ok(());
-        }
-        // Sum into an (n_atoms, n_test) buffer so each test point's column is contiguous.
-        let mut agg = Mat::<f64>::zeros(self.n_atoms(), x.n_rows());
-        for t in 0..x.n_rows() {
-            let mut col = agg.col_mut(t);
-            for (i, &a) in alpha.col(t).iter().enumerate() {
-                col[self.atom_of[i]] += a;
-            }
-        }
-        dst.copy_from(agg.transpose());
-        Ok(())
+    fn expansion_inputs(&self) -> &X {
+        &self.x_train
     }
-
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_outputs(candidates)?;
-        self.params.output_kernel.gram_block_into(&self.atoms, candidates, dst, par);
-        Ok(())
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Ridge { factor: &self.chol, atom_of: &self.atom_of }
     }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.atoms, weights: None, gram: AtomGram::FromOutputs }
     }
-
-    fn atom_gram(&self) -> Mat<f64> {
-        self.params.output_kernel.gram(&self.atoms)
+    fn training_outputs(&self) -> &Y {
+        &self.atoms
     }
 }
 

@@ -19,11 +19,12 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatRef};
-use okr_kernels::{KernelSpec, Rows};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{KdeParams, KdeValidParams};
 
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
 
 /// A fitted KDE model: the same surrogate structure as
@@ -32,6 +33,7 @@ use crate::persist::{self, Invalid, Validate};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::{Kde, SurrogateModel};
 /// use okr_kernels::{DenseRows, Linear, Rows};
@@ -102,11 +104,35 @@ impl<X: Rows, Y: Rows, KX, KY> Kde<X, Y, KX, KY> {
     }
 }
 
-crate::projection::projected_surrogate_model!(
-    Kde,
-    predict_map,
-    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
-);
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for Kde<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    type InputKernel = KX;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
+    }
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
+    }
+    fn expansion_inputs(&self) -> &X {
+        &self.x_train
+    }
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.predict_map.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: Some(self.encoder.as_ref()), gram: AtomGram::Identity }
+    }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
 
 impl<X: Rows, Y: Rows> Validate for Kde<X, Y, KernelSpec, KernelSpec> {
     fn validate(&self) -> std::result::Result<(), Invalid> {

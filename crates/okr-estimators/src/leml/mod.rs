@@ -16,7 +16,7 @@
 //!
 //! # Example
 //! ```
-//! use okr_estimators::ScoreModel;
+//! use okr_estimators::{Fit, ScoreModel};
 //! use okr_estimators::leml::{Leml, Loss, Targets};
 //! use okr_kernels::{CsrRows, LabelSets};
 //! // Label j is on when feature j is present.
@@ -40,8 +40,8 @@ mod objective;
 mod params;
 mod sparse;
 
-pub use br::{BinaryRelevance, BinaryRelevanceParams};
-pub use cplst::{Cplst, CplstParams};
+pub use br::{BinaryRelevance, BinaryRelevanceParams, BinaryRelevanceValidParams};
+pub use cplst::{Cplst, CplstParams, CplstValidParams};
 pub use labels::{PartialLabels, Targets};
 pub use loss::Loss;
 pub use objective::{BilinearObjective, FullSquaredObjective};

@@ -27,11 +27,12 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatRef};
-use okr_kernels::{KernelSpec, Rows};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{NystroemReducedRankParams, NystroemReducedRankValidParams};
 
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
 use crate::{Error, Result};
 
@@ -40,6 +41,7 @@ use crate::{Error, Result};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::nystroem::Anchors;
 /// use okr_estimators::{NystroemReducedRank, SurrogateModel};
@@ -146,13 +148,35 @@ impl<X: Rows, Y: Rows, KX: Clone, KY: Clone> NystroemReducedRank<X, Y, KX, KY> {
     }
 }
 
-// The directions are orthonormal: the atom Gram is the identity.
-crate::projection::projected_surrogate_model!(
-    NystroemReducedRank,
-    predict_map,
-    inputs = anchors,
-    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
-);
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for NystroemReducedRank<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    type InputKernel = KX;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
+    }
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
+    }
+    fn expansion_inputs(&self) -> &X {
+        &self.anchors
+    }
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.predict_map.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: Some(self.encoder.as_ref()), gram: AtomGram::Identity }
+    }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
 
 impl<X: Rows, Y: Rows> Validate for NystroemReducedRank<X, Y, KernelSpec, KernelSpec> {
     fn validate(&self) -> std::result::Result<(), Invalid> {

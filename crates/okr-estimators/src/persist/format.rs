@@ -10,8 +10,10 @@ pub const MAGIC: &[u8; 8] = b"OKRMODEL";
 
 /// Version of the body layout, bumped on any change to a persisted type.
 ///
-/// Versions 1 and 2 (okr-cli's own format, no checksum) are not read.
-pub const FORMAT_VERSION: u32 = 3;
+/// History: 1 and 2 were okr-cli's own format (no checksum); 3 the first
+/// library format; 4 adds LEML's convergence tolerance. Older files are not
+/// read (refit).
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Bytes before the body: magic, version, length, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 8 + 4;

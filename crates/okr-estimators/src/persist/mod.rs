@@ -32,6 +32,7 @@
 //!
 //! # Example
 //! ```
+//! use okr_estimators::Fit;
 //! use faer::Mat;
 //! use okr_estimators::persist::{Model, ModelInfo, SavedModel};
 //! use okr_estimators::Iokr;
@@ -67,7 +68,7 @@ pub(crate) use check::{
     Check, check_params, cholesky, ensure, finite, finite_slice, grouping, indices, kernel_fits, matrix, rows,
 };
 pub use format::{FORMAT_VERSION, MAGIC};
-pub use model::{Model, OutputKind};
+pub use model::{Model, OutputKind, SavedSurrogate};
 #[doc(hidden)]
 pub use probe::{fuzz_model_file, probe};
 

@@ -4,11 +4,17 @@ use okr_kernels::{Features, KernelSpec, LabelSets, Rows};
 use serde::{Deserialize, Serialize};
 
 use super::{Invalid, Validate};
+use crate::core::KernelExpansion;
 use crate::kae::{K2aeOnRows, Kae, Kpca};
 use crate::leml::{BinaryRelevance, Cplst, Leml};
 use crate::trace_norm::SelfHs;
 use crate::trace_norm::masked::MaskedTraceNorm;
 use crate::{Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, ScoreModel, SketchedIokr, TraceNorm};
+
+/// A saved kernel-output model seen through its [`KernelExpansion`] (and so
+/// its [`SurrogateModel`](crate::SurrogateModel)): what decoders and label
+/// scores need, whatever the estimator.
+pub type SavedSurrogate = dyn KernelExpansion<Features, LabelSets, InputKernel = KernelSpec, OutputKernel = KernelSpec>;
 
 /// What a model predicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +93,21 @@ impl Model {
             Self::MaskedTraceNorm(_) => "masked-trace-norm".into(),
             Self::Kpca(_) => "kpca".into(),
         }
+    }
+
+    /// The model as a kernel expansion, for the models that predict label
+    /// sets through a surrogate ([`OutputKind::LabelSets`]).
+    pub fn surrogate(&self) -> Option<&SavedSurrogate> {
+        Some(match self {
+            Self::Iokr(m) => m,
+            Self::ReducedRank(m) => m,
+            Self::Kde(m) => m,
+            Self::Sketched(m) => m,
+            Self::Nystroem(m) => m,
+            Self::NystroemReducedRank(m) => m,
+            Self::TraceNorm(m) => m,
+            _ => return None,
+        })
     }
 
     /// What the model predicts.

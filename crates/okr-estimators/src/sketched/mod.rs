@@ -23,15 +23,14 @@
 mod fit;
 mod params;
 
-use faer::{Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{SketchedIokrParams, SketchedIokrValidParams};
 
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
-use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
-use crate::{Result, SurrogateModel};
 
 pub(crate) use fit::{RidgeSystem, Whitening, sum_rows_by_group};
 
@@ -56,6 +55,7 @@ struct SketchedAtoms<Y> {
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::sketch::SketchSpec;
 /// use okr_estimators::{SketchedIokr, SurrogateModel};
@@ -156,58 +156,40 @@ impl<X: Rows, Y: Rows, KX, KY> SketchedIokr<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for SketchedIokr<X, Y, KX, KY>
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for SketchedIokr<X, Y, KX, KY>
 where
     X: Rows,
     Y: Rows,
     KX: Kernel<X>,
     KY: Kernel<Y>,
 {
-    fn n_atoms(&self) -> usize {
-        self.input_map.ncols()
-    }
+    type InputKernel = KX;
+    type OutputKernel = KY;
 
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.x_support, x)
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
     }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.outputs, y)
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
     }
-
-    /// $C = K_X(x, X_S)\, Z$, in tiles of test rows (Gram temporary within
-    /// 64 MiB): $O(n_{te} |S_X| (d + n_{atoms}))$.
-    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        let kx = &self.params.input_kernel;
-        projected_coefficients_into(kx, &self.x_support, x, self.input_map.as_ref(), dst, par)
+    fn expansion_inputs(&self) -> &X {
+        &self.x_support
     }
-
-    /// $R_{Y,S}\, K_Y(Y_S, c)$ in candidate tiles, or $K_Y(\text{outputs}, c)$
-    /// without an output sketch.
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_outputs(candidates)?;
-        let ky = &self.params.output_kernel;
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.input_map.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
         match &self.atoms {
-            Some(atoms) => {
-                projected_atom_products_into(ky, &atoms.support, candidates, atoms.weights.as_ref(), dst, par)
-            }
-            None => {
-                ky.gram_block_into(&self.outputs, candidates, dst, par);
-                Ok(())
-            }
+            Some(a) => Atoms {
+                outputs: &a.support,
+                weights: Some(a.weights.as_ref()),
+                gram: AtomGram::Stored(a.gram.as_ref()),
+            },
+            None => Atoms { outputs: &self.outputs, weights: None, gram: AtomGram::FromOutputs },
         }
     }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
-    }
-
-    /// $R_Y K_Y R_Y^\top$ (stored at fit), or $K_Y$ on the distinct outputs.
-    fn atom_gram(&self) -> Mat<f64> {
-        match &self.atoms {
-            Some(a) => a.gram.clone(),
-            None => self.params.output_kernel.gram(&self.outputs),
-        }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
     }
 }
 

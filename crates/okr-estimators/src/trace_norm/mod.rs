@@ -34,8 +34,10 @@ pub use solvers::{
 };
 
 use crate::Result;
+use crate::core::checks::check_width;
+use crate::core::projected_coefficients_into;
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
-use crate::projection::{check_width, projected_coefficients_into};
 
 /// A fitted trace-norm (LR-SELF) model.
 ///
@@ -44,6 +46,7 @@ use crate::projection::{check_width, projected_coefficients_into};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::{SurrogateModel, TraceNorm};
 /// use okr_kernels::{DenseRows, Linear, Rows};
@@ -182,14 +185,35 @@ impl<X: Rows, Y: Rows, KX: Kernel<X>, KY> TraceNorm<X, Y, KX, KY> {
     }
 }
 
-crate::projection::projected_surrogate_model!(
-    TraceNorm,
-    m,
-    atom_gram = |m| {
-        let ky = okr_kernels::Kernel::gram(&m.params.output_kernel, &m.outputs);
-        &m.encoder * &ky * m.encoder.transpose()
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for TraceNorm<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    type InputKernel = KX;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
     }
-);
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
+    }
+    fn expansion_inputs(&self) -> &X {
+        &self.x_train
+    }
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.m.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: Some(self.encoder.as_ref()), gram: AtomGram::FromOutputs }
+    }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
 
 impl<X: Rows, Y: Rows> Validate for TraceNorm<X, Y, KernelSpec, KernelSpec> {
     fn validate(&self) -> std::result::Result<(), Invalid> {

@@ -105,10 +105,7 @@ impl ParamGuard for SelfHsParams {
     type Error = Error;
 
     fn check_ref(&self) -> Result<&SelfHsValidParams> {
-        let l = self.0.lambda;
-        if !(l.is_finite() && l > 0.0) {
-            return Err(Error::InvalidParameter { name: "lambda", value: l.to_string(), expected: "finite and > 0" });
-        }
+        crate::core::checks::positive("lambda", self.0.lambda)?;
         Ok(&self.0)
     }
 
