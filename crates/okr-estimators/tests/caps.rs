@@ -82,6 +82,6 @@ fn kae_depth_and_width_are_bounded() {
     let err = wide.fit(x.as_mat()).unwrap_err();
     assert!(err.to_string().contains("width 11 (> 10)"), "{err}");
     assert!(Kae::params().hidden_dims(vec![10]).max_iter(2).fit(x.as_mat()).is_ok());
-    let gram = &x.as_mat() * x.as_mat().transpose();
+    let gram = x.as_mat() * x.as_mat().transpose();
     invalid(K2ae::params().hidden_dims(vec![11]).max_iter(2).fit_k2ae_gram(gram.as_ref()).unwrap_err(), "hidden_dims");
 }
