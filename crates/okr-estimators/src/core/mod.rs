@@ -1,6 +1,6 @@
 //! What every estimator shares: the [`Fit`] trait (checked parameters fit,
 //! and unchecked ones through [`ParamGuard`](crate::ParamGuard)), the
-//! parameter checks ([`checks`]), and [`KernelExpansion`], the structure of
+//! parameter checks (`checks`), and [`KernelExpansion`], the structure of
 //! a fitted kernel-output model from which its
 //! [`SurrogateModel`](crate::SurrogateModel) is derived once.
 

@@ -21,8 +21,8 @@ where
     /// (its atoms) and the factor.
     ///
     /// # Errors
-    /// [`Error::Empty`] for no samples, [`Error::ShapeMismatch`] when `x` and
-    /// `y` have different numbers of rows, [`Error::Linalg`] when the kernel
+    /// [`Error::Empty`](crate::Error::Empty) for no samples, [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when `x` and
+    /// `y` have different numbers of rows, [`Error::Linalg`](crate::Error::Linalg) when the kernel
     /// matrix does not factor (it names `lambda`).
     fn fit(&self, x: &X, y: &'y Y) -> Result<Iokr<X, Y, KX, KY>> {
         let n = check_training_set(x, y)?;

@@ -4,7 +4,7 @@
 //! $$\hat h = \arg\min_h \frac1n \sum_{i=1}^n \|h(x_i) - \psi(y_i)\|^2_{\mathcal H_y} + \lambda \|h\|^2,
 //! \qquad \hat h(x) = \sum_i \alpha_i(x)\, \psi(y_i),\quad \alpha(x) = (K_x + n\lambda I)^{-1} k_x(x).$$
 //!
-//! No intercept and no centring. The output basis of the [`SurrogateModel`]
+//! No intercept and no centring. The output basis of the [`SurrogateModel`](crate::SurrogateModel)
 //! is the distinct training outputs: with $P$ the `(n, n_atoms)` 0/1 matrix
 //! that maps each sample to its output's atom, $h(x) = \sum_u (\alpha(x)^\top P)_u\, \psi(u)$.
 //! Multi-label data repeat label sets (Bibtex: 2058 distinct sets among 4880

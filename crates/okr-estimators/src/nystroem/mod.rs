@@ -6,7 +6,7 @@
 //! \alpha(x) = K_{nm}(K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger k_m(x).$$
 //!
 //! It equals SIOKR with a uniform sub-sampling input sketch on the same
-//! anchors (the $\sqrt{n/m}$ scaling cancels). The [`SurrogateModel`] atoms
+//! anchors (the $\sqrt{n/m}$ scaling cancels). The [`SurrogateModel`](crate::SurrogateModel) atoms
 //! are the distinct training outputs, as for IOKR.
 
 mod fit;

@@ -12,7 +12,7 @@
 //! ($R_X = I$). Pseudo-inverses drop eigenvalues at or below
 //! `pinv_rtol * max` (default `1e-12`).
 //!
-//! The [`SurrogateModel`] atoms are the $m_Y$ sketched outputs
+//! The [`SurrogateModel`](crate::SurrogateModel) atoms are the $m_Y$ sketched outputs
 //! $a_j = \sum_i (R_Y)_{ji}\psi(y_i)$ (without an output sketch: the
 //! distinct training outputs), so decoding costs $O(n_{te}\, m_Y\, n_c)$;
 //! coefficients are $C = K_X(x, X_S)\, Z$ over the support $S$ of $R_X$ only
