@@ -3,6 +3,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use okr_benches::{label_sets, sparse_binary_rows};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::Iokr;
 use okr_kernels::{Gaussian, Rows};
 

@@ -5,6 +5,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use okr_benches::dense_rows;
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard};
 use okr_kernels::{DenseRows, Gaussian};
@@ -20,7 +21,7 @@ fn nystroem(c: &mut Criterion) {
         let checked =
             Nystroem::params(kx.clone(), ky.clone()).anchors(Anchors::Uniform(500)).lambda(1e-4).check().unwrap();
         g.bench_with_input(BenchmarkId::new("fit-streamed-m500", n), &n, |b, _| {
-            b.iter(|| checked.fit::<DenseRows, DenseRows>(&x, &y).unwrap())
+            b.iter(|| checked.fit(&x, &y).unwrap())
         });
         g.bench_with_input(BenchmarkId::new("fit-in-memory-m500", n), &n, |b, _| {
             b.iter(|| checked.fit_in_memory::<DenseRows, DenseRows>(&x, &y).unwrap())
@@ -31,7 +32,7 @@ fn nystroem(c: &mut Criterion) {
             .rank(64)
             .lambda1(1e-4);
         g.bench_with_input(BenchmarkId::new("reduced-rank-fit-m500-s1000-p64", n), &n, |b, _| {
-            b.iter(|| rr.fit::<DenseRows, DenseRows>(&x, &y).unwrap())
+            b.iter(|| rr.fit(&x, &y).unwrap())
         });
     }
     g.finish();

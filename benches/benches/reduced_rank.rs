@@ -4,6 +4,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use okr_benches::dense_rows;
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr};
 use okr_kernels::{DenseRows, Gaussian};
 
@@ -16,17 +17,13 @@ fn reduced_rank(c: &mut Criterion) {
         let x = dense_rows(n, 20, 1);
         let y = dense_rows(n, 16, 2);
         let params = ReducedRankIokr::params(kx.clone(), ky.clone()).rank(64).lambda1(1e-4);
-        g.bench_with_input(BenchmarkId::new("fit-p64", n), &n, |b, _| {
-            b.iter(|| params.fit::<DenseRows, DenseRows>(&x, &y).unwrap())
-        });
+        g.bench_with_input(BenchmarkId::new("fit-p64", n), &n, |b, _| b.iter(|| params.fit(&x, &y).unwrap()));
         let checked = params.check_ref().unwrap();
         g.bench_with_input(BenchmarkId::new("lambda-path-4", n), &n, |b, _| {
             b.iter(|| checked.fit_lambda_path::<DenseRows, DenseRows>(&x, &y, &[1e-5, 1e-4, 1e-3, 1e-2]).unwrap())
         });
         let kde = Kde::params(kx.clone(), ky.clone()).rank(64).lambda(1e-4);
-        g.bench_with_input(BenchmarkId::new("kde-fit-p64", n), &n, |b, _| {
-            b.iter(|| kde.fit::<DenseRows, DenseRows>(&x, &y).unwrap())
-        });
+        g.bench_with_input(BenchmarkId::new("kde-fit-p64", n), &n, |b, _| b.iter(|| kde.fit(&x, &y).unwrap()));
     }
     g.finish();
 

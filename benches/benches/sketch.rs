@@ -5,6 +5,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::Par;
 use okr_benches::{label_sets, sparse_binary_rows};
+use okr_estimators::Fit;
 use okr_estimators::SketchedIokr;
 use okr_estimators::sketch::{Sketch, SketchKind, SketchSpec};
 use okr_kernels::Gaussian;

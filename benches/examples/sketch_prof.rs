@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::SketchedIokr;
 use okr_estimators::sketch::SketchSpec;
 use okr_eval::Features;
@@ -60,14 +61,13 @@ where
     let (mut fits, mut decs, mut f1s) = (Vec::new(), Vec::new(), Vec::new());
     for seed in 0..cfg.seeds {
         let t = Instant::now();
-        let model = SketchedIokr::params(kx.clone(), ky.clone())
+        let params = SketchedIokr::params(kx.clone(), ky.clone())
             .lambda(cfg.lambda)
             .pinv_rtol(cfg.pinv_rtol)
             .input_sketch(Some(cfg.input))
             .output_sketch(Some(cfg.output))
-            .seed(seed)
-            .fit::<X, LabelSets>(x, y)
-            .unwrap();
+            .seed(seed);
+        let model = Fit::<X, &LabelSets>::fit(&params, x, y).unwrap();
         let fit = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let decoded = decoder.decode(&model, xt, &candidates).unwrap();

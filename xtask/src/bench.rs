@@ -8,6 +8,7 @@ use anyhow::Result;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::Iokr;
 use okr_eval::{Features, MetricRecord, write_records};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Rows};

@@ -15,6 +15,8 @@
 //! `leml/`, `trace_norm/`, `kae/`); what they share is in `common/`. The
 //! [`EXPERIMENTS`] table is the one list of names: it drives `reproduce`,
 //! the help text and `list`.
+// Flag doc comments are clap's --help text (plain text: `KIND[:p]`, `<name>`), not rustdoc.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 mod bench;
 mod common;

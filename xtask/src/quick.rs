@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::Iokr;
 use okr_eval::{Dataset, Features, MetricRecord, Standardizer, f1_macro, f1_micro, f1_samples, hamming_loss};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
@@ -128,7 +129,7 @@ where
     pb.set_message(format!("{name}: fit + decode"));
     let kx = Gaussian::new(choice.gamma())?;
     let t_fit = Instant::now();
-    let model = Iokr::params(kx, ky.clone()).lambda(choice.lambda()).fit::<X, LabelSets>(x_train, &train.y)?;
+    let model = Fit::<X, &LabelSets>::fit(&Iokr::params(kx, ky.clone()).lambda(choice.lambda()), x_train, &train.y)?;
     let fit_seconds = t_fit.elapsed().as_secs_f64();
     let t_dec = Instant::now();
     let (cand, _) = train.y.unique();

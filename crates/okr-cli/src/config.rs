@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use okr_estimators::persist::IndexBase;
 use okr_eval::{
     CsvHeader, Dataset, Features, LabelColumns, ModelInput, ModelShape, SvmlightOptions, read_arff,
     read_arff_for_model, read_csv, read_csv_for_model, read_svmlight, read_svmlight_for_model, read_xc,
@@ -35,6 +36,15 @@ fn resolve_format(path: &Path, format: Format) -> Result<Format> {
         _ => {
             bail!("cannot tell the format of {} from its extension; pass --format arff|svmlight|xc|csv", path.display())
         }
+    })
+}
+
+/// How the flags number an svmlight file's features, recorded in the model;
+/// `None` for formats without feature indices.
+pub fn index_base(path: &Path, args: &DataArgs) -> Result<Option<IndexBase>> {
+    Ok(match resolve_format(path, args.format)? {
+        Format::Svmlight => Some(if args.zero_based { IndexBase::ZeroBased } else { IndexBase::OneBased }),
+        _ => None,
     })
 }
 

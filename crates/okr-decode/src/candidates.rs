@@ -21,6 +21,7 @@ use crate::{Error, Result};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_decode::CandidateDecoder;
 /// use okr_estimators::Iokr;

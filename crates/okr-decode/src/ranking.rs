@@ -22,7 +22,7 @@ use okr_kernels::LabelSets;
 /// Largest number of items solved exactly by [`best_order`].
 pub const EXACT_MAX_ITEMS: usize = 18;
 
-/// The agreement $\sum_{i<j} \mathrm{pref}[o_i][o_j]$ of an order `o` (least to most relevant).
+/// The agreement $\sum_{i<j} \mathrm{pref}\[o_i\]\[o_j\]$ of an order `o` (least to most relevant).
 ///
 /// # Example
 /// ```

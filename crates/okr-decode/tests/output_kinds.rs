@@ -9,6 +9,7 @@ use faer::Mat;
 use faer::linalg::solvers::Solve;
 use okr_decode::CandidateDecoder;
 use okr_decode::per_query::{PerQueryDecoder, Query};
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel};

@@ -11,6 +11,7 @@ use faer::Mat;
 use faer::linalg::solvers::Solve;
 use okr_decode::Error;
 use okr_decode::per_query::{CandidateFileReader, CandidateList, PerQueryDecoder, Query, RankedQuery, TrueRank};
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm, TraceNormSolver};

@@ -7,6 +7,7 @@ mod common;
 
 use faer::Mat;
 use okr_decode::per_query::{PerQueryDecoder, Query};
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel};

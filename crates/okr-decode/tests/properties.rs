@@ -5,6 +5,7 @@ mod common;
 
 use common::rows;
 use okr_decode::{CandidateDecoder, Error};
+use okr_estimators::Fit;
 use okr_estimators::{Iokr, SurrogateModel};
 use okr_kernels::{DenseRows, Kernel, Rows};
 use proptest::prelude::*;

@@ -4,8 +4,8 @@
 use faer::Mat;
 use okr_decode::CandidateDecoder;
 use okr_decode::select::{DecodedScorer, best_excluding, loo_grid};
-use okr_estimators::Iokr;
 use okr_estimators::select::GaussianIokrSearch;
+use okr_estimators::{Fit, Iokr};
 use okr_kernels::{DenseRows, Gaussian, LabelSets, Rows};
 
 /// Per-sample F1 of the decoded sets (the metric under test is any function of the sets).

@@ -3,6 +3,7 @@
 
 use faer::Mat;
 use faer::linalg::solvers::Solve;
+use okr_estimators::Fit;
 use okr_estimators::{Error, Iokr, ParamGuard, SurrogateModel};
 use okr_kernels::{DenseRows, Kernel, Rows};
 use proptest::prelude::*;

@@ -2,6 +2,7 @@
 //! (spec 1.6: uncentred KDE is exactly $P_{out}\hat h$), centred and uncentred.
 
 use faer::{Mat, Par};
+use okr_estimators::Fit;
 use okr_estimators::{Error, Kde, ParamGuard, SurrogateModel};
 use okr_kernels::{DenseRows, Kernel};
 

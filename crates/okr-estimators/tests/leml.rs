@@ -6,6 +6,7 @@ mod common;
 
 use common::lcg;
 use faer::{Col, Mat};
+use okr_estimators::Fit;
 use okr_estimators::ScoreModel;
 use okr_estimators::leml::{
     BilinearObjective, BinaryRelevance, Cplst, FeatureMap, FullSquaredObjective, IdentityMap, Leml, Loss,

@@ -7,6 +7,7 @@ mod common;
 
 use common::{random_rows, rel_err};
 use faer::Mat;
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::{Nystroem, SurrogateModel};
 use okr_kernels::{DenseRows, Gaussian, LabelSets, Rows};

@@ -3,6 +3,7 @@
 //! IOKR at full rank, and the projection identities of spec 1.3 / 7.
 
 use faer::{Mat, Par};
+use okr_estimators::Fit;
 use okr_estimators::{Error, Iokr, ParamGuard, ReducedRankIokr, ReducedRankParams, SurrogateModel};
 use okr_kernels::{DenseRows, LabelSets, Linear, Rows};
 

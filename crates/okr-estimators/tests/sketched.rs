@@ -7,6 +7,7 @@ mod common;
 
 use common::{PairGauss, random_rows, rel_err, scores};
 use faer::Mat;
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{Sketch, SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, SketchedIokr, SurrogateModel};

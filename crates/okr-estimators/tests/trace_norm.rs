@@ -4,6 +4,7 @@
 //! masked multitask variant with a full mask, and the zero-filled pair Gram.
 
 use faer::{Mat, MatRef, Par};
+use okr_estimators::Fit;
 use okr_estimators::trace_norm::masked::{MaskedOptions, MaskedTraceNorm, TaskEntries, zero_filled_pair_gram};
 use okr_estimators::trace_norm::{
     SolverOptions, StepRule, convex_trace_norm, factorized_als, factorized_gd, factorized_objective, scaled_init,

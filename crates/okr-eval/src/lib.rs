@@ -12,7 +12,7 @@
 //! - [`metrics`]: example-based, micro and macro F1, Hamming loss, precision@k,
 //!   per-instance AUC, top-k accuracy, RKHS and RBF losses, and the JSON
 //!   [`MetricRecord`]s of `docs/results/`.
-//! - [`retrieval_metrics`]: top-1/5/10/20 accuracy and mean / median rank of the
+//! - [`retrieval_metrics()`]: top-1/5/10/20 accuracy and mean / median rank of the
 //!   true candidate of per-query candidate sets, ties counted both ways.
 //! - [`split`]: seeded [`train_test_split`], [`KFold`], [`ShuffleSplit`].
 //! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).

@@ -266,7 +266,7 @@ impl CsrRows {
             )));
         }
         for (row, w) in indptr.windows(2).enumerate() {
-            if w[0] > w[1] {
+            if w[0] > w[1] || w[1] > indices.len() {
                 return Err(Error::InvalidStructure(format!("indptr decreases at row {row}")));
             }
             let idx = &indices[w[0]..w[1]];
@@ -451,7 +451,7 @@ impl TryFrom<LabelSetsRepr> for LabelSets {
             )));
         }
         for (row, w) in r.indptr.windows(2).enumerate() {
-            if w[0] > w[1] {
+            if w[0] > w[1] || w[1] > r.labels.len() {
                 return Err(Error::InvalidStructure(format!("label set pointers decrease at row {row}")));
             }
             let set = &r.labels[w[0]..w[1]];
@@ -608,6 +608,7 @@ mod tests {
             r#"{"n_features":3,"indptr":[0,3],"indices":[0,1],"values":[1.0,1.0]}"#,
             r#"{"n_features":3,"indptr":[1,2],"indices":[0,1],"values":[1.0,1.0]}"#,
             r#"{"n_features":3,"indptr":[],"indices":[],"values":[]}"#,
+            r#"{"n_features":3,"indptr":[0,3,1],"indices":[0],"values":[1.0]}"#,
         ] {
             assert!(serde_json::from_str::<CsrRows>(bad).is_err(), "{bad}");
         }
@@ -620,6 +621,7 @@ mod tests {
             r#"{"n_labels":4,"indptr":[0,2,1],"labels":[1,2]}"#,
             r#"{"n_labels":4,"indptr":[0,5],"labels":[1,2]}"#,
             r#"{"n_labels":4,"indptr":[],"labels":[]}"#,
+            r#"{"n_labels":4,"indptr":[0,3,1],"labels":[1]}"#,
         ] {
             assert!(serde_json::from_str::<LabelSets>(bad).is_err(), "{bad}");
         }

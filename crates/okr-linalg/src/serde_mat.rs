@@ -38,9 +38,17 @@ pub fn serialize_view<S: Serializer>(m: faer::MatRef<'_, f64>, s: S) -> Result<S
     Repr { nrows: m.nrows(), ncols: m.ncols(), data }.serialize(s)
 }
 
+/// Largest dimension of a deserialized matrix without entries (`0 x m` or
+/// `m x 0`): building a matrix takes time in its dimensions, so an empty one
+/// must not claim billions of columns.
+pub const MAX_EMPTY_DIMENSION: usize = 1 << 24;
+
 /// Deserializes a matrix written by [`serialize`], checking its length.
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Mat<f64>, D::Error> {
     let r = Repr::deserialize(d)?;
+    if r.data.is_empty() && r.nrows.max(r.ncols) > MAX_EMPTY_DIMENSION {
+        return Err(D::Error::custom(format!("empty matrix of {} x {} is too large", r.nrows, r.ncols)));
+    }
     if r.nrows.checked_mul(r.ncols) != Some(r.data.len()) {
         return Err(D::Error::custom(format!(
             "matrix data has {} entries, expected {} x {}",

@@ -3,7 +3,7 @@
 
 use numpy::{PyArray2, ndarray::Array2};
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
+use okr_estimators::{Fit, Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
 use okr_kernels::{Kernel, KernelSpec, Rows};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

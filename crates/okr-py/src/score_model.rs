@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use okr_estimators::Fit;
 use okr_estimators::ScoreModel as _;
 use okr_estimators::leml::{Leml, Loss, Targets};
 use okr_kernels::CsrRows;

@@ -9,8 +9,9 @@
 //! and tokens), and runs each input on a worker thread under
 //! `catch_unwind`, waiting at most [`HANG_LIMIT`] for it. A panic or a hang
 //! is a finding: the input is written to
-//! `crates/okr-eval/tests/fuzz-regressions/<target>/`, which the okr-eval test
-//! `fuzz_regressions` replays on every `cargo test`. Without coverage
+//! `crates/okr-eval/tests/fuzz-regressions/<target>/` (the model loader's to
+//! `crates/okr-estimators/tests/fuzz-regressions/model/`), which the tests of
+//! that crate replay on every `cargo test`. Without coverage
 //! feedback on stable, the corpus grows by a random sample of the mutated
 //! inputs, so mutations stack over time.
 
@@ -36,9 +37,14 @@ const MAX_CORPUS: usize = 4096;
 /// A fuzz target: runs one input and panics only on a bug.
 pub type Target = fn(&[u8]);
 
-/// Every target by name: the readers of okr-eval.
+/// Every target by name: the readers of okr-eval, and the model loader of
+/// okr-estimators (`model`: a model file, then its body under a fresh
+/// checksum so that mutations reach the decoder and the validation; whatever
+/// loads is used to predict).
 pub fn targets() -> Vec<(&'static str, Target)> {
-    okr_eval::fuzz::TARGETS.to_vec()
+    let mut t = okr_eval::fuzz::TARGETS.to_vec();
+    t.push(("model", okr_estimators::persist::fuzz_model_file));
+    t
 }
 
 /// What fuzzing one target found.
@@ -56,9 +62,11 @@ pub struct Report {
     pub corpus: usize,
 }
 
-/// Where found inputs go: `crates/okr-eval/tests/fuzz-regressions/<target>/`.
+/// Where found inputs go: `crates/<crate>/tests/fuzz-regressions/<target>/`
+/// of the crate that owns the target and replays them in its tests.
 fn regression_dir(target: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/okr-eval/tests/fuzz-regressions").join(target)
+    let owner = if target == "model" { "okr-estimators" } else { "okr-eval" };
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates").join(owner).join("tests/fuzz-regressions").join(target)
 }
 
 /// The message and location of the last panic, recorded by the hook.

@@ -121,6 +121,15 @@ pub fn for_target(target: &str) -> Vec<Vec<u8>> {
             s.push(okr_eval::fuzz::join_tu_parts(&[b"1, 2\n2, 1\n3, 3\n", b"1\n1\n2\n", b"1\n-1\n", b"0\n1\n0\n"]));
             s
         }
+        "model" => {
+            // The golden model files of every estimator.
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/okr-estimators/tests/fixtures");
+            let mut paths: Vec<_> = std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
+            paths.retain(|p| p.extension().is_some_and(|e| e == "okrmodel"));
+            paths.sort();
+            // Whole files: a cut model file stops at the length check.
+            paths.iter().filter_map(|p| std::fs::read(p).ok()).collect()
+        }
         "usps" => {
             let mut s = data_files(&data.join("usps"), ".txt");
             let line = std::iter::once("3".to_string()).chain((0..256).map(|j| format!("{:.4}", (j % 7) as f64 / 7.0)));

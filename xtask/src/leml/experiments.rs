@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use faer::Col;
+use okr_estimators::Fit;
 use okr_estimators::ScoreModel;
 use okr_estimators::leml::{
     BilinearObjective, BinaryRelevance, Cplst, FullSquaredObjective, Leml, LemlParams, Loss, PartialLabels,

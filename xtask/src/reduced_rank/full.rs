@@ -17,6 +17,7 @@ use std::time::Instant;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::{Iokr, ParamGuard, ReducedRankIokr};
 use okr_eval::{Features, MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
@@ -149,7 +150,7 @@ where
     let (cand, _) = y.unique();
     pb.set_message(format!("{name}: IOKR fit + decode"));
     let t = Instant::now();
-    let iokr = Iokr::params(kx.clone(), ky.clone()).lambda(choice.lambda()).fit::<X, LabelSets>(x, y)?;
+    let iokr = Fit::<X, &LabelSets>::fit(&Iokr::params(kx.clone(), ky.clone()).lambda(choice.lambda()), x, y)?;
     let iokr_fit = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let iokr_pred = cand.select(&decoder.decode::<X, LabelSets, _>(&iokr, x_test, &cand)?.best());
@@ -159,8 +160,11 @@ where
 
     pb.set_message(format!("{name}: reduced-rank fit + decode"));
     let t = Instant::now();
-    let rr =
-        ReducedRankIokr::params(kx.clone(), ky.clone()).rank(p_max).lambda1(rr_lambda).fit::<X, LabelSets>(x, y)?;
+    let rr = Fit::<X, &LabelSets>::fit(
+        &ReducedRankIokr::params(kx.clone(), ky.clone()).rank(p_max).lambda1(rr_lambda),
+        x,
+        y,
+    )?;
     let rr_fit_max = t.elapsed().as_secs_f64();
     pb.inc(1);
     // The sweep: every rank is a prefix of the largest fit; decode time per rank.
@@ -175,8 +179,11 @@ where
     let selected = sweep.iter().find(|s| s.0 == rr_rank).copied().expect("selected rank is in the sweep");
     // The fit time of the selected model alone: refit at that rank.
     let t = Instant::now();
-    let _ =
-        ReducedRankIokr::params(kx.clone(), ky.clone()).rank(rr_rank).lambda1(rr_lambda).fit::<X, LabelSets>(x, y)?;
+    let _ = Fit::<X, &LabelSets>::fit(
+        &ReducedRankIokr::params(kx.clone(), ky.clone()).rank(rr_rank).lambda1(rr_lambda),
+        x,
+        y,
+    )?;
     let rr_fit = t.elapsed().as_secs_f64();
 
     let mut records = Vec::new();

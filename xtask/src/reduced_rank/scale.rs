@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard, SurrogateModel};
 use okr_eval::{Features, MetricRecord, StandinPreset, f1_samples, write_records};

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::{Iokr, ReducedRankIokr};
 use okr_eval::{Dataset, Features, MetricRecord, ShuffleSplit, f1_samples};
@@ -168,10 +169,11 @@ where
             let kx = Gaussian::new(c / median)?;
             for (li, &lambda) in LAMBDAS.iter().enumerate() {
                 // Reduced rank: one fit at P_MAX, truncated to every rank of the grid.
-                let model = ReducedRankIokr::params(kx.clone(), ky.clone())
-                    .rank(P_MAX)
-                    .lambda1(lambda)
-                    .fit::<X, LabelSets>(&x_tr, &y_tr)?;
+                let model = Fit::<X, &LabelSets>::fit(
+                    &ReducedRankIokr::params(kx.clone(), ky.clone()).rank(P_MAX).lambda1(lambda),
+                    &x_tr,
+                    &y_tr,
+                )?;
                 for (pi, &q) in ranks.iter().enumerate() {
                     let m = model.truncated(q)?;
                     let decoded = decoder.decode::<X, LabelSets, _>(&m, &x_va, &cand)?;
@@ -240,17 +242,18 @@ where
         let t_fit = Instant::now();
         let (pred, fit_seconds, decode_seconds) = match rank {
             None => {
-                let model = Iokr::params(kx, ky.clone()).lambda(lambda).fit::<X, LabelSets>(x_train, &train.y)?;
+                let model = Fit::<X, &LabelSets>::fit(&Iokr::params(kx, ky.clone()).lambda(lambda), x_train, &train.y)?;
                 let fit_s = t_fit.elapsed().as_secs_f64();
                 let t_dec = Instant::now();
                 let d = decoder.decode::<X, LabelSets, _>(&model, x_test, &cand)?;
                 (cand.select(&d.best()), fit_s, t_dec.elapsed().as_secs_f64())
             }
             Some(p) => {
-                let model = ReducedRankIokr::params(kx, ky.clone())
-                    .rank(p)
-                    .lambda1(lambda)
-                    .fit::<X, LabelSets>(x_train, &train.y)?;
+                let model = Fit::<X, &LabelSets>::fit(
+                    &ReducedRankIokr::params(kx, ky.clone()).rank(p).lambda1(lambda),
+                    x_train,
+                    &train.y,
+                )?;
                 let fit_s = t_fit.elapsed().as_secs_f64();
                 let t_dec = Instant::now();
                 let d = decoder.decode::<X, LabelSets, _>(&model, x_test, &cand)?;

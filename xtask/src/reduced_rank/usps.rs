@@ -17,6 +17,7 @@ use anyhow::{Context, Result};
 use faer::{Mat, MatRef};
 use indicatif::{ProgressBar, ProgressStyle};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::iokr::IokrPath;
 use okr_estimators::{Iokr, Kde, ParamGuard, ReducedRankIokr, SurrogateModel};
 use okr_eval::{MetricRecord, ShuffleSplit, find_usps_in, read_usps};

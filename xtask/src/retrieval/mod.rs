@@ -34,7 +34,7 @@ use okr_decode::CandidateDecoder;
 use okr_decode::per_query::{PerQueryDecoder, Query};
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
-use okr_estimators::{Iokr, ReducedRankIokr, SketchedIokr, SurrogateModel};
+use okr_estimators::{Fit, Iokr, ReducedRankIokr, SketchedIokr, SurrogateModel};
 use okr_eval::{Features, MetricRecord, RetrievalMetrics, f1_samples, retrieval_metrics, write_records};
 use okr_kernels::{DenseRows, Gaussian, Kernel, LabelSets, Linear, Rows, Tanimoto, median_sq_distance};
 use rand::SeedableRng;
@@ -176,8 +176,7 @@ where
     let (xf, yf, xv, yv) = (x.select(&fit_idx), y.select(&fit_idx), x.select(&val_idx), y.select(&val_idx));
     let (cand_f, _) = yf.unique();
     let p_max = RR_RANKS.iter().copied().filter(|&p| p < xf.n_rows()).max().unwrap_or(1);
-    let rr_val =
-        ReducedRankIokr::params(kx.clone(), ky.clone()).rank(p_max).lambda1(lambda).fit::<X, LabelSets>(&xf, &yf)?;
+    let rr_val = ReducedRankIokr::params(kx.clone(), ky.clone()).rank(p_max).lambda1(lambda).fit(&xf, &yf)?;
     let decoder = CandidateDecoder::new();
     let mut rank = (f64::NEG_INFINITY, p_max);
     for &p in RR_RANKS.iter().filter(|&&p| p <= rr_val.rank()) {
@@ -190,15 +189,14 @@ where
     let rank = rank.1;
     let n = x.n_rows();
     let (mx, my) = (SISOKR_INPUT.min(n / 2), SISOKR_OUTPUT.min(n / 2));
-    let iokr = Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit::<X, LabelSets>(x, y)?;
-    let reduced_rank =
-        ReducedRankIokr::params(kx.clone(), ky.clone()).rank(rank).lambda1(lambda).fit::<X, LabelSets>(x, y)?;
+    let iokr = Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit(x, y)?;
+    let reduced_rank = ReducedRankIokr::params(kx.clone(), ky.clone()).rank(rank).lambda1(lambda).fit(x, y)?;
     let sisokr = SketchedIokr::params(kx, ky)
         .lambda(lambda * SISOKR_LAMBDA_FACTOR)
         .input_sketch(Some(SketchSpec::new(SketchKind::Uniform, mx)))
         .output_sketch(Some(SketchSpec::new(SketchKind::Uniform, my)))
         .seed(0)
-        .fit::<X, LabelSets>(x, y)?;
+        .fit(x, y)?;
     let setting = format!(
         "c = {c}, lambda = {lambda:.1e} (validation F1 {:.2}); reduced rank p = {rank}; SISOKR uniform m_x = {mx}, \
          m_y = {my}, lambda = {:.1e}",

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use okr_decode::CandidateDecoder;
+use okr_estimators::Fit;
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, SketchedIokr};
@@ -106,8 +107,11 @@ where
     let cpu1;
     let (decoded, fit_seconds, decode_seconds) = if cfg.input.is_none() && cfg.output.is_none() {
         let t = Instant::now();
-        let model =
-            Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit::<X, LabelSets>(split.x_train, split.y_train)?;
+        let model = Fit::<X, &LabelSets>::fit(
+            &Iokr::params(kx.clone(), ky.clone()).lambda(lambda),
+            split.x_train,
+            split.y_train,
+        )?;
         let fit = t.elapsed().as_secs_f64();
         cpu1 = process_cpu_seconds();
         let t = Instant::now();
@@ -115,12 +119,15 @@ where
         (d, fit, t.elapsed().as_secs_f64())
     } else {
         let t = Instant::now();
-        let model = SketchedIokr::params(kx.clone(), ky.clone())
-            .lambda(lambda)
-            .input_sketch(cfg.input)
-            .output_sketch(cfg.output)
-            .seed(seed)
-            .fit::<X, LabelSets>(split.x_train, split.y_train)?;
+        let model = Fit::<X, &LabelSets>::fit(
+            &SketchedIokr::params(kx.clone(), ky.clone())
+                .lambda(lambda)
+                .input_sketch(cfg.input)
+                .output_sketch(cfg.output)
+                .seed(seed),
+            split.x_train,
+            split.y_train,
+        )?;
         let fit = t.elapsed().as_secs_f64();
         cpu1 = process_cpu_seconds();
         let t = Instant::now();

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use faer::Mat;
+use okr_estimators::Fit;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, SketchedIokr, SurrogateModel};
 use okr_eval::{MetricRecord, write_records};

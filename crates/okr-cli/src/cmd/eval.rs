@@ -90,8 +90,8 @@ pub fn metrics_report(estimator: &str, fit_seconds: f64, e: &Evaluated<'_>, per_
 pub fn run(a: &EvalArgs) -> Result<()> {
     check_data_flags(&a.input, &a.data, None)?;
     let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode, true)?;
-    check_data_flags(&a.input, &a.data, Some(mf.n_labels))?;
-    let report = if let crate::model::FittedModel::Leml(m) = &mf.model {
+    check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
+    let report = if let okr_estimators::persist::Model::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");
         }
@@ -105,7 +105,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             threshold: Some(threshold),
             decode_seconds,
         };
-        metrics_report(&mf.estimator, mf.fit_seconds, &e, a.per_label)?
+        metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?
     } else {
         let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
         let Some(scores) = &pred.label_scores else { unreachable!("eval asks for label scores") };
@@ -119,7 +119,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             threshold: None,
             decode_seconds: pred.decode_seconds,
         };
-        metrics_report(&mf.estimator, mf.fit_seconds, &e, a.per_label)?
+        metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?
     };
     write_result(None, |w| writeln!(w, "{report}"))
 }

@@ -2,19 +2,21 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use okr_decode::select::loo_grid;
+use okr_estimators::Fit;
 use okr_estimators::leml::{Leml, LemlParams, Loss, PartialLabels, Targets};
 use okr_estimators::nystroem::Anchors;
+use okr_estimators::persist::Model;
 use okr_estimators::sketch::SketchSpec;
 use okr_estimators::{Iokr, Kde, Nystroem, ParamGuard, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
 use okr_eval::{Dataset, Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec, LabelSets};
 
 use crate::cli::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, TraceNormSolverKind};
-use crate::config::{KernelFlags, build_kernel, read_data, set_threads};
-use crate::model::{FittedModel, ModelFile};
+use crate::config::{KernelFlags, build_kernel, index_base, read_data, set_threads};
+use crate::model::{info, ranks, save_fitted};
 
 pub fn run(a: &FitArgs) -> Result<()> {
     let checked = check(a)?;
@@ -240,48 +242,23 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
             .seed(a.seed)
     };
     let nystroem = || Nystroem::params(kx.clone(), ky.clone()).lambda(lambda).anchors(anchors.clone()).seed(a.seed);
-    let model = match (&data.x, &x) {
-        (Features::Sparse(raw), _) => match a.estimator {
-            EstimatorKind::Iokr => FittedModel::IokrSparse(iokr().fit(raw, y)?),
-            EstimatorKind::ReducedRank => FittedModel::ReducedRankSparse(rr().fit(raw, y)?),
-            EstimatorKind::Kde => FittedModel::KdeSparse(kde().fit(raw, y)?),
-            EstimatorKind::Leml => unreachable!("fitted above"),
-            EstimatorKind::TraceNorm => FittedModel::TraceNormSparse(tn().fit(raw, y)?),
-            EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
-            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
-                FittedModel::SketchedSparse(sketched().fit(raw, y)?)
-            }
-            EstimatorKind::Nystroem => FittedModel::NystroemSparse(nystroem().fit(raw, y)?),
-        },
-        (Features::Dense(_), Features::Dense(xs)) => match a.estimator {
-            EstimatorKind::Iokr => FittedModel::IokrDense(iokr().fit(xs, y)?),
-            EstimatorKind::ReducedRank => FittedModel::ReducedRankDense(rr().fit(xs, y)?),
-            EstimatorKind::Kde => FittedModel::KdeDense(kde().fit(xs, y)?),
-            EstimatorKind::Leml => unreachable!("fitted above"),
-            EstimatorKind::TraceNorm => FittedModel::TraceNormDense(tn().fit(xs, y)?),
-            EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("autoencoders returned above"),
-            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
-                FittedModel::SketchedDense(sketched().fit(xs, y)?)
-            }
-            EstimatorKind::Nystroem => FittedModel::NystroemDense(nystroem().fit(xs, y)?),
-        },
-        (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
+    // Sparse models keep the raw rows (any standardization is in the kernel's weights).
+    let x = if data.x.is_sparse() { &data.x } else { &x };
+    let model = match a.estimator {
+        EstimatorKind::Iokr => Model::Iokr(iokr().fit(x, y)?),
+        EstimatorKind::ReducedRank => Model::ReducedRank(rr().fit(x, y)?),
+        EstimatorKind::Kde => Model::Kde(kde().fit(x, y)?),
+        EstimatorKind::TraceNorm => Model::TraceNorm(tn().fit(x, y)?),
+        EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => Model::Sketched(sketched().fit(x, y)?),
+        EstimatorKind::Nystroem => Model::Nystroem(nystroem().fit(x, y)?),
+        EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("fitted above"),
     };
     let fit_seconds = t.elapsed().as_secs_f64();
     spinner.finish_and_clear();
 
-    let file = ModelFile {
-        okr_version: env!("CARGO_PKG_VERSION").to_string(),
-        estimator: name.into(),
-        n_features: d,
-        n_labels: l,
-        seed: a.seed,
-        fit_seconds,
-        standardizer,
-        model,
-    };
-    file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
-    let rank = match file.model.ranks() {
+    let meta = info(data, index_base(&a.train, &a.data)?, standardizer, a.seed);
+    let file = save_fitted(model, meta, fit_seconds, &a.model)?;
+    let rank = match ranks(&file.model) {
         Some((requested, used)) if requested != used => {
             format!(", rank {used}: --rank {requested} capped at the numerical rank")
         }
@@ -340,22 +317,13 @@ fn fit_leml(a: &FitArgs, data: &okr_eval::Dataset) -> Result<()> {
     let fit_seconds = t.elapsed().as_secs_f64();
     spinner.finish_and_clear();
     let objective = model.history().last().map_or(f64::NAN, |h| h.objective);
-    let file = ModelFile {
-        okr_version: env!("CARGO_PKG_VERSION").to_string(),
-        estimator: format!("leml-{}", params.loss().name()),
-        n_features: d,
-        n_labels: l,
-        seed: a.seed,
-        fit_seconds,
-        standardizer: None,
-        model: FittedModel::Leml(model),
-    };
-    file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
+    let meta = info(data, index_base(&a.train, &a.data)?, None, a.seed);
+    let file = save_fitted(Model::Leml(model), meta, fit_seconds, &a.model)?;
     let observed =
         partial.as_ref().map_or(String::new(), |p| format!(", {} of {} labels observed", p.n_observed(), n * l));
     eprintln!(
         "okr: fitted {} on {n} samples ({d} features, {l} labels{observed}, rank {}) in {fit_seconds:.2} s, objective {objective:.4e} -> {}",
-        file.estimator,
+        file.model.name(),
         params.rank(),
         a.model.display()
     );

@@ -2,17 +2,16 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use okr_estimators::ParamGuard;
 use okr_estimators::kae::{Kae, KaeParams, LayerKernel};
+use okr_estimators::persist::Model;
 use okr_eval::{Features, Standardizer};
-use okr_kernels::DenseRows;
 
 use crate::cli::{EncodeArgs, EstimatorKind, FitArgs, KernelKind};
-use crate::cmd::{dense_inputs, sparse_inputs};
-use crate::config::{KernelFlags, build_kernel, median_heuristic_gamma, read_data, set_threads};
-use crate::model::{FittedModel, ModelFile};
+use crate::config::{KernelFlags, build_kernel, index_base, median_heuristic_gamma, read_data, set_threads};
+use crate::model::{info, inputs, is_autoencoder, save_fitted, shape};
 
 /// Autoencoder parameters from the flags; `first` is the first-layer kernel.
 fn params(a: &FitArgs, first: LayerKernel) -> Result<KaeParams> {
@@ -57,7 +56,7 @@ pub fn fit(a: &FitArgs) -> Result<()> {
     let first = if a.estimator == EstimatorKind::Kae { first_layer_kernel(a)? } else { LayerKernel::Linear };
     let params = params(a, first)?;
     let data = read_data(&a.train, &a.data, None)?;
-    let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
+    let (n, d) = (data.n_samples(), data.n_features());
     let standardizer = if a.standardize {
         match &data.x {
             Features::Dense(_) => Some(Standardizer::fit(&data.x)?),
@@ -72,21 +71,12 @@ pub fn fit(a: &FitArgs) -> Result<()> {
         spinner.set_message(format!("fitting {name} on {n} samples: step {step}, objective {objective:.6}"));
         spinner.tick();
     };
-    let dense = || -> Result<DenseRows> {
-        let x = match &data.x {
-            Features::Dense(x) => x.clone(),
-            Features::Sparse(x) => DenseRows::new(x.to_dense())?,
-        };
-        Ok(match &standardizer {
-            Some(st) => st.transform(&x)?,
-            None => x,
-        })
+    let x = match &standardizer {
+        Some(st) => st.transform_features(&data.x)?,
+        None => data.x.clone(),
     };
     let model = match a.estimator {
-        EstimatorKind::Kae => {
-            let x = dense()?;
-            FittedModel::KaeDense(params.check_ref()?.fit_with_progress(x.as_mat(), &mut progress)?)
-        }
+        EstimatorKind::Kae => Model::Kae(params.check_ref()?.fit_with_progress(x.to_dense().as_ref(), &mut progress)?),
         _ => {
             let flags = KernelFlags {
                 kind: a.input_kernel,
@@ -96,42 +86,24 @@ pub fn fit(a: &FitArgs) -> Result<()> {
                 coef0: a.coef0(),
             };
             let kx = build_kernel(&flags, || median_heuristic_gamma(&data.x), "input")?;
-            match &data.x {
-                Features::Dense(_) => {
-                    let x = dense()?;
-                    FittedModel::K2aeDense(params.check_ref()?.fit_k2ae_rows(kx, &x)?)
-                }
-                Features::Sparse(_) => {
-                    FittedModel::K2aeSparse(params.check_ref()?.fit_k2ae_rows(kx, sparse_inputs(&data)?.as_ref())?)
-                }
-            }
+            Model::K2ae(params.check_ref()?.fit_k2ae_rows(kx, &x)?)
         }
     };
     let fit_seconds = t.elapsed().as_secs_f64();
     spinner.finish_and_clear();
-    let info = match &model {
-        FittedModel::KaeDense(m) => m.train_info().clone(),
-        FittedModel::K2aeDense(m) => m.model().train_info().clone(),
-        FittedModel::K2aeSparse(m) => m.model().train_info().clone(),
+    let train = match &model {
+        Model::Kae(m) => m.train_info().clone(),
+        Model::K2ae(m) => m.model().train_info().clone(),
         _ => unreachable!("autoencoders only"),
     };
-    let file = ModelFile {
-        okr_version: env!("CARGO_PKG_VERSION").to_string(),
-        estimator: name.into(),
-        n_features: d,
-        n_labels: l,
-        seed: a.seed,
-        fit_seconds,
-        standardizer,
-        model,
-    };
-    file.save(&a.model).with_context(|| format!("saving the model to {}", a.model.display()))?;
+    let meta = info(&data, index_base(&a.train, &a.data)?, standardizer, a.seed);
+    save_fitted(model, meta, fit_seconds, &a.model)?;
     eprintln!(
         "okr: fitted {name} on {n} samples ({d} features, code {}) in {fit_seconds:.2} s: {} steps, objective {:.6} -> {:.6} -> {}",
         a.code_dim(),
-        info.n_iter,
-        info.objective_history.first().copied().unwrap_or(f64::NAN),
-        info.final_objective,
+        train.n_iter,
+        train.objective_history.first().copied().unwrap_or(f64::NAN),
+        train.final_objective,
         a.model.display()
     );
     Ok(())
@@ -144,15 +116,15 @@ pub fn encode(a: &EncodeArgs) -> Result<()> {
         okr_eval::check_not_input(out, &[("input file", a.input.as_path()), ("model", a.model.as_path())])?;
     }
     set_threads(a.threads)?;
-    let mf = ModelFile::load(&a.model)?;
-    if !mf.model.is_autoencoder() {
-        bail!("{} is a {} model: `okr encode` needs --estimator kae or k2ae", a.model.display(), mf.estimator);
+    let mf = crate::model::load(&a.model)?;
+    if !is_autoencoder(&mf.model) {
+        bail!("{} is a {} model: `okr encode` needs --estimator kae or k2ae", a.model.display(), mf.model.name());
     }
-    let data = read_data(&a.input, &a.data, Some(mf.shape()))?;
+    let data = read_data(&a.input, &a.data, Some(shape(&mf)))?;
+    let x = inputs(&mf, &data)?;
     let codes = match &mf.model {
-        FittedModel::KaeDense(m) => m.encode(dense_inputs(&mf, &data)?.as_mat())?,
-        FittedModel::K2aeDense(m) => m.encode(&dense_inputs(&mf, &data)?)?,
-        FittedModel::K2aeSparse(m) => m.encode(sparse_inputs(&data)?.as_ref())?,
+        Model::Kae(m) => m.encode(x.to_dense().as_ref())?,
+        Model::K2ae(m) => m.encode(x.as_ref())?,
         _ => unreachable!("checked above"),
     };
     crate::output::write_result(a.output.as_deref(), |out| {

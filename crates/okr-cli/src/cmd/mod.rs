@@ -12,15 +12,15 @@ mod tune;
 use std::borrow::Cow;
 
 use anyhow::{Result, bail};
-use faer::{Mat, MatRef};
+use faer::Mat;
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
+use okr_estimators::persist::SavedModel;
+use okr_estimators::{KernelExpansion, SurrogateModel};
 use okr_eval::{Dataset, Features};
-use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
+use okr_kernels::{CsrRows, LabelSets, Rows};
 
 use crate::cli::{Cli, Command};
-use crate::config::Shape;
-use crate::model::{FittedModel, ModelFile};
+use crate::model::{default_candidates, inputs, is_autoencoder, shape};
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -44,103 +44,6 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-impl ModelFile {
-    /// Shape of the data the model expects.
-    pub fn shape(&self) -> Shape {
-        Shape { n_features: self.n_features, n_labels: self.n_labels }
-    }
-
-    /// The distinct training label sets, in first-occurrence order.
-    pub fn default_candidates(&self) -> LabelSets {
-        match &self.model {
-            FittedModel::IokrDense(m) => m.training_outputs().clone(),
-            FittedModel::IokrSparse(m) => m.training_outputs().clone(),
-            FittedModel::ReducedRankDense(m) => m.training_outputs().clone(),
-            FittedModel::ReducedRankSparse(m) => m.training_outputs().clone(),
-            FittedModel::KdeDense(m) => m.training_outputs().clone(),
-            FittedModel::KdeSparse(m) => m.training_outputs().clone(),
-            // A score model decodes no candidates.
-            FittedModel::Leml(_) => LabelSets::new(self.n_labels, Vec::new()).expect("no sets"),
-            FittedModel::TraceNormDense(m) => m.training_outputs().clone(),
-            FittedModel::TraceNormSparse(m) => m.training_outputs().clone(),
-            // Autoencoders have no outputs; `load_for_decoding` rejects them first.
-            FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
-                LabelSets::from_indicator(Mat::<f64>::zeros(0, self.n_labels).as_ref())
-            }
-            FittedModel::SketchedDense(m) => m.distinct_outputs().clone(),
-            FittedModel::SketchedSparse(m) => m.distinct_outputs().clone(),
-            FittedModel::NystroemDense(m) => m.distinct_outputs().clone(),
-            FittedModel::NystroemSparse(m) => m.distinct_outputs().clone(),
-        }
-    }
-}
-
-/// What `predict` and `eval` need from a fitted estimator beyond
-/// [`SurrogateModel`]: its atoms written over the distinct training outputs.
-pub trait Surrogate<X: Rows>: SurrogateModel<X, LabelSets> {
-    /// The distinct training label sets, in first-occurrence order.
-    fn training_outputs(&self) -> &LabelSets;
-    /// Weights `B` `(n_atoms, n_distinct)` of the atoms on the distinct
-    /// training outputs, `a_j = sum_i B_ji psi(y_i)`; `None` for the identity.
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>>;
-}
-
-impl<X: Rows> Surrogate<X> for Iokr<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.atoms()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        None
-    }
-}
-
-/// Estimators whose atoms are encoder directions over the distinct outputs.
-macro_rules! projected_surrogate {
-    ($($model:ident),*) => {$(
-        impl<X: Rows> Surrogate<X> for $model<X, LabelSets, KernelSpec, KernelSpec>
-        where
-            KernelSpec: Kernel<X>,
-        {
-            fn training_outputs(&self) -> &LabelSets {
-                self.distinct_outputs()
-            }
-            fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-                Some(self.encoder())
-            }
-        }
-    )*};
-}
-projected_surrogate!(ReducedRankIokr, Kde, TraceNorm);
-
-/// Sketched models: atoms over the outputs the output sketch touches (or the
-/// distinct training outputs without one).
-impl<X: Rows> Surrogate<X> for SketchedIokr<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.atom_outputs()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        SketchedIokr::atom_weights(self)
-    }
-}
-
-impl<X: Rows> Surrogate<X> for Nystroem<X, LabelSets, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X>,
-{
-    fn training_outputs(&self) -> &LabelSets {
-        self.distinct_outputs()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        None
-    }
-}
-
 /// Loads what `predict` and `eval` share: the model, the data file read with
 /// the model's widths, the candidates (a file, or the model's distinct
 /// training outputs), and the decoder with the memory budget. The data file
@@ -151,28 +54,28 @@ pub fn load_for_decoding(
     data_args: &crate::cli::DataArgs,
     decode: &crate::cli::DecodeArgs,
     need_labels: bool,
-) -> Result<(ModelFile, Dataset, LabelSets, CandidateDecoder)> {
+) -> Result<(SavedModel, Dataset, LabelSets, CandidateDecoder)> {
     crate::config::set_threads(decode.threads)?;
-    let mf = ModelFile::load(model)?;
-    if mf.model.is_autoencoder() {
+    let mf = crate::model::load(model)?;
+    if is_autoencoder(&mf.model) {
         anyhow::bail!(
             "{} is a {} model (an autoencoder): use `okr encode`, not predict / eval",
             model.display(),
-            mf.estimator
+            mf.model.name()
         );
     }
-    let input = crate::config::read_for_model(data_path, data_args, mf.shape())?;
+    let input = crate::config::read_for_model(data_path, data_args, shape(&mf))?;
     if need_labels && input.labels == okr_eval::LabelColumns::Absent {
         bail!(
             "{}: has features only, no label columns to evaluate against (the model has {} labels)",
             data_path.display(),
-            mf.n_labels
+            mf.info.n_labels
         );
     }
     let data = input.data;
     let candidates = match &decode.candidates {
-        Some(p) => crate::config::read_candidates(p, mf.n_labels)?,
-        None => mf.default_candidates(),
+        Some(p) => crate::config::read_candidates(p, mf.info.n_labels)?,
+        None => default_candidates(&mf),
     };
     let decoder = CandidateDecoder::new().memory_budget(decode.memory_budget.saturating_mul(1 << 20));
     Ok((mf, data, candidates, decoder))
@@ -192,19 +95,7 @@ pub struct Prediction {
     pub decode_seconds: f64,
 }
 
-/// Dense inputs for a dense model: densified if sparse, then standardized.
-pub(crate) fn dense_inputs(mf: &ModelFile, data: &Dataset) -> Result<DenseRows> {
-    let dense = match &data.x {
-        Features::Dense(x) => Cow::Borrowed(x),
-        Features::Sparse(x) => Cow::Owned(DenseRows::new(x.to_dense())?),
-    };
-    Ok(match &mf.standardizer {
-        Some(st) => st.transform(&dense)?,
-        None => dense.into_owned(),
-    })
-}
-
-/// Sparse inputs for a sparse model (its kernel carries any standardization).
+/// Sparse inputs for the label-score models (LEML, BR, CPLST).
 pub(crate) fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
     Ok(match &data.x {
         Features::Sparse(x) => Cow::Borrowed(x),
@@ -215,44 +106,30 @@ pub(crate) fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
 /// Decodes `data` with the model; with `truth`, also returns label scores
 /// and squared errors in the output RKHS for the metrics of `okr eval`.
 pub fn predict_dataset(
-    mf: &ModelFile,
+    mf: &SavedModel,
     data: &Dataset,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
     truth: bool,
 ) -> Result<Prediction> {
-    let (c, d, t) = (candidates, decoder, truth);
-    match &mf.model {
-        FittedModel::IokrDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::ReducedRankDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::KdeDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::IokrSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::ReducedRankSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::KdeSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::Leml(_) => bail!("LEML is a label-score model: it does not decode candidates"),
-        FittedModel::TraceNormDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::TraceNormSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::KaeDense(_) | FittedModel::K2aeDense(_) | FittedModel::K2aeSparse(_) => {
-            anyhow::bail!("{} is an autoencoder: use `okr encode`", mf.estimator)
-        }
-        FittedModel::SketchedDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::SketchedSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
-        FittedModel::NystroemDense(m) => predict_with(m, &dense_inputs(mf, data)?, data, c, d, t),
-        FittedModel::NystroemSparse(m) => predict_with(m, sparse_inputs(data)?.as_ref(), data, c, d, t),
+    let x = inputs(mf, data)?;
+    match mf.model.surrogate() {
+        Some(m) => predict_with(m, x.as_ref(), data, candidates, decoder, truth),
+        None if is_autoencoder(&mf.model) => bail!("{} is an autoencoder: use `okr encode`", mf.model.name()),
+        None => bail!("{} is a label-score model: it does not decode candidates", mf.model.name()),
     }
 }
 
-fn predict_with<X, M>(
+fn predict_with<M>(
     model: &M,
-    x: &X,
+    x: &Features,
     data: &Dataset,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
     truth: bool,
 ) -> Result<Prediction>
 where
-    X: Rows,
-    M: Surrogate<X>,
+    M: KernelExpansion<Features, LabelSets> + ?Sized,
 {
     let start = std::time::Instant::now();
     if !truth {
@@ -268,8 +145,9 @@ where
     let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
     let decode_seconds = start.elapsed().as_secs_f64();
     let errors = model.rkhs_sq_errors_from(coef.as_ref(), &data.y)?;
-    let indicator = model.training_outputs().to_indicator();
-    let label_scores = match model.atom_weights() {
+    let atoms = model.atoms();
+    let indicator = atoms.outputs.to_indicator();
+    let label_scores = match atoms.weights {
         None => &coef * &indicator,
         Some(b) => &coef * (b * &indicator),
     };

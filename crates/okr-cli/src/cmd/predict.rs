@@ -15,11 +15,11 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         okr_eval::check_not_input(out, &inputs)?;
     }
     let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode, false)?;
-    check_data_flags(&a.input, &a.data, Some(mf.n_labels))?;
+    check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
     // The whole prediction is made before the output is opened, so a failure
     // leaves an existing output file as it was.
     let mut text = Vec::new();
-    if let crate::model::FittedModel::Leml(m) = &mf.model {
+    if let okr_estimators::persist::Model::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");
         }

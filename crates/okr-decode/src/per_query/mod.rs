@@ -70,6 +70,7 @@
 //!
 //! # Example
 //! ```
+//! use okr_estimators::Fit;
 //! use faer::Mat;
 //! use okr_decode::per_query::{PerQueryDecoder, Query};
 //! use okr_estimators::Iokr;

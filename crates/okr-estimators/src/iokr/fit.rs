@@ -2,27 +2,29 @@ use faer::Par;
 use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, JitterPolicy};
 
-use super::{Iokr, IokrParams, IokrValidParams};
-use crate::projection::check_training_set;
-use crate::{ParamGuard, Result};
+use super::{Iokr, IokrValidParams};
+use crate::core::checks::check_training_set;
+use crate::{Fit, Result};
 
-impl<KX: Clone, KY: Clone> IokrValidParams<KX, KY> {
+impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for IokrValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    type Object = Iokr<X, Y, KX, KY>;
+
     /// Fits IOKR: computes $K_x$ on `x`, adds $n\lambda$ to its diagonal and
     /// factors it by Cholesky (with a jitter retry). Costs one Gram matrix and
     /// $n^3/3$ flops; the fitted model keeps `x`, the distinct outputs of `y`
     /// (its atoms) and the factor.
     ///
     /// # Errors
-    /// [`Error::Empty`] for no samples, [`Error::ShapeMismatch`] when `x` and
-    /// `y` have different numbers of rows, [`Error::Linalg`] when the kernel
+    /// [`Error::Empty`](crate::Error::Empty) for no samples, [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when `x` and
+    /// `y` have different numbers of rows, [`Error::Linalg`](crate::Error::Linalg) when the kernel
     /// matrix does not factor (it names `lambda`).
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Iokr<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
+    fn fit(&self, x: &X, y: &'y Y) -> Result<Iokr<X, Y, KX, KY>> {
         let n = check_training_set(x, y)?;
         let ridge = n as f64 * self.lambda;
         // The Gram is rebuilt only if a jittered retry is needed.
@@ -36,21 +38,5 @@ impl<KX: Clone, KY: Clone> IokrValidParams<KX, KY> {
         let (chol, info) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), Par::rayon(0))?;
         let (atoms, atom_of) = y.group_duplicates();
         Ok(Iokr { params: self.clone(), x_train: x.clone(), atoms, atom_of, chol, info })
-    }
-}
-
-impl<KX: Clone, KY: Clone> IokrParams<KX, KY> {
-    /// Checks the parameters, then fits (see [`IokrValidParams::fit`]).
-    ///
-    /// # Errors
-    /// An invalid parameter, or any error of [`IokrValidParams::fit`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Iokr<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.check_ref()?.fit(x, y)
     }
 }

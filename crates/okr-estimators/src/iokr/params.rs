@@ -1,5 +1,6 @@
 use serde::{Deserialize, Serialize};
 
+use crate::core::checks;
 use crate::{Error, ParamGuard, Result};
 
 /// Validated IOKR hyper-parameters; the only type with `fit`.
@@ -76,14 +77,7 @@ impl<KX, KY> ParamGuard for IokrParams<KX, KY> {
     type Error = Error;
 
     fn check_ref(&self) -> Result<&Self::Checked> {
-        let l = self.0.lambda;
-        if !(l.is_finite() && l > 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "lambda",
-                value: format!("{l}"),
-                expected: "a finite number > 0",
-            });
-        }
+        checks::positive("lambda", self.0.lambda)?;
         Ok(&self.0)
     }
 

@@ -172,7 +172,7 @@ pub(crate) fn train(
     params: &KaeValidParams,
     progress: &mut dyn FnMut(usize, f64),
 ) -> Result<TrainInfo> {
-    let mut history = Vec::with_capacity(params.max_iter);
+    let mut history = Vec::new();
     let mut first_moment: Vec<Mat<f64>> = theta.iter().map(|t| Mat::zeros(t.nrows(), t.ncols())).collect();
     let mut second_moment = first_moment.clone();
     let mut stop = StopReason::MaxIter;

@@ -95,3 +95,17 @@ impl Kpca {
         Ok(Mat::from_fn(c.nrows(), c.ncols(), |i, k| c[(i, k)] / self.eigenvalues[k].sqrt()))
     }
 }
+
+impl crate::persist::Validate for Kpca {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{ensure, finite};
+        let p = self.eigenvalues.len();
+        ensure(p >= 1 && self.vectors.ncols() == p, || {
+            format!("kernel PCA has {p} eigenvalues for {} vectors", self.vectors.ncols())
+        })?;
+        ensure(self.eigenvalues.iter().all(|v| v.is_finite() && *v > 0.0), || {
+            "kernel PCA eigenvalues must be finite and > 0".into()
+        })?;
+        finite("kernel PCA vectors", self.vectors.as_ref())
+    }
+}

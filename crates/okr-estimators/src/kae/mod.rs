@@ -48,6 +48,7 @@ mod kernel;
 mod kpca;
 mod network;
 mod params;
+mod validate;
 
 use faer::{Mat, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
@@ -57,7 +58,7 @@ use serde::{Deserialize, Serialize};
 pub use fit::{StopReason, TrainInfo};
 pub use kernel::LayerKernel;
 pub use kpca::Kpca;
-pub use params::{KaeParams, KaeValidParams, LastLayer, Optimizer};
+pub use params::{KaeParams, KaeValidParams, LastLayer, MAX_LAYERS, Optimizer};
 
 use network::Layer;
 
@@ -134,6 +135,20 @@ fn check_finite(what: &'static str, m: MatRef<'_, f64>) -> Result<()> {
     Ok(())
 }
 
+/// Inner widths above `max(n_samples, n_features)` add no expressiveness
+/// (codes are `K Phi A` with `K` of rank `<= n`) and only cost memory.
+fn check_widths(params: &KaeValidParams, n: usize, d: usize) -> Result<()> {
+    let bound = n.max(d);
+    match params.hidden_dims.iter().find(|&&w| w > bound) {
+        Some(&w) => Err(Error::InvalidParameter {
+            name: "hidden_dims",
+            value: format!("width {w} (> {bound})"),
+            expected: "every width at most max(samples, features)",
+        }),
+        None => Ok(()),
+    }
+}
+
 impl KaeValidParams {
     /// Fits a finite KAE on `x` `(n_samples, n_features)`.
     ///
@@ -151,6 +166,7 @@ impl KaeValidParams {
     /// As [`fit`](Self::fit).
     pub fn fit_with_progress(&self, x: MatRef<'_, f64>, progress: &mut dyn FnMut(usize, f64)) -> Result<Kae> {
         check_finite("training inputs", x)?;
+        check_widths(self, x.nrows(), x.ncols())?;
         let first = self.kernel(1).resolve(x);
         let k1 = first.gram(x)?;
         let (layers, mut theta) = fit::initialize(k1.as_ref(), first, self, Some(x.ncols()))?;
@@ -212,6 +228,7 @@ impl KaeValidParams {
         let n = k_in.nrows();
         check_finite("input Gram", k_in)?;
         check_finite("output Gram", k_out)?;
+        check_widths(self, n, n)?;
         for (what, m) in [("input Gram columns", k_in), ("output Gram rows", k_out), ("output Gram columns", k_out)] {
             let got = if what.ends_with("rows") { m.nrows() } else { m.ncols() };
             if got != n {
@@ -346,6 +363,10 @@ impl Kae {
         let r = self.reconstruct(x)?;
         let d = Mat::from_fn(r.nrows(), r.ncols(), |i, j| x[(i, j)] - r[(i, j)]);
         Ok(network::dot(d.as_ref(), d.as_ref()) / x.nrows().max(1) as f64)
+    }
+    /// Number of input features.
+    pub fn n_features(&self) -> usize {
+        self.x_train.ncols()
     }
     /// Training representations $X^{(1)}..X^{(L-1)}$ at the final parameters.
     pub fn train_codes(&self) -> &[Mat<f64>] {
@@ -579,6 +600,10 @@ impl<R: Rows, K: Kernel<R>> K2aeOnRows<R, K> {
     /// The input kernel.
     pub fn kernel(&self) -> &K {
         &self.kernel
+    }
+    /// The training rows.
+    pub fn x_train(&self) -> &R {
+        &self.x_train
     }
     /// Codes of new rows.
     ///

@@ -2,6 +2,7 @@ use faer::Mat;
 use serde::{Deserialize, Serialize};
 
 use super::LayerKernel;
+use crate::core::checks;
 use crate::{Error, ParamGuard, Result};
 
 /// The step rule of the gradient training.
@@ -55,6 +56,10 @@ pub enum LastLayer {
     Krr,
 }
 
+/// Most layers a KAE may have: every layer adds an `n x n` Gram matrix to
+/// each step, so deeper networks are a configuration error, not a long run.
+pub const MAX_LAYERS: usize = 64;
+
 /// Validated KAE / K2AE hyper-parameters; the only type that can fit.
 ///
 /// See [`KaeParams`] for the table of fields.
@@ -85,7 +90,7 @@ pub struct KaeValidParams {
 ///
 /// | Name | Default | Purpose | Range |
 /// |---|---|---|---|
-/// | `hidden_dims` | `[2]` | widths $d_1..d_{L-1}$ of the inner layers | non-empty, each `>= 1` |
+/// | `hidden_dims` | `[2]` | widths $d_1..d_{L-1}$ of the inner layers | non-empty, each `>= 1`, at most [`MAX_LAYERS`] layers; at fit, each width at most `max(n_samples, n_features)` |
 /// | `kernels` | `[GaussianMedian]` | $k_1..k_L$; one entry is used for every layer. In the K2AE, $k_1$ acts on $\phi(x)$ through the input Gram ([`LayerKernel::Linear`] = the precomputed Gram) | valid kernels |
 /// | `lambdas` | `[1e-3]` | $\lambda_1..\lambda_L$; one entry is used for every layer | `>= 0`; $\lambda_L > 0$ with a KRR last layer |
 /// | `operator(l, A)` | $I$ | PSD $A_l$ (`d_l x d_l`), finite KAE only | symmetric |
@@ -235,6 +240,9 @@ impl KaeValidParams {
         if self.hidden_dims.is_empty() || self.hidden_dims.contains(&0) {
             return bad("hidden_dims", format!("{:?}", self.hidden_dims), "non-empty, every width >= 1");
         }
+        if big_l > MAX_LAYERS {
+            return bad("hidden_dims", format!("{big_l} layers"), "at most 64 layers");
+        }
         if self.kernels.len() != 1 && self.kernels.len() != big_l {
             return bad("kernels", format!("{} kernels", self.kernels.len()), "1 or L = hidden_dims.len() + 1");
         }
@@ -244,8 +252,8 @@ impl KaeValidParams {
         if self.lambdas.len() != 1 && self.lambdas.len() != big_l {
             return bad("lambdas", format!("{} values", self.lambdas.len()), "1 or L = hidden_dims.len() + 1");
         }
-        if self.lambdas.iter().any(|l| !(*l >= 0.0 && l.is_finite())) {
-            return bad("lambdas", format!("{:?}", self.lambdas), "every lambda >= 0 and finite");
+        for &l in &self.lambdas {
+            checks::non_negative("lambdas", l)?;
         }
         if self.last_layer == LastLayer::Krr && self.lambda(big_l) <= 0.0 {
             return bad("lambdas", format!("lambda_L = {}", self.lambda(big_l)), "lambda_L > 0 with a KRR last layer");

@@ -2,11 +2,19 @@ use faer::Mat;
 use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, JitterPolicy};
 
-use super::{Kde, KdeParams, KdeValidParams};
-use crate::projection::check_training_set;
-use crate::{Error, ParamGuard, Result};
+use super::{Kde, KdeValidParams};
+use crate::core::checks::check_training_set;
+use crate::{Error, Fit, Result};
 
-impl<KX: Clone, KY: Clone> KdeValidParams<KX, KY> {
+impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for KdeValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    type Object = Kde<X, Y, KX, KY>;
+
     /// Fits KDE: eigendecomposition of $K_y$ (centred if asked), $p$ capped at
     /// its numerical rank, $G = \operatorname{diag}(\nu^{-1/2}) V_p^\top H$, then
     /// $M = (K_x + n\lambda I)^{-1} K_y G^\top$ by a Cholesky solve.
@@ -15,13 +23,7 @@ impl<KX: Clone, KY: Clone> KdeValidParams<KX, KY> {
     /// [`Error::Empty`], [`Error::ShapeMismatch`] for `x`/`y` row counts,
     /// [`Error::Linalg`] when a decomposition fails, [`Error::ZeroRank`] when
     /// the output Gram matrix has numerical rank 0.
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Kde<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
+    fn fit(&self, x: &X, y: &'y Y) -> Result<Kde<X, Y, KX, KY>> {
         let n = check_training_set(x, y)?;
         let (outputs, output_of) = y.group_duplicates();
         let ku = self.output_kernel.gram(&outputs);
@@ -80,21 +82,5 @@ impl<KX: Clone, KY: Clone> KdeValidParams<KX, KY> {
             nu,
             numerical_rank,
         })
-    }
-}
-
-impl<KX: Clone, KY: Clone> KdeParams<KX, KY> {
-    /// Checks the parameters, then fits (see [`KdeValidParams::fit`]).
-    ///
-    /// # Errors
-    /// An invalid parameter, or any error of [`KdeValidParams::fit`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Kde<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.check_ref()?.fit(x, y)
     }
 }

@@ -19,10 +19,13 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatRef};
-use okr_kernels::Rows;
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{KdeParams, KdeValidParams};
+
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
+use crate::persist::{self, Invalid, Validate};
 
 /// A fitted KDE model: the same surrogate structure as
 /// [`ReducedRankIokr`](crate::ReducedRankIokr) (orthonormal atoms, encoder
@@ -30,6 +33,7 @@ pub use params::{KdeParams, KdeValidParams};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::{Kde, SurrogateModel};
 /// use okr_kernels::{DenseRows, Linear, Rows};
@@ -69,6 +73,10 @@ impl<X: Rows, Y: Rows, KX, KY> Kde<X, Y, KX, KY> {
     pub fn distinct_outputs(&self) -> &Y {
         &self.outputs
     }
+    /// Training inputs.
+    pub fn x_train(&self) -> &X {
+        &self.x_train
+    }
     /// Number of training samples `n`.
     pub fn n_samples(&self) -> usize {
         self.x_train.n_rows()
@@ -96,8 +104,51 @@ impl<X: Rows, Y: Rows, KX, KY> Kde<X, Y, KX, KY> {
     }
 }
 
-crate::projection::projected_surrogate_model!(
-    Kde,
-    predict_map,
-    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
-);
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for Kde<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    type InputKernel = KX;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
+    }
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
+    }
+    fn expansion_inputs(&self) -> &X {
+        &self.x_train
+    }
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.predict_map.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: Some(self.encoder.as_ref()), gram: AtomGram::Identity }
+    }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
+
+impl<X: Rows, Y: Rows> Validate for Kde<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("KDE", &KdeParams(self.params.clone()))?;
+        let n = self.x_train.n_rows();
+        persist::ensure(n > 0, || "KDE model has no training samples".into())?;
+        persist::grouping("KDE sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        let p = self.encoder.nrows();
+        persist::ensure(p >= 1 && p <= self.params.rank && p <= self.numerical_rank, || {
+            format!("KDE model has rank {p} (requested {}, numerical {})", self.params.rank, self.numerical_rank)
+        })?;
+        persist::ensure(self.numerical_rank <= self.nu.len(), || "KDE numerical rank above the spectrum".into())?;
+        persist::finite_slice("KDE spectrum", &self.nu)?;
+        persist::matrix("KDE encoder", self.encoder.as_ref(), p, self.outputs.n_rows())?;
+        persist::matrix("KDE prediction map", self.predict_map.as_ref(), n, p)?;
+        persist::kernel_fits("KDE input kernel", &self.params.input_kernel, &self.x_train)?;
+        persist::kernel_fits("KDE output kernel", &self.params.output_kernel, &self.outputs)
+    }
+}

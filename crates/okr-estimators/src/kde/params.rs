@@ -1,5 +1,6 @@
 use serde::{Deserialize, Serialize};
 
+use crate::core::checks;
 use crate::{Error, ParamGuard, Result};
 
 /// Validated KDE hyper-parameters; the only type with `fit`.
@@ -104,23 +105,9 @@ impl<KX, KY> ParamGuard for KdeParams<KX, KY> {
 
     fn check_ref(&self) -> Result<&Self::Checked> {
         let p = &self.0;
-        if p.rank == 0 {
-            return Err(Error::InvalidParameter { name: "rank", value: "0".into(), expected: "an integer >= 1" });
-        }
-        if !(p.lambda.is_finite() && p.lambda > 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "lambda",
-                value: format!("{}", p.lambda),
-                expected: "a finite number > 0",
-            });
-        }
-        if !(0.0..1.0).contains(&p.rank_tolerance) {
-            return Err(Error::InvalidParameter {
-                name: "rank_tolerance",
-                value: format!("{}", p.rank_tolerance),
-                expected: "a number in [0, 1)",
-            });
-        }
+        checks::at_least_one("rank", p.rank)?;
+        checks::positive("lambda", p.lambda)?;
+        checks::fraction("rank_tolerance", p.rank_tolerance)?;
         Ok(&self.0)
     }
 

@@ -9,9 +9,11 @@ use super::loss::Loss;
 use super::objective::{StepSolver, slice};
 use super::params::check_solver;
 use super::sparse::{SparseDesign, view};
-use crate::{Error, Result, ScoreModel};
+use crate::core::checks;
+use crate::{Error, Fit, ParamGuard, Result, ScoreModel};
 
-/// Parameters of [`BinaryRelevance`].
+/// Validated parameters of [`BinaryRelevance`]: the only type that can fit
+/// (see [`BinaryRelevanceParams`] for the builder).
 ///
 /// | Name | Default | Purpose | Range |
 /// |---|---|---|---|
@@ -32,12 +34,13 @@ use crate::{Error, Result, ScoreModel};
 /// use okr_kernels::{CsrRows, LabelSets};
 /// let x = CsrRows::from_rows(2, vec![vec![(0, 1.0)], vec![(1, 1.0)]])?;
 /// let y = LabelSets::new(2, vec![vec![0], vec![1]])?;
+/// # use okr_estimators::Fit;
 /// let br = BinaryRelevance::params().lambda(1e-3).fit(&x, Targets::Full(&y))?;
 /// assert!((br.w()[(0, 0)] - 1.0).abs() < 1e-2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct BinaryRelevanceParams {
+pub struct BinaryRelevanceValidParams {
     lambda: f64,
     loss: Loss,
     cg_tol: f64,
@@ -46,59 +49,89 @@ pub struct BinaryRelevanceParams {
     tron_max_iter: usize,
 }
 
-impl Default for BinaryRelevanceParams {
+/// Binary relevance hyper-parameters (builder; setters store,
+/// [`ParamGuard::check`] validates; the table is on
+/// [`BinaryRelevanceValidParams`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct BinaryRelevanceParams(BinaryRelevanceValidParams);
+
+impl Default for BinaryRelevanceValidParams {
     fn default() -> Self {
         Self { lambda: 0.1, loss: Loss::Squared, cg_tol: 1e-4, max_cg_iter: 200, tron_eps: 1e-3, tron_max_iter: 20 }
+    }
+}
+
+impl BinaryRelevanceValidParams {
+    /// $\lambda$.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+    /// The loss.
+    pub fn loss(&self) -> Loss {
+        self.loss
     }
 }
 
 impl BinaryRelevanceParams {
     /// Sets $\lambda$.
     pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = lambda;
+        self.0.lambda = lambda;
         self
     }
     /// Sets the loss.
     pub fn loss(mut self, loss: Loss) -> Self {
-        self.loss = loss;
+        self.0.loss = loss;
         self
     }
     /// Sets the relative CG tolerance.
     pub fn cg_tol(mut self, cg_tol: f64) -> Self {
-        self.cg_tol = cg_tol;
+        self.0.cg_tol = cg_tol;
         self
     }
     /// Sets the Hessian products per CG solve or Newton step.
     pub fn max_cg_iter(mut self, max_cg_iter: usize) -> Self {
-        self.max_cg_iter = max_cg_iter;
+        self.0.max_cg_iter = max_cg_iter;
         self
     }
     /// Sets TRON's gradient tolerance.
     pub fn tron_eps(mut self, tron_eps: f64) -> Self {
-        self.tron_eps = tron_eps;
+        self.0.tron_eps = tron_eps;
         self
     }
     /// Sets TRON's Newton steps.
     pub fn tron_max_iter(mut self, tron_max_iter: usize) -> Self {
-        self.tron_max_iter = tron_max_iter;
+        self.0.tron_max_iter = tron_max_iter;
         self
     }
+}
 
-    /// Checks the parameters and fits one model per label.
+impl ParamGuard for BinaryRelevanceParams {
+    type Checked = BinaryRelevanceValidParams;
+    type Error = Error;
+
+    fn check_ref(&self) -> Result<&BinaryRelevanceValidParams> {
+        let p = &self.0;
+        checks::positive("lambda", p.lambda)?;
+        check_solver(p.cg_tol, p.max_cg_iter, p.tron_eps, p.tron_max_iter)?;
+        Ok(p)
+    }
+
+    fn check(self) -> Result<BinaryRelevanceValidParams> {
+        self.check_ref()?;
+        Ok(self.0)
+    }
+}
+
+impl<'a> Fit<CsrRows, Targets<'a>> for BinaryRelevanceValidParams {
+    type Object = BinaryRelevance;
+
+    /// Fits one model per label.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for parameters out of range or non-±1
-    /// observed values with logistic / squared hinge; [`Error::ShapeMismatch`]
-    /// and [`Error::Empty`] as [`Leml`](super::Leml).
-    pub fn fit(&self, x: &CsrRows, targets: Targets<'_>) -> Result<BinaryRelevance> {
-        if !(self.lambda > 0.0 && self.lambda.is_finite()) {
-            return Err(Error::InvalidParameter {
-                name: "lambda",
-                value: self.lambda.to_string(),
-                expected: "finite and > 0",
-            });
-        }
-        check_solver(self.cg_tol, self.max_cg_iter, self.tron_eps, self.tron_max_iter)?;
+    /// [`Error::InvalidParameter`] for non-±1 observed values with logistic /
+    /// squared hinge; [`Error::ShapeMismatch`] and [`Error::Empty`] as
+    /// [`Leml`](super::Leml).
+    fn fit(&self, x: &CsrRows, targets: Targets<'a>) -> Result<BinaryRelevance> {
         let (n, d, l) = (x.n_rows(), x.n_features(), targets.n_labels());
         if targets.n_samples() != n {
             return Err(Error::ShapeMismatch {
@@ -159,6 +192,11 @@ impl BinaryRelevance {
         BinaryRelevanceParams::default()
     }
 
+    /// Number of input features `d`.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
     /// `W` `(n_features, n_labels)`.
     pub fn w(&self) -> faer::MatRef<'_, f64> {
         view(&self.w, self.n_features, self.n_labels)
@@ -174,5 +212,18 @@ impl ScoreModel<CsrRows> for BinaryRelevance {
     }
     fn scores(&self, x: &CsrRows) -> Result<Mat<f64>> {
         super::low_rank_scores(x, &self.w, None, self.n_features, self.n_labels, self.n_labels)
+    }
+}
+
+impl crate::persist::Validate for BinaryRelevance {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{ensure, finite_slice};
+        let (d, l) = (self.n_features, self.n_labels);
+        ensure(d > 0 && l > 0, || "binary relevance model has no features or no labels".into())?;
+        ensure(d.checked_mul(l) == Some(self.w.len()), || {
+            format!("binary relevance W has {} entries for {d} x {l}", self.w.len())
+        })?;
+        finite_slice("binary relevance W", &self.w)?;
+        finite_slice("binary relevance threshold", &[self.threshold])
     }
 }

@@ -3,9 +3,11 @@ use okr_kernels::{CsrRows, LabelSets, Rows};
 use serde::{Deserialize, Serialize};
 
 use super::sparse::{Csr, FeatureMap, SparseDesign, gemm, view};
-use crate::{Error, Result, ScoreModel};
+use crate::core::checks;
+use crate::{Error, Fit, ParamGuard, Result, ScoreModel};
 
-/// Parameters of [`Cplst`].
+/// Validated parameters of [`Cplst`]: the only type that can fit (see
+/// [`CplstParams`] for the builder).
 ///
 /// | Name | Default | Purpose | Range |
 /// |---|---|---|---|
@@ -27,20 +29,26 @@ use crate::{Error, Result, ScoreModel};
 /// use okr_kernels::{CsrRows, LabelSets};
 /// let x = CsrRows::from_rows(2, vec![vec![(0, 1.0)], vec![(1, 2.0)], vec![(0, 1.0), (1, 1.0)]])?;
 /// let y = LabelSets::new(2, vec![vec![0], vec![1], vec![0, 1]])?;
+/// # use okr_estimators::Fit;
 /// let model = Cplst::params().rank(2).fit(&x, &y)?;
 /// let s = model.scores(&x)?;
 /// assert!((s[(0, 0)] - 1.0).abs() < 1e-10 && s[(1, 0)].abs() < 1e-10); // exact fit
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct CplstParams {
+pub struct CplstValidParams {
     rank: usize,
     center: bool,
     bias: bool,
     rtol: f64,
 }
 
-impl Default for CplstParams {
+/// CPLST hyper-parameters (builder; setters store, [`ParamGuard::check`]
+/// validates; the table is on [`CplstValidParams`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct CplstParams(CplstValidParams);
+
+impl Default for CplstValidParams {
     fn default() -> Self {
         Self { rank: 10, center: false, bias: false, rtol: 1e-10 }
     }
@@ -49,38 +57,58 @@ impl Default for CplstParams {
 impl CplstParams {
     /// Sets the rank `k`.
     pub fn rank(mut self, rank: usize) -> Self {
-        self.rank = rank;
+        self.0.rank = rank;
         self
     }
     /// Centres the labels (the original CPLST code does).
     pub fn center(mut self, center: bool) -> Self {
-        self.center = center;
+        self.0.center = center;
         self
     }
     /// Adds a constant feature.
     pub fn bias(mut self, bias: bool) -> Self {
-        self.bias = bias;
+        self.0.bias = bias;
         self
     }
     /// Sets the relative eigenvalue cut-off of the pseudo-inverse.
     pub fn rtol(mut self, rtol: f64) -> Self {
-        self.rtol = rtol;
+        self.0.rtol = rtol;
         self
     }
+}
+
+impl CplstValidParams {
+    /// The rank `k`.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+}
+
+impl ParamGuard for CplstParams {
+    type Checked = CplstValidParams;
+    type Error = Error;
+
+    fn check_ref(&self) -> Result<&CplstValidParams> {
+        checks::at_least_one("rank", self.0.rank)?;
+        checks::fraction("rtol", self.0.rtol)?;
+        Ok(&self.0)
+    }
+
+    fn check(self) -> Result<CplstValidParams> {
+        self.check_ref()?;
+        Ok(self.0)
+    }
+}
+
+impl<'y> Fit<CsrRows, &'y LabelSets> for CplstValidParams {
+    type Object = Cplst;
 
     /// Fits the closed form.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for `rank == 0` or `rtol` outside `[0, 1)`,
     /// [`Error::ShapeMismatch`] / [`Error::Empty`] for inconsistent or empty
     /// data, and eigen/SVD failures.
-    pub fn fit(&self, x: &CsrRows, y: &LabelSets) -> Result<Cplst> {
-        if self.rank == 0 {
-            return Err(Error::InvalidParameter { name: "rank", value: "0".into(), expected: ">= 1" });
-        }
-        if !(self.rtol >= 0.0 && self.rtol < 1.0) {
-            return Err(Error::InvalidParameter { name: "rtol", value: self.rtol.to_string(), expected: "in [0, 1)" });
-        }
+    fn fit(&self, x: &CsrRows, y: &'y LabelSets) -> Result<Cplst> {
         let (n, l) = (x.n_rows(), y.n_labels());
         if y.n_rows() != n {
             return Err(Error::ShapeMismatch { what: "label rows (one per sample)", expected: n, got: y.n_rows() });
@@ -163,7 +191,7 @@ fn with_bias(x: &CsrRows) -> Result<CsrRows> {
 /// See [`CplstParams`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cplst {
-    params: CplstParams,
+    params: CplstValidParams,
     n_features: usize,
     n_labels: usize,
     rank: usize,
@@ -176,6 +204,11 @@ impl Cplst {
     /// Default parameters.
     pub fn params() -> CplstParams {
         CplstParams::default()
+    }
+
+    /// Number of input features `d` (without the bias feature).
+    pub fn n_features(&self) -> usize {
+        self.n_features
     }
 
     /// $Z$ `(n_features, n_labels)` (without the bias row).
@@ -206,5 +239,23 @@ impl ScoreModel<CsrRows> for Cplst {
             }
         }
         Ok(s)
+    }
+}
+
+impl crate::persist::Validate for Cplst {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{ensure, finite_slice};
+        let p = &self.params;
+        ensure(p.rank >= 1 && p.rtol >= 0.0 && p.rtol < 1.0, || "CPLST parameters out of range".into())?;
+        let (d, l) = (self.n_features, self.n_labels);
+        ensure(d > 0 && l > 0, || "CPLST model has no features or no labels".into())?;
+        ensure(self.rank >= 1 && self.rank <= p.rank, || format!("CPLST rank {} (requested {})", self.rank, p.rank))?;
+        let rows = d + usize::from(p.bias);
+        ensure(rows.checked_mul(l) == Some(self.z.len()), || {
+            format!("CPLST Z has {} entries for {rows} x {l}", self.z.len())
+        })?;
+        ensure(self.offset.len() == l, || format!("CPLST offset has {} entries for {l} labels", self.offset.len()))?;
+        finite_slice("CPLST Z", &self.z)?;
+        finite_slice("CPLST offset", &self.offset)
     }
 }

@@ -11,10 +11,11 @@ use rayon::prelude::*;
 use super::labels::Targets;
 use super::loss::Loss;
 use super::objective::{BilinearObjective, FullSquaredObjective, Omega, StepInfo, StepSolver, minimize, slice};
-use super::params::{LemlParams, LemlValidParams};
+use super::params::LemlValidParams;
 use super::sparse::{Csr, FeatureMap, IdentityMap, SparseDesign, dot, gemm, view};
 use super::{IterationLog, Leml};
-use crate::{Error, ParamGuard, Result};
+use crate::core::checks;
+use crate::{Error, Fit, Result};
 
 /// Training labels in both orientations: samples x labels for the W-step,
 /// labels x samples for the H-step.
@@ -220,16 +221,20 @@ impl Problem<'_> {
     }
 }
 
-impl LemlValidParams {
+impl<'a> Fit<CsrRows, Targets<'a>> for LemlValidParams {
+    type Object = Leml;
+
     /// Fits LEML on sparse features `x` `(n_samples, n_features)` and
     /// `targets` (full or partial labels). See [`LemlValidParams::fit_with_callback`].
     ///
     /// # Errors
     /// As [`LemlValidParams::fit_with_callback`].
-    pub fn fit(&self, x: &CsrRows, targets: Targets<'_>) -> Result<Leml> {
+    fn fit(&self, x: &CsrRows, targets: Targets<'a>) -> Result<Leml> {
         self.fit_with_callback(x, targets, |_, _| {})
     }
+}
 
+impl LemlValidParams {
     /// Fits LEML by alternating minimisation, calling `callback` after every
     /// alternating iteration with its log and the current model (for example
     /// to record test metrics per iteration).
@@ -241,6 +246,7 @@ impl LemlValidParams {
     /// # Errors
     /// [`Error::ShapeMismatch`] if `x` and `targets` differ in samples,
     /// [`Error::Empty`] for no samples, features or labels,
+    /// [`Error::InvalidParameter`] for a rank above the number of labels,
     /// [`Error::InvalidParameter`] for non-±1 observed values with the
     /// logistic or squared hinge loss, and linear algebra failures.
     pub fn fit_with_callback(
@@ -263,6 +269,7 @@ impl LemlValidParams {
         if d == 0 || l == 0 {
             return Err(Error::Empty { what: if d == 0 { "feature set" } else { "label set" } });
         }
+        checks::at_most("rank", k, l, "at most the number of labels (H is labels x rank)")?;
         let labels = LabelData::new(targets);
         labels.check(self.loss)?;
         let design = SparseDesign::new(x);
@@ -285,7 +292,7 @@ impl LemlValidParams {
         };
         let threshold = labels.threshold(self.loss);
         let start = Instant::now();
-        let mut history = Vec::with_capacity(self.max_iter);
+        let mut history: Vec<IterationLog> = Vec::new();
         let mut model = Leml {
             params: *self,
             n_features: d,
@@ -305,23 +312,19 @@ impl LemlValidParams {
                 w_hessian_products: ws.hessian_products,
                 h_hessian_products: hs.hessian_products,
             };
+            let previous = history.last().map(|p| p.objective);
             history.push(log);
             model.w = slice(w.as_ref()).to_vec();
             model.h = slice(h.as_ref()).to_vec();
             callback(&log, &model);
+            if let (Some(tol), Some(prev)) = (self.tol, previous)
+                && prev - log.objective <= tol * prev.abs()
+            {
+                break;
+            }
         }
         model.history = history;
         Ok(model)
-    }
-}
-
-impl LemlParams {
-    /// Checks the parameters, then fits (see [`LemlValidParams::fit`]).
-    ///
-    /// # Errors
-    /// Invalid parameters, then as [`LemlValidParams::fit`].
-    pub fn fit(&self, x: &CsrRows, targets: Targets<'_>) -> Result<Leml> {
-        self.check_ref()?.fit(x, targets)
     }
 }
 

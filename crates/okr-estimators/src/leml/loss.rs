@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// |---|---|---|---|
 /// | `Squared` | $\tfrac12 (y - z)^2$ | $z - y$ | $1$ |
 /// | `Logistic` | $\log(1 + e^{-yz})$ | $-y\,\sigma(-yz)$ | $y^2 \sigma(yz)\sigma(-yz)$ |
-/// | `SquaredHinge` | $\max(0, 1 - yz)^2$ | $-2y \max(0, 1 - yz)$ | $2 y^2\, \mathbb{1}[yz < 1]$ (generalised) |
+/// | `SquaredHinge` | $\max(0, 1 - yz)^2$ | $-2y \max(0, 1 - yz)$ | $2 y^2\, \mathbb{1}\[yz < 1\]$ (generalised) |
 ///
 /// The paper's Table 1 prints the logistic derivatives with wrong signs; these
 /// are the correct ones. Logistic and squared hinge expect $y \in \{-1, +1\}$;

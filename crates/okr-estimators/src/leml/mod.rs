@@ -16,7 +16,7 @@
 //!
 //! # Example
 //! ```
-//! use okr_estimators::ScoreModel;
+//! use okr_estimators::{Fit, ScoreModel};
 //! use okr_estimators::leml::{Leml, Loss, Targets};
 //! use okr_kernels::{CsrRows, LabelSets};
 //! // Label j is on when feature j is present.
@@ -40,8 +40,8 @@ mod objective;
 mod params;
 mod sparse;
 
-pub use br::{BinaryRelevance, BinaryRelevanceParams};
-pub use cplst::{Cplst, CplstParams};
+pub use br::{BinaryRelevance, BinaryRelevanceParams, BinaryRelevanceValidParams};
+pub use cplst::{Cplst, CplstParams, CplstValidParams};
 pub use labels::{PartialLabels, Targets};
 pub use loss::Loss;
 pub use objective::{BilinearObjective, FullSquaredObjective};
@@ -104,6 +104,11 @@ impl Leml {
         &self.params
     }
 
+    /// Number of input features `d`.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
     /// `W` `(n_features, rank)`.
     pub fn w(&self) -> MatRef<'_, f64> {
         view(&self.w, self.n_features, self.params.rank)
@@ -154,5 +159,23 @@ impl ScoreModel<CsrRows> for Leml {
     }
     fn scores(&self, x: &CsrRows) -> Result<Mat<f64>> {
         low_rank_scores(x, &self.w, Some(&self.h), self.n_features, self.n_labels, self.params.rank)
+    }
+}
+
+impl crate::persist::Validate for Leml {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{check_params, ensure, finite_slice};
+        check_params("LEML", &LemlParams(self.params))?;
+        let (d, l, k) = (self.n_features, self.n_labels, self.params.rank);
+        ensure(d > 0 && l > 0, || "LEML model has no features or no labels".into())?;
+        ensure(d.checked_mul(k) == Some(self.w.len()), || {
+            format!("LEML W has {} entries for {d} x {k}", self.w.len())
+        })?;
+        ensure(l.checked_mul(k) == Some(self.h.len()), || {
+            format!("LEML H has {} entries for {l} x {k}", self.h.len())
+        })?;
+        finite_slice("LEML W", &self.w)?;
+        finite_slice("LEML H", &self.h)?;
+        finite_slice("LEML threshold", &[self.threshold])
     }
 }

@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 
 use super::loss::Loss;
 use super::objective::StepSolver;
+use crate::core::checks;
 use crate::{Error, ParamGuard, Result};
 
 /// Validated parameters of [`Leml`](super::Leml): the only type that can fit.
@@ -13,6 +14,7 @@ use crate::{Error, ParamGuard, Result};
 /// | `lambda` | `0.1` | $\lambda$ in $\sum_\Omega \ell + \tfrac\lambda2(\lVert W\rVert_F^2 + \lVert H\rVert_F^2)$ | `> 0` |
 /// | `loss` | `Squared` | [`Loss`] | |
 /// | `max_iter` | `10` | alternating iterations (one W-step then one H-step each) | `>= 1` |
+/// | `tol` | none | stop early once an iteration lowers $J_\Omega$ by at most `tol` (relative); none runs `max_iter` iterations, as the paper | `[0, 1)` |
 /// | `cg_tol` | `1e-3` | squared loss: CG stops at $\lVert r\rVert \le$ `cg_tol` $\lVert\nabla g\rVert$ | `(0, 1)` |
 /// | `max_cg_iter` | `20` | Hessian-vector products per CG solve / TRON Newton step | `>= 1` |
 /// | `tron_eps` | `0.01` | logistic, squared hinge: TRON stops at $\lVert\nabla\rVert \le$ `tron_eps` $\lVert\nabla_0\rVert$ | `(0, 1)` |
@@ -41,6 +43,7 @@ pub struct LemlValidParams {
     pub(crate) lambda: f64,
     pub(crate) loss: Loss,
     pub(crate) max_iter: usize,
+    pub(crate) tol: Option<f64>,
     pub(crate) cg_tol: f64,
     pub(crate) max_cg_iter: usize,
     pub(crate) tron_eps: f64,
@@ -56,6 +59,7 @@ impl Default for LemlValidParams {
             lambda: 0.1,
             loss: Loss::Squared,
             max_iter: 10,
+            tol: None,
             cg_tol: 1e-3,
             max_cg_iter: 20,
             tron_eps: 1e-2,
@@ -82,6 +86,10 @@ impl LemlValidParams {
     /// Alternating iterations.
     pub fn max_iter(&self) -> usize {
         self.max_iter
+    }
+    /// The convergence tolerance, if any.
+    pub fn tol(&self) -> Option<f64> {
+        self.tol
     }
     /// The seed.
     pub fn seed(&self) -> u64 {
@@ -127,6 +135,11 @@ impl LemlParams {
         self.0.max_iter = max_iter;
         self
     }
+    /// Stops once an iteration lowers the objective by at most `tol` (relative).
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.0.tol = Some(tol);
+        self
+    }
     /// Sets the relative CG tolerance of squared-loss steps.
     pub fn cg_tol(mut self, cg_tol: f64) -> Self {
         self.0.cg_tol = cg_tol;
@@ -159,24 +172,11 @@ impl LemlParams {
     }
 }
 
-fn invalid(name: &'static str, value: impl ToString, expected: &'static str) -> Error {
-    Error::InvalidParameter { name, value: value.to_string(), expected }
-}
-
 pub(crate) fn check_solver(cg_tol: f64, max_cg_iter: usize, tron_eps: f64, tron_max_iter: usize) -> Result<()> {
-    if !(cg_tol > 0.0 && cg_tol < 1.0) {
-        return Err(invalid("cg_tol", cg_tol, "in (0, 1)"));
-    }
-    if max_cg_iter == 0 {
-        return Err(invalid("max_cg_iter", max_cg_iter, ">= 1"));
-    }
-    if !(tron_eps > 0.0 && tron_eps < 1.0) {
-        return Err(invalid("tron_eps", tron_eps, "in (0, 1)"));
-    }
-    if tron_max_iter == 0 {
-        return Err(invalid("tron_max_iter", tron_max_iter, ">= 1"));
-    }
-    Ok(())
+    checks::open_fraction("cg_tol", cg_tol)?;
+    checks::at_least_one("max_cg_iter", max_cg_iter)?;
+    checks::open_fraction("tron_eps", tron_eps)?;
+    checks::at_least_one("tron_max_iter", tron_max_iter)
 }
 
 impl ParamGuard for LemlParams {
@@ -185,14 +185,11 @@ impl ParamGuard for LemlParams {
 
     fn check_ref(&self) -> Result<&LemlValidParams> {
         let p = &self.0;
-        if p.rank == 0 {
-            return Err(invalid("rank", p.rank, ">= 1"));
-        }
-        if !(p.lambda > 0.0 && p.lambda.is_finite()) {
-            return Err(invalid("lambda", p.lambda, "finite and > 0"));
-        }
-        if p.max_iter == 0 {
-            return Err(invalid("max_iter", p.max_iter, ">= 1"));
+        checks::at_least_one("rank", p.rank)?;
+        checks::positive("lambda", p.lambda)?;
+        checks::at_least_one("max_iter", p.max_iter)?;
+        if let Some(tol) = p.tol {
+            checks::fraction("tol", tol)?;
         }
         check_solver(p.cg_tol, p.max_cg_iter, p.tron_eps, p.tron_max_iter)?;
         Ok(p)

@@ -354,7 +354,7 @@ impl SparseDesign {
 
     /// $X^\top X S$ for a dense `s` `(n_features, k)` into `out`
     /// `(n_features, k)`, both row-major, fused so that no `(n_samples, k)`
-    /// intermediate is formed ([`Csr::gram_mul`]); equal to `tmul` after `mul`
+    /// intermediate is formed (`Csr::gram_mul`); equal to `tmul` after `mul`
     /// up to rounding.
     ///
     /// # Panics

@@ -5,44 +5,14 @@ use okr_kernels::{Kernel, Rows};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{Anchors, Nystroem, NystroemParams, NystroemValidParams};
-use crate::projection::check_training_set;
+use super::{Anchors, Nystroem, NystroemValidParams};
+use crate::core::checks::check_training_set;
 use crate::sketch::distinct_uniform;
 use crate::sketched::{RidgeSystem, Whitening, sum_rows_by_group};
 use crate::stream::{StreamedProducts, stream_products};
-use crate::{Error, ParamGuard, Result};
+use crate::{Error, Fit, Result};
 
 impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
-    /// Fits Nystroem KRR (spec reduced-rank 1.7):
-    /// $\alpha(x) = K_{nm}(K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger k_m(x)$,
-    /// the KRR estimator restricted to the span of the anchors' features.
-    /// Stores $W = (K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger K_{nm}^\top P$
-    /// `(m, n_distinct)` so that $C = K(x, \text{anchors})\, W$, computed in
-    /// the stable form $W = \Phi (F^\top F + n\lambda I)^{-1} F^\top P$ with
-    /// $\Phi = L^{-\top}$ from a Cholesky factor $K_{mm} = L L^\top$ when its
-    /// pivots satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
-    /// $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from $K_{mm} = V \operatorname{diag}(w) V^\top$
-    /// (eigenvalues at or below `pinv_rtol * max` dropped), and $F = K_{nm}\Phi$.
-    ///
-    /// $K_{nm}$ is never held whole: it is streamed in chunks of
-    /// [`DEFAULT_CHUNK_ROWS`](super::DEFAULT_CHUNK_ROWS) rows (see
-    /// [`fit_with_chunk_rows`](Self::fit_with_chunk_rows)).
-    /// Time $O(n m d + n m^2 + m^3)$, memory $O(m^2 + m\, n_{distinct})$.
-    ///
-    /// # Errors
-    /// [`Error::Empty`] / [`Error::ShapeMismatch`] for the training pair,
-    /// [`Error::InvalidParameter`] for an anchor index `>= n`,
-    /// [`Error::ZeroRank`] for a zero system, [`Error::Linalg`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Nystroem<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.fit_with_chunk_rows(x, y, super::DEFAULT_CHUNK_ROWS)
-    }
-
     /// [`fit`](Self::fit) with $K_{nm}$ streamed in chunks of `chunk_rows`
     /// training rows: each chunk's block $K(\text{anchors}, x_c)$ is added into
     /// $K_{mn}K_{nm}$ (SYRK-shaped) and $K_{mn}P$, then dropped. $K_{mm}$ is
@@ -153,18 +123,36 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     }
 }
 
-impl<KX: Clone, KY: Clone> NystroemParams<KX, KY> {
-    /// Checks the parameters, then fits (see [`NystroemValidParams::fit`]).
+impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for NystroemValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    type Object = Nystroem<X, Y, KX, KY>;
+
+    /// Fits Nystroem KRR (spec reduced-rank 1.7):
+    /// $\alpha(x) = K_{nm}(K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger k_m(x)$,
+    /// the KRR estimator restricted to the span of the anchors' features.
+    /// Stores $W = (K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger K_{nm}^\top P$
+    /// `(m, n_distinct)` so that $C = K(x, \text{anchors})\, W$, computed in
+    /// the stable form $W = \Phi (F^\top F + n\lambda I)^{-1} F^\top P$ with
+    /// $\Phi = L^{-\top}$ from a Cholesky factor $K_{mm} = L L^\top$ when its
+    /// pivots satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
+    /// $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from $K_{mm} = V \operatorname{diag}(w) V^\top$
+    /// (eigenvalues at or below `pinv_rtol * max` dropped), and $F = K_{nm}\Phi$.
+    ///
+    /// $K_{nm}$ is never held whole: it is streamed in chunks of
+    /// [`DEFAULT_CHUNK_ROWS`](super::DEFAULT_CHUNK_ROWS) rows (see
+    /// [`fit_with_chunk_rows`](Self::fit_with_chunk_rows)).
+    /// Time $O(n m d + n m^2 + m^3)$, memory $O(m^2 + m\, n_{distinct})$.
     ///
     /// # Errors
-    /// An invalid parameter, or any error of [`NystroemValidParams::fit`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<Nystroem<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.check_ref()?.fit(x, y)
+    /// [`Error::Empty`] / [`Error::ShapeMismatch`] for the training pair,
+    /// [`Error::InvalidParameter`] for an anchor index `>= n`,
+    /// [`Error::ZeroRank`] for a zero system, [`Error::Linalg`].
+    fn fit(&self, x: &X, y: &'y Y) -> Result<Nystroem<X, Y, KX, KY>> {
+        self.fit_with_chunk_rows(x, y, super::DEFAULT_CHUNK_ROWS)
     }
 }

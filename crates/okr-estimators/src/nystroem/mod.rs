@@ -6,27 +6,28 @@
 //! \alpha(x) = K_{nm}(K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger k_m(x).$$
 //!
 //! It equals SIOKR with a uniform sub-sampling input sketch on the same
-//! anchors (the $\sqrt{n/m}$ scaling cancels). The [`SurrogateModel`] atoms
+//! anchors (the $\sqrt{n/m}$ scaling cancels). The [`SurrogateModel`](crate::SurrogateModel) atoms
 //! are the distinct training outputs, as for IOKR.
 
 mod fit;
 mod params;
 
-use faer::{Mat, MatMut, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use faer::{Mat, MatRef};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use crate::stream::DEFAULT_CHUNK_ROWS;
 pub use params::{Anchors, NystroemParams, NystroemValidParams};
 
-use crate::projection::{check_width, projected_coefficients_into};
-use crate::{Result, SurrogateModel};
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
+use crate::persist::{self, Invalid, Validate};
 
 /// A fitted Nystroem KRR model: the anchors, the weights $W$
 /// `(m, n_distinct)` and the distinct training outputs.
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::nystroem::Anchors;
 /// use okr_estimators::{Nystroem, SurrogateModel};
@@ -92,41 +93,48 @@ impl<X: Rows, Y: Rows, KX, KY> Nystroem<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for Nystroem<X, Y, KX, KY>
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for Nystroem<X, Y, KX, KY>
 where
     X: Rows,
     Y: Rows,
     KX: Kernel<X>,
     KY: Kernel<Y>,
 {
-    fn n_atoms(&self) -> usize {
-        self.outputs.n_rows()
-    }
+    type InputKernel = KX;
+    type OutputKernel = KY;
 
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.anchors, x)
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
     }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.outputs, y)
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
     }
-
-    /// $C = K(x, \text{anchors})\, W$.
-    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        projected_coefficients_into(&self.params.input_kernel, &self.anchors, x, self.weights.as_ref(), dst, par)
+    fn expansion_inputs(&self) -> &X {
+        &self.anchors
     }
-
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_outputs(candidates)?;
-        self.params.output_kernel.gram_block_into(&self.outputs, candidates, dst, par);
-        Ok(())
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.weights.as_ref())
     }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: None, gram: AtomGram::FromOutputs }
     }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
 
-    fn atom_gram(&self) -> Mat<f64> {
-        self.params.output_kernel.gram(&self.outputs)
+impl<X: Rows, Y: Rows> Validate for Nystroem<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("Nystroem", &NystroemParams(self.params.clone()))?;
+        let n = self.output_of.len();
+        let m = self.anchors.n_rows();
+        persist::ensure(n > 0 && m > 0, || "Nystroem model has no training samples or anchors".into())?;
+        persist::rows("Nystroem anchors", &self.anchors, self.anchor_indices.len())?;
+        persist::indices("Nystroem anchor indices", &self.anchor_indices, n)?;
+        persist::grouping("Nystroem sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        persist::matrix("Nystroem weights", self.weights.as_ref(), m, self.outputs.n_rows())?;
+        persist::ensure(self.rank <= m, || format!("Nystroem rank {} above {m} anchors", self.rank))?;
+        persist::kernel_fits("Nystroem input kernel", &self.params.input_kernel, &self.anchors)?;
+        persist::kernel_fits("Nystroem output kernel", &self.params.output_kernel, &self.outputs)
     }
 }

@@ -1,5 +1,6 @@
 use serde::{Deserialize, Serialize};
 
+use crate::core::checks;
 use crate::{Error, ParamGuard, Result};
 
 /// How Nystroem anchors are chosen.
@@ -9,6 +10,16 @@ pub enum Anchors {
     Uniform(usize),
     /// These training indices (repeats allowed; they span the same subspace).
     Given(Vec<usize>),
+}
+
+impl Anchors {
+    /// Number of anchors (given indices may repeat).
+    pub fn count(&self) -> usize {
+        match self {
+            Anchors::Uniform(m) => *m,
+            Anchors::Given(v) => v.len(),
+        }
+    }
 }
 
 /// Validated Nystroem KRR hyper-parameters; the only type with `fit`.
@@ -108,27 +119,9 @@ impl<KX, KY> ParamGuard for NystroemParams<KX, KY> {
 
     fn check_ref(&self) -> Result<&Self::Checked> {
         let p = &self.0;
-        if !(p.lambda.is_finite() && p.lambda > 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "lambda",
-                value: format!("{}", p.lambda),
-                expected: "a finite number > 0",
-            });
-        }
-        if !(0.0..1.0).contains(&p.pinv_rtol) {
-            return Err(Error::InvalidParameter {
-                name: "pinv_rtol",
-                value: format!("{}", p.pinv_rtol),
-                expected: "a number in [0, 1)",
-            });
-        }
-        let m = match &p.anchors {
-            Anchors::Uniform(m) => *m,
-            Anchors::Given(v) => v.len(),
-        };
-        if m == 0 {
-            return Err(Error::InvalidParameter { name: "anchors", value: "0".into(), expected: "at least 1 anchor" });
-        }
+        checks::positive("lambda", p.lambda)?;
+        checks::fraction("pinv_rtol", p.pinv_rtol)?;
+        checks::at_least_one("anchors", p.anchors.count())?;
         Ok(&self.0)
     }
 

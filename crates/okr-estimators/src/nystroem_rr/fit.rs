@@ -4,11 +4,12 @@ use okr_linalg::{Cholesky, JitterPolicy};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{NystroemReducedRank, NystroemReducedRankParams, NystroemReducedRankValidParams};
+use super::{NystroemReducedRank, NystroemReducedRankValidParams};
+use crate::core::checks::check_training_set;
+use crate::core::projected_atom_products_into;
 use crate::nystroem::{Anchors, NystroemParams};
-use crate::projection::{check_training_set, projected_atom_products_into};
 use crate::sketch::distinct_uniform;
-use crate::{Error, Nystroem, ParamGuard, Result};
+use crate::{Error, Fit, Nystroem, ParamGuard, Result};
 
 /// The projection learned by Algorithm 1 on a subset, over the subset's
 /// distinct outputs.
@@ -118,57 +119,6 @@ impl<KX: Clone, KY: Clone> NystroemReducedRankValidParams<KX, KY> {
             .pinv_rtol(self.pinv_rtol)
     }
 
-    /// Fits the Nystroem reduced-rank estimator (reduced-rank spec 1.7):
-    ///
-    /// 1. the projection $\hat P$ of rank $p$ by Algorithm 1 on the subset $S$
-    ///    with ridge $\lambda_1$: the encoder $G_S$ over the subset's distinct
-    ///    outputs (without an $|S| \times |S|$ eigendecomposition, see the
-    ///    module docs);
-    /// 2. the projected training outputs $UY = K_y(Y, Y_S) G_S^\top$ `(n, p)`
-    ///    (computed on distinct outputs only);
-    /// 3. Nystroem KRR with ridge $\lambda_2$ on the anchors, streamed over row
-    ///    chunks of $K_{nm}$ with right-hand side $UY$:
-    ///    $M = (K_{mn}K_{nm} + n\lambda_2 K_{mm})^\dagger K_{mn}\, UY$ `(m, p)`,
-    ///    so that $U\hat h(x) = M^\top k_m(x)$.
-    ///
-    /// Memory $O(m^2 + |S|^2 + n p)$: no `n x m` or `n x n` matrix.
-    ///
-    /// # Errors
-    /// [`Error::Empty`] / [`Error::ShapeMismatch`] for the training pair,
-    /// [`Error::InvalidParameter`] for an index `>= n`, [`Error::ZeroRank`]
-    /// for a zero $K_h$ or Nystroem system, [`Error::Linalg`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<NystroemReducedRank<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        let n = check_training_set(x, y)?;
-        let nys = self.nystroem_params().check()?;
-        let (n_, anchor_indices, anchors) = nys.anchors_for(x, y)?;
-        debug_assert_eq!(n, n_);
-        let (subset_indices, proj) = self.projection(x, y, n)?;
-        let (distinct, output_of) = y.group_duplicates();
-        let uy_u = projected_outputs(&self.output_kernel, &proj, &distinct)?;
-        let t = Mat::from_fn(n, uy_u.ncols(), |i, j| uy_u[(output_of[i], j)]);
-        let (system, prods) = nys.streamed_system(x, &anchors, self.chunk_rows, None, Some(t.as_ref()), n)?;
-        let nystroem_rank = system.rank();
-        let predict_map = system.core(system.whiten(prods.at_t.expect("a right-hand side was given")));
-        Ok(NystroemReducedRank {
-            params: self.clone(),
-            anchors,
-            anchor_indices,
-            subset_indices,
-            outputs: proj.outputs,
-            encoder: proj.encoder,
-            predict_map,
-            mu: proj.mu,
-            numerical_rank: proj.numerical_rank,
-            nystroem_rank,
-        })
-    }
-
     /// Composes an already fitted Nystroem KRR model with the projection
     /// learned on the subset: $M = W\, UY_u$ `(m, p)` with the model's weights
     /// $W$ `(m, n_distinct)` and the projected distinct outputs $UY_u$. Equal
@@ -242,25 +192,64 @@ impl<KX: Clone, KY: Clone> NystroemReducedRankValidParams<KX, KY> {
     }
 }
 
+impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for NystroemReducedRankValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    type Object = NystroemReducedRank<X, Y, KX, KY>;
+
+    /// Fits the Nystroem reduced-rank estimator (reduced-rank spec 1.7):
+    ///
+    /// 1. the projection $\hat P$ of rank $p$ by Algorithm 1 on the subset $S$
+    ///    with ridge $\lambda_1$: the encoder $G_S$ over the subset's distinct
+    ///    outputs (without an $|S| \times |S|$ eigendecomposition, see the
+    ///    module docs);
+    /// 2. the projected training outputs $UY = K_y(Y, Y_S) G_S^\top$ `(n, p)`
+    ///    (computed on distinct outputs only);
+    /// 3. Nystroem KRR with ridge $\lambda_2$ on the anchors, streamed over row
+    ///    chunks of $K_{nm}$ with right-hand side $UY$:
+    ///    $M = (K_{mn}K_{nm} + n\lambda_2 K_{mm})^\dagger K_{mn}\, UY$ `(m, p)`,
+    ///    so that $U\hat h(x) = M^\top k_m(x)$.
+    ///
+    /// Memory $O(m^2 + |S|^2 + n p)$: no `n x m` or `n x n` matrix.
+    ///
+    /// # Errors
+    /// [`Error::Empty`] / [`Error::ShapeMismatch`] for the training pair,
+    /// [`Error::InvalidParameter`] for an index `>= n`, [`Error::ZeroRank`]
+    /// for a zero $K_h$ or Nystroem system, [`Error::Linalg`].
+    fn fit(&self, x: &X, y: &'y Y) -> Result<NystroemReducedRank<X, Y, KX, KY>> {
+        let n = check_training_set(x, y)?;
+        let nys = self.nystroem_params().check()?;
+        let (n_, anchor_indices, anchors) = nys.anchors_for(x, y)?;
+        debug_assert_eq!(n, n_);
+        let (subset_indices, proj) = self.projection(x, y, n)?;
+        let (distinct, output_of) = y.group_duplicates();
+        let uy_u = projected_outputs(&self.output_kernel, &proj, &distinct)?;
+        let t = Mat::from_fn(n, uy_u.ncols(), |i, j| uy_u[(output_of[i], j)]);
+        let (system, prods) = nys.streamed_system(x, &anchors, self.chunk_rows, None, Some(t.as_ref()), n)?;
+        let nystroem_rank = system.rank();
+        let predict_map = system.core(system.whiten(prods.at_t.expect("a right-hand side was given")));
+        Ok(NystroemReducedRank {
+            params: self.clone(),
+            anchors,
+            anchor_indices,
+            subset_indices,
+            outputs: proj.outputs,
+            encoder: proj.encoder,
+            predict_map,
+            mu: proj.mu,
+            numerical_rank: proj.numerical_rank,
+            nystroem_rank,
+        })
+    }
+}
+
 /// $UY_u = K_y(\text{distinct}, Y_S)\, G_S^\top$ `(n_distinct, p)`, in tiles.
 fn projected_outputs<Y: Rows, KY: Kernel<Y>>(ky: &KY, proj: &Projection<Y>, distinct: &Y) -> Result<Mat<f64>> {
     let mut g = Mat::zeros(proj.encoder.nrows(), distinct.n_rows());
     projected_atom_products_into(ky, &proj.outputs, distinct, proj.encoder.as_ref(), g.as_mut(), Par::rayon(0))?;
     Ok(g.transpose().to_owned())
-}
-
-impl<KX: Clone, KY: Clone> NystroemReducedRankParams<KX, KY> {
-    /// Checks the parameters, then fits (see [`NystroemReducedRankValidParams::fit`]).
-    ///
-    /// # Errors
-    /// An invalid parameter, or any error of [`NystroemReducedRankValidParams::fit`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<NystroemReducedRank<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.check_ref()?.fit(x, y)
-    }
 }

@@ -27,11 +27,13 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatRef};
-use okr_kernels::Rows;
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{NystroemReducedRankParams, NystroemReducedRankValidParams};
 
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
+use crate::persist::{self, Invalid, Validate};
 use crate::{Error, Result};
 
 /// A fitted Nystroem reduced-rank model: the anchors, the prediction map
@@ -39,6 +41,7 @@ use crate::{Error, Result};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::nystroem::Anchors;
 /// use okr_estimators::{NystroemReducedRank, SurrogateModel};
@@ -145,10 +148,57 @@ impl<X: Rows, Y: Rows, KX: Clone, KY: Clone> NystroemReducedRank<X, Y, KX, KY> {
     }
 }
 
-// The directions are orthonormal: the atom Gram is the identity.
-crate::projection::projected_surrogate_model!(
-    NystroemReducedRank,
-    predict_map,
-    inputs = anchors,
-    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
-);
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for NystroemReducedRank<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    type InputKernel = KX;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
+    }
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
+    }
+    fn expansion_inputs(&self) -> &X {
+        &self.anchors
+    }
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.predict_map.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: Some(self.encoder.as_ref()), gram: AtomGram::Identity }
+    }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
+
+impl<X: Rows, Y: Rows> Validate for NystroemReducedRank<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("Nystroem reduced-rank", &NystroemReducedRankParams(self.params.clone()))?;
+        let m = self.anchors.n_rows();
+        persist::ensure(m > 0 && self.outputs.n_rows() > 0, || {
+            "Nystroem reduced-rank model has no anchors or outputs".into()
+        })?;
+        persist::rows("Nystroem reduced-rank anchors", &self.anchors, self.anchor_indices.len())?;
+        let p = self.encoder.nrows();
+        persist::ensure(p >= 1 && p <= self.params.rank && p <= self.numerical_rank, || {
+            format!(
+                "Nystroem reduced-rank model has rank {p} (requested {}, numerical {})",
+                self.params.rank, self.numerical_rank
+            )
+        })?;
+        persist::ensure(self.numerical_rank <= self.mu.len(), || "numerical rank above the spectrum".into())?;
+        persist::ensure(self.nystroem_rank <= m, || "Nystroem rank above the anchors".into())?;
+        persist::finite_slice("Nystroem reduced-rank spectrum", &self.mu)?;
+        persist::matrix("Nystroem reduced-rank encoder", self.encoder.as_ref(), p, self.outputs.n_rows())?;
+        persist::matrix("Nystroem reduced-rank prediction map", self.predict_map.as_ref(), m, p)?;
+        persist::kernel_fits("Nystroem reduced-rank input kernel", &self.params.input_kernel, &self.anchors)?;
+        persist::kernel_fits("Nystroem reduced-rank output kernel", &self.params.output_kernel, &self.outputs)
+    }
+}

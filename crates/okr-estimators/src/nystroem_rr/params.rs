@@ -1,5 +1,6 @@
 use serde::{Deserialize, Serialize};
 
+use crate::core::checks;
 use crate::nystroem::Anchors;
 use crate::{Error, ParamGuard, Result};
 
@@ -148,45 +149,20 @@ impl<KX, KY> NystroemReducedRankParams<KX, KY> {
     }
 }
 
-fn count(a: &Anchors) -> usize {
-    match a {
-        Anchors::Uniform(m) => *m,
-        Anchors::Given(v) => v.len(),
-    }
-}
-
 impl<KX, KY> ParamGuard for NystroemReducedRankParams<KX, KY> {
     type Checked = NystroemReducedRankValidParams<KX, KY>;
     type Error = Error;
 
     fn check_ref(&self) -> Result<&Self::Checked> {
         let p = &self.0;
-        let positive = |name: &'static str, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(Error::InvalidParameter { name, value: v.to_string(), expected: "a finite number > 0" })
-            }
-        };
-        positive("lambda1", p.lambda1)?;
-        positive("lambda2", p.lambda2())?;
-        let unit = |name: &'static str, v: f64| {
-            if (0.0..1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(Error::InvalidParameter { name, value: v.to_string(), expected: "a number in [0, 1)" })
-            }
-        };
-        unit("rank_tolerance", p.rank_tolerance)?;
-        unit("pinv_rtol", p.pinv_rtol)?;
-        for (name, v) in [("rank", p.rank), ("anchors", count(&p.anchors)), ("subset", count(&p.subset))] {
-            if v == 0 {
-                return Err(Error::InvalidParameter { name, value: "0".into(), expected: "an integer >= 1" });
-            }
-        }
-        if p.chunk_rows == 0 {
-            return Err(Error::InvalidParameter { name: "chunk_rows", value: "0".into(), expected: "an integer >= 1" });
-        }
+        checks::positive("lambda1", p.lambda1)?;
+        checks::positive("lambda2", p.lambda2())?;
+        checks::fraction("rank_tolerance", p.rank_tolerance)?;
+        checks::fraction("pinv_rtol", p.pinv_rtol)?;
+        checks::at_least_one("rank", p.rank)?;
+        checks::at_least_one("anchors", p.anchors.count())?;
+        checks::at_least_one("subset", p.subset.count())?;
+        checks::at_least_one("chunk_rows", p.chunk_rows)?;
         Ok(&self.0)
     }
 

@@ -1,9 +1,9 @@
 use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, Rows};
 
-use super::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
-use crate::projection::check_training_set;
-use crate::{Error, ParamGuard, Result};
+use super::{ReducedRankIokr, ReducedRankValidParams};
+use crate::core::checks::check_training_set;
+use crate::{Error, Fit, Result};
 
 /// $V \operatorname{diag}(f(s)) V^\top$.
 fn spectral(v: MatRef<'_, f64>, s: &[f64], f: impl Fn(f64) -> f64) -> Mat<f64> {
@@ -12,36 +12,6 @@ fn spectral(v: MatRef<'_, f64>, s: &[f64], f: impl Fn(f64) -> f64) -> Mat<f64> {
 }
 
 impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
-    /// Fits reduced-rank IOKR (Algorithm 1 of Brogat-Motte et al. 2022).
-    ///
-    /// 1. $K_x = V \operatorname{diag}(s) V^\top$ (one eigendecomposition serves
-    ///    $W_1$ and $W_2$; negative rounding eigenvalues are clamped to 0);
-    /// 2. $K_h = A_1 K_y A_1$ with $A_1 = K_x W_1 = V \operatorname{diag}(s/(s + n\lambda_1)) V^\top$,
-    ///    symmetrized, and its eigenpairs $(\mu_i, u_i)$, descending;
-    /// 3. $p$ = requested rank capped at the numerical rank of $K_h$ (the
-    ///    number of $\mu_i > \mathrm{tol}\cdot\mu_0$; dividing by $\sqrt{\mu_i}$ for
-    ///    $\mu_i \approx 0$ would blow up); the model reports both;
-    /// 4. $G = \beta^\top A_1$ `(p, n)` with $\beta_{:,i} = u_i/\sqrt{\mu_i}$, its
-    ///    columns summed over duplicate outputs, and $M = W_2 K_y G^\top$ `(n, p)`.
-    ///
-    /// Costs two $n \times n$ eigendecompositions and $O(n^3)$ GEMMs.
-    ///
-    /// # Errors
-    /// [`Error::Empty`] for no samples, [`Error::ShapeMismatch`] when `x` and
-    /// `y` have different numbers of rows, [`Error::Linalg`] when an
-    /// eigendecomposition fails (non-finite kernel values),
-    /// [`Error::ZeroRank`] when $K_h$ has numerical rank 0 (all outputs zero).
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<ReducedRankIokr<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y)?;
-        self.fit_shared(&shared, x)
-    }
-
     /// Fits one model per ridge value with $\lambda_1 = \lambda_2 = \lambda$
     /// (the paper's setting), sharing the kernel Grams and the one
     /// eigendecomposition of $K_x$ (spec 1.9): each further $\lambda$ costs
@@ -146,6 +116,40 @@ impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
     }
 }
 
+impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for ReducedRankValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    type Object = ReducedRankIokr<X, Y, KX, KY>;
+
+    /// Fits reduced-rank IOKR (Algorithm 1 of Brogat-Motte et al. 2022).
+    ///
+    /// 1. $K_x = V \operatorname{diag}(s) V^\top$ (one eigendecomposition serves
+    ///    $W_1$ and $W_2$; negative rounding eigenvalues are clamped to 0);
+    /// 2. $K_h = A_1 K_y A_1$ with $A_1 = K_x W_1 = V \operatorname{diag}(s/(s + n\lambda_1)) V^\top$,
+    ///    symmetrized, and its eigenpairs $(\mu_i, u_i)$, descending;
+    /// 3. $p$ = requested rank capped at the numerical rank of $K_h$ (the
+    ///    number of $\mu_i > \mathrm{tol}\cdot\mu_0$; dividing by $\sqrt{\mu_i}$ for
+    ///    $\mu_i \approx 0$ would blow up); the model reports both;
+    /// 4. $G = \beta^\top A_1$ `(p, n)` with $\beta_{:,i} = u_i/\sqrt{\mu_i}$, its
+    ///    columns summed over duplicate outputs, and $M = W_2 K_y G^\top$ `(n, p)`.
+    ///
+    /// Costs two $n \times n$ eigendecompositions and $O(n^3)$ GEMMs.
+    ///
+    /// # Errors
+    /// [`Error::Empty`] for no samples, [`Error::ShapeMismatch`] when `x` and
+    /// `y` have different numbers of rows, [`Error::Linalg`] when an
+    /// eigendecomposition fails (non-finite kernel values),
+    /// [`Error::ZeroRank`] when $K_h$ has numerical rank 0 (all outputs zero).
+    fn fit(&self, x: &X, y: &'y Y) -> Result<ReducedRankIokr<X, Y, KX, KY>> {
+        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y)?;
+        self.fit_shared(&shared, x)
+    }
+}
+
 /// What every ridge value of a fit shares: the eigendecomposition of $K_x$
 /// (eigenvalues clamped at 0), the sample-level $K_y$ and the distinct outputs.
 struct SharedGrams<Y> {
@@ -166,21 +170,5 @@ impl<Y: Rows> SharedGrams<Y> {
         let ku = ky_fn.gram(&outputs);
         let ky = Mat::from_fn(n, n, |i, j| ku[(output_of[i], output_of[j])]);
         Ok(Self { s, v, ky, outputs, output_of })
-    }
-}
-
-impl<KX: Clone, KY: Clone> ReducedRankParams<KX, KY> {
-    /// Checks the parameters, then fits (see [`ReducedRankValidParams::fit`]).
-    ///
-    /// # Errors
-    /// An invalid parameter, or any error of [`ReducedRankValidParams::fit`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<ReducedRankIokr<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.check_ref()?.fit(x, y)
     }
 }

@@ -30,11 +30,13 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatRef};
-use okr_kernels::Rows;
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{ReducedRankParams, ReducedRankValidParams};
 
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
+use crate::persist::{self, Invalid, Validate};
 use crate::{Error, Result};
 
 /// A fitted reduced-rank IOKR model.
@@ -45,6 +47,7 @@ use crate::{Error, Result};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::{ReducedRankIokr, SurrogateModel};
 /// use okr_kernels::{DenseRows, Linear, Rows};
@@ -161,8 +164,56 @@ impl<X: Rows, Y: Rows, KX: Clone, KY: Clone> ReducedRankIokr<X, Y, KX, KY> {
     }
 }
 
-crate::projection::projected_surrogate_model!(
-    ReducedRankIokr,
-    predict_map,
-    atom_gram = |m| Mat::identity(m.encoder.nrows(), m.encoder.nrows())
-);
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for ReducedRankIokr<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    type InputKernel = KX;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
+    }
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
+    }
+    fn expansion_inputs(&self) -> &X {
+        &self.x_train
+    }
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.predict_map.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: Some(self.encoder.as_ref()), gram: AtomGram::Identity }
+    }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
+
+impl<X: Rows, Y: Rows> Validate for ReducedRankIokr<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("reduced-rank", &ReducedRankParams(self.params.clone()))?;
+        let n = self.x_train.n_rows();
+        persist::ensure(n > 0, || "reduced-rank model has no training samples".into())?;
+        persist::grouping("reduced-rank sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        let p = self.encoder.nrows();
+        persist::ensure(p >= 1 && p <= self.params.rank && p <= self.numerical_rank, || {
+            format!(
+                "reduced-rank model has rank {p} (requested {}, numerical {})",
+                self.params.rank, self.numerical_rank
+            )
+        })?;
+        persist::ensure(self.numerical_rank <= self.mu.len(), || {
+            "reduced-rank numerical rank above the spectrum".into()
+        })?;
+        persist::finite_slice("reduced-rank spectrum", &self.mu)?;
+        persist::matrix("reduced-rank encoder", self.encoder.as_ref(), p, self.outputs.n_rows())?;
+        persist::matrix("reduced-rank prediction map", self.predict_map.as_ref(), n, p)?;
+        persist::kernel_fits("reduced-rank input kernel", &self.params.input_kernel, &self.x_train)?;
+        persist::kernel_fits("reduced-rank output kernel", &self.params.output_kernel, &self.outputs)
+    }
+}

@@ -1,5 +1,6 @@
 use serde::{Deserialize, Serialize};
 
+use crate::core::checks;
 use crate::{Error, ParamGuard, Result};
 
 /// Validated reduced-rank IOKR hyper-parameters; the only type with `fit`.
@@ -119,35 +120,18 @@ impl<KX, KY> ReducedRankParams<KX, KY> {
     }
 }
 
-fn check_lambda(name: &'static str, l: f64) -> Result<()> {
-    if l.is_finite() && l > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter { name, value: format!("{l}"), expected: "a finite number > 0" })
-    }
-}
-
 impl<KX, KY> ParamGuard for ReducedRankParams<KX, KY> {
     type Checked = ReducedRankValidParams<KX, KY>;
     type Error = Error;
 
     fn check_ref(&self) -> Result<&Self::Checked> {
         let p = &self.0;
-        if p.rank == 0 {
-            return Err(Error::InvalidParameter { name: "rank", value: "0".into(), expected: "an integer >= 1" });
-        }
-        check_lambda("lambda1", p.lambda1)?;
+        checks::at_least_one("rank", p.rank)?;
+        checks::positive("lambda1", p.lambda1)?;
         if let Some(l2) = p.lambda2 {
-            check_lambda("lambda2", l2)?;
+            checks::positive("lambda2", l2)?;
         }
-        let tol = p.rank_tolerance;
-        if !(0.0..1.0).contains(&tol) {
-            return Err(Error::InvalidParameter {
-                name: "rank_tolerance",
-                value: format!("{tol}"),
-                expected: "a number in [0, 1)",
-            });
-        }
+        checks::fraction("rank_tolerance", p.rank_tolerance)?;
         Ok(&self.0)
     }
 

@@ -133,6 +133,7 @@ impl Sketch {
         if n == 0 {
             return Err(Error::Empty { what: "sketched sample set" });
         }
+        check_size(spec, n)?;
         let m = spec.size;
         let sqrt_m = (m as f64).sqrt();
         Ok(match spec.kind {
@@ -258,9 +259,20 @@ impl Sketch {
             return Self::draw_with(spec, rows.n_rows(), rng);
         }
         spec.check()?;
+        check_size(spec, rows.n_rows())?;
         let scores = approximate_leverage_scores(kernel, rows, lambda, spec.size, rng)?;
         Self::weighted_subsampling(&scores, spec.size, rng)
     }
+}
+
+/// A sketch has at most `n` rows: more add nothing to its row space, and the
+/// dense and sparse kinds would allocate `m x n`. Sub-sampling (`uniform`)
+/// draws distinct points and caps `m` at `n` itself; `identity` has `m = n`.
+fn check_size(spec: &SketchSpec, n: usize) -> Result<()> {
+    if matches!(spec.kind, SketchKind::Uniform | SketchKind::Identity) {
+        return Ok(());
+    }
+    crate::core::checks::at_most("sketch size", spec.size, n, "at most the number of samples it sketches")
 }
 
 /// Approximate ridge leverage scores

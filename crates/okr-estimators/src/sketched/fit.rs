@@ -7,11 +7,11 @@ use okr_linalg::{Cholesky, JitterPolicy};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{SketchedAtoms, SketchedIokr, SketchedIokrParams, SketchedIokrValidParams};
-use crate::projection::check_training_set;
+use super::{SketchedAtoms, SketchedIokr, SketchedIokrValidParams};
+use crate::core::checks::check_training_set;
 use crate::sketch::{PreparedSketch, Sketch};
 use crate::stream::{StreamedProducts, stream_products};
-use crate::{Error, ParamGuard, Result};
+use crate::{Error, Fit, Result};
 
 /// $E^\dagger$ for a symmetric PSD matrix $E$ `(m, m)`, applied from the
 /// right: a Cholesky factorization when its pivots satisfy
@@ -285,7 +285,15 @@ impl RidgeSystem {
     }
 }
 
-impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
+impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for SketchedIokrValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    type Object = SketchedIokr<X, Y, KX, KY>;
+
     /// Fits SISOKR (or SIOKR, ISOKR, IOKR when a side is not sketched).
     ///
     /// With $A = K_X R_X^\top$, $B_X = A^\top A + n\lambda R_X K_X R_X^\top$,
@@ -318,13 +326,7 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
     /// [`Error::Empty`], [`Error::ShapeMismatch`] for the training pair;
     /// [`Error::ZeroRank`] when a sketched system is zero;
     /// [`Error::Linalg`] for a failed decomposition.
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<SketchedIokr<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
+    fn fit(&self, x: &X, y: &'y Y) -> Result<SketchedIokr<X, Y, KX, KY>> {
         let n = check_training_set(x, y)?;
         let par = Par::rayon(0);
         let ridge = n as f64 * self.lambda;
@@ -437,22 +439,6 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
             atoms: output.map(|o| o.2),
             input_rank,
         })
-    }
-}
-
-impl<KX: Clone, KY: Clone> SketchedIokrParams<KX, KY> {
-    /// Checks the parameters, then fits (see [`SketchedIokrValidParams::fit`]).
-    ///
-    /// # Errors
-    /// An invalid parameter, or any error of [`SketchedIokrValidParams::fit`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<SketchedIokr<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.check_ref()?.fit(x, y)
     }
 }
 

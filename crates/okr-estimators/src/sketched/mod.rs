@@ -12,7 +12,7 @@
 //! ($R_X = I$). Pseudo-inverses drop eigenvalues at or below
 //! `pinv_rtol * max` (default `1e-12`).
 //!
-//! The [`SurrogateModel`] atoms are the $m_Y$ sketched outputs
+//! The [`SurrogateModel`](crate::SurrogateModel) atoms are the $m_Y$ sketched outputs
 //! $a_j = \sum_i (R_Y)_{ji}\psi(y_i)$ (without an output sketch: the
 //! distinct training outputs), so decoding costs $O(n_{te}\, m_Y\, n_c)$;
 //! coefficients are $C = K_X(x, X_S)\, Z$ over the support $S$ of $R_X$ only
@@ -23,14 +23,14 @@
 mod fit;
 mod params;
 
-use faer::{Mat, MatMut, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use faer::{Mat, MatRef};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{SketchedIokrParams, SketchedIokrValidParams};
 
-use crate::projection::{check_width, projected_atom_products_into, projected_coefficients_into};
-use crate::{Result, SurrogateModel};
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
+use crate::persist::{self, Invalid, Validate};
 
 pub(crate) use fit::{RidgeSystem, Whitening, sum_rows_by_group};
 
@@ -55,6 +55,7 @@ struct SketchedAtoms<Y> {
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::sketch::SketchSpec;
 /// use okr_estimators::{SketchedIokr, SurrogateModel};
@@ -155,57 +156,71 @@ impl<X: Rows, Y: Rows, KX, KY> SketchedIokr<X, Y, KX, KY> {
     }
 }
 
-impl<X, Y, KX, KY> SurrogateModel<X, Y> for SketchedIokr<X, Y, KX, KY>
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for SketchedIokr<X, Y, KX, KY>
 where
     X: Rows,
     Y: Rows,
     KX: Kernel<X>,
     KY: Kernel<Y>,
 {
-    fn n_atoms(&self) -> usize {
-        self.input_map.ncols()
-    }
+    type InputKernel = KX;
+    type OutputKernel = KY;
 
-    fn check_inputs(&self, x: &X) -> Result<()> {
-        check_width("input features", &self.x_support, x)
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
     }
-
-    fn check_outputs(&self, y: &Y) -> Result<()> {
-        check_width("output dimension", &self.outputs, y)
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
     }
-
-    /// $C = K_X(x, X_S)\, Z$, in tiles of test rows (Gram temporary within
-    /// 64 MiB): $O(n_{te} |S_X| (d + n_{atoms}))$.
-    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        let kx = &self.params.input_kernel;
-        projected_coefficients_into(kx, &self.x_support, x, self.input_map.as_ref(), dst, par)
+    fn expansion_inputs(&self) -> &X {
+        &self.x_support
     }
-
-    /// $R_{Y,S}\, K_Y(Y_S, c)$ in candidate tiles, or $K_Y(\text{outputs}, c)$
-    /// without an output sketch.
-    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
-        self.check_outputs(candidates)?;
-        let ky = &self.params.output_kernel;
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.input_map.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
         match &self.atoms {
-            Some(atoms) => {
-                projected_atom_products_into(ky, &atoms.support, candidates, atoms.weights.as_ref(), dst, par)
-            }
-            None => {
-                ky.gram_block_into(&self.outputs, candidates, dst, par);
-                Ok(())
-            }
+            Some(a) => Atoms {
+                outputs: &a.support,
+                weights: Some(a.weights.as_ref()),
+                gram: AtomGram::Stored(a.gram.as_ref()),
+            },
+            None => Atoms { outputs: &self.outputs, weights: None, gram: AtomGram::FromOutputs },
         }
     }
-
-    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
-        self.params.output_kernel.diag(y)
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
     }
+}
 
-    /// $R_Y K_Y R_Y^\top$ (stored at fit), or $K_Y$ on the distinct outputs.
-    fn atom_gram(&self) -> Mat<f64> {
+impl<X: Rows, Y: Rows> Validate for SketchedIokr<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("sketched", &SketchedIokrParams(self.params.clone()))?;
+        let n = self.n_samples;
+        persist::ensure(n > 0 && !self.x_support_indices.is_empty(), || {
+            "sketched model has no training samples or no input support".into()
+        })?;
+        persist::rows("sketched input support", &self.x_support, self.x_support_indices.len())?;
+        persist::indices("sketched input support", &self.x_support_indices, n)?;
+        persist::grouping("sketched sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        let r = self.input_map.ncols();
+        persist::matrix("sketched input map", self.input_map.as_ref(), self.x_support.n_rows(), r)?;
         match &self.atoms {
-            Some(a) => a.gram.clone(),
-            None => self.params.output_kernel.gram(&self.outputs),
+            Some(a) => {
+                persist::rows("sketched output support", &a.support, a.support_indices.len())?;
+                persist::indices("sketched output support", &a.support_indices, n)?;
+                persist::ensure(a.support.feature_dim() == self.outputs.feature_dim(), || {
+                    "sketched output support has another width than the outputs".into()
+                })?;
+                persist::matrix("sketched atom weights", a.weights.as_ref(), r, a.support.n_rows())?;
+                persist::matrix("sketched atom Gram", a.gram.as_ref(), r, r)?;
+                persist::kernel_fits("sketched output kernel", &self.params.output_kernel, &a.support)?;
+            }
+            None => persist::ensure(r == self.outputs.n_rows(), || {
+                format!("sketched model has {r} atoms for {} distinct outputs", self.outputs.n_rows())
+            })?,
         }
+        persist::kernel_fits("sketched input kernel", &self.params.input_kernel, &self.x_support)?;
+        persist::kernel_fits("sketched output kernel", &self.params.output_kernel, &self.outputs)
     }
 }

@@ -1,5 +1,6 @@
 use serde::{Deserialize, Serialize};
 
+use crate::core::checks;
 use crate::sketch::SketchSpec;
 use crate::{Error, ParamGuard, Result};
 
@@ -142,20 +143,8 @@ impl<KX, KY> ParamGuard for SketchedIokrParams<KX, KY> {
 
     fn check_ref(&self) -> Result<&Self::Checked> {
         let p = &self.0;
-        if !(p.lambda.is_finite() && p.lambda > 0.0) {
-            return Err(Error::InvalidParameter {
-                name: "lambda",
-                value: format!("{}", p.lambda),
-                expected: "a finite number > 0",
-            });
-        }
-        if !(0.0..1.0).contains(&p.pinv_rtol) {
-            return Err(Error::InvalidParameter {
-                name: "pinv_rtol",
-                value: format!("{}", p.pinv_rtol),
-                expected: "a number in [0, 1)",
-            });
-        }
+        checks::positive("lambda", p.lambda)?;
+        checks::fraction("pinv_rtol", p.pinv_rtol)?;
         for s in [p.input_sketch, p.output_sketch].iter().flatten() {
             s.check()?;
         }

@@ -1,27 +1,35 @@
 use okr_kernels::{Kernel, Rows};
 
 use super::solvers::{convex_trace_norm, factorized_als, factorized_gd, scaled_init};
-use super::{TraceNorm, TraceNormParams, TraceNormSolver, TraceNormValidParams};
-use crate::projection::check_training_set;
-use crate::{ParamGuard, Result};
+use super::{TraceNorm, TraceNormSolver, TraceNormValidParams};
+use crate::core::checks::{self, check_training_set};
+use crate::{Fit, Result};
 
-impl<KX: Clone, KY: Clone> TraceNormValidParams<KX, KY> {
+impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for TraceNormValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    type Object = TraceNorm<X, Y, KX, KY>;
+
     /// Fits the trace-norm estimator: computes $K_x$ and $K_y$, then runs the
     /// chosen solver (GD and ALS from the scaled random initialization).
     ///
     /// # Errors
     /// [`Error::Empty`](crate::Error::Empty) for no samples,
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for a rank
+    /// above the number of samples (factorized solvers),
     /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when `x` and `y`
     /// have different numbers of rows, [`Error::Linalg`](crate::Error::Linalg)
     /// when a decomposition fails (ALS, convex).
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<TraceNorm<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        check_training_set(x, y)?;
+    fn fit(&self, x: &X, y: &'y Y) -> Result<TraceNorm<X, Y, KX, KY>> {
+        let n = check_training_set(x, y)?;
+        if self.solver != TraceNormSolver::Convex {
+            // The factors are (n, rank): a rank above n only adds zero directions, slowly.
+            checks::at_most("rank", self.rank, n, "at most the number of training samples")?;
+        }
         let kx = self.input_kernel.gram(x);
         let ky = self.output_kernel.gram(y);
         let sol = match self.solver {
@@ -39,21 +47,5 @@ impl<KX: Clone, KY: Clone> TraceNormValidParams<KX, KY> {
             }
         };
         Ok(TraceNorm::from_solution(self.clone(), x.clone(), y.clone(), sol))
-    }
-}
-
-impl<KX: Clone, KY: Clone> TraceNormParams<KX, KY> {
-    /// Checks the parameters, then fits (see [`TraceNormValidParams::fit`]).
-    ///
-    /// # Errors
-    /// An invalid parameter, or any error of [`TraceNormValidParams::fit`].
-    pub fn fit<X, Y>(&self, x: &X, y: &Y) -> Result<TraceNorm<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-        KY: Kernel<Y>,
-    {
-        self.check_ref()?.fit(x, y)
     }
 }

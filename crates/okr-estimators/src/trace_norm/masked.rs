@@ -422,3 +422,14 @@ pub fn zero_filled_pair_gram(n_items: usize, ratings: &[Vec<(usize, f64)>]) -> M
     }
     g
 }
+
+impl crate::persist::Validate for MaskedTraceNorm {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{ensure, finite};
+        ensure(self.a.ncols() >= 1 && self.a.ncols() == self.b.ncols(), || {
+            format!("masked trace-norm factors of ranks {} and {}", self.a.ncols(), self.b.ncols())
+        })?;
+        finite("masked trace-norm input factor", self.a.as_ref())?;
+        finite("masked trace-norm task factor", self.b.as_ref())
+    }
+}

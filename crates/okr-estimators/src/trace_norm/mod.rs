@@ -23,7 +23,7 @@ mod self_hs;
 pub mod solvers;
 
 use faer::{Mat, MatRef, Par};
-use okr_kernels::{Kernel, Rows};
+use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
@@ -34,7 +34,10 @@ pub use solvers::{
 };
 
 use crate::Result;
-use crate::projection::{check_width, projected_coefficients_into};
+use crate::core::checks::check_width;
+use crate::core::projected_coefficients_into;
+use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
+use crate::persist::{self, Invalid, Validate};
 
 /// A fitted trace-norm (LR-SELF) model.
 ///
@@ -43,6 +46,7 @@ use crate::projection::{check_width, projected_coefficients_into};
 ///
 /// # Example
 /// ```
+/// use okr_estimators::Fit;
 /// use faer::Mat;
 /// use okr_estimators::{SurrogateModel, TraceNorm};
 /// use okr_kernels::{DenseRows, Linear, Rows};
@@ -181,11 +185,51 @@ impl<X: Rows, Y: Rows, KX: Kernel<X>, KY> TraceNorm<X, Y, KX, KY> {
     }
 }
 
-crate::projection::projected_surrogate_model!(
-    TraceNorm,
-    m,
-    atom_gram = |m| {
-        let ky = okr_kernels::Kernel::gram(&m.params.output_kernel, &m.outputs);
-        &m.encoder * &ky * m.encoder.transpose()
+impl<X, Y, KX, KY> KernelExpansion<X, Y> for TraceNorm<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X>,
+    KY: Kernel<Y>,
+{
+    type InputKernel = KX;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KX {
+        &self.params.input_kernel
     }
-);
+    fn output_kernel(&self) -> &KY {
+        &self.params.output_kernel
+    }
+    fn expansion_inputs(&self) -> &X {
+        &self.x_train
+    }
+    fn input_map(&self) -> InputMap<'_> {
+        InputMap::Linear(self.m.as_ref())
+    }
+    fn atoms(&self) -> Atoms<'_, Y> {
+        Atoms { outputs: &self.outputs, weights: Some(self.encoder.as_ref()), gram: AtomGram::FromOutputs }
+    }
+    fn training_outputs(&self) -> &Y {
+        &self.outputs
+    }
+}
+
+impl<X: Rows, Y: Rows> Validate for TraceNorm<X, Y, KernelSpec, KernelSpec> {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        persist::check_params("trace-norm", &TraceNormParams(self.params.clone()))?;
+        let n = self.x_train.n_rows();
+        persist::ensure(n > 0, || "trace-norm model has no training samples".into())?;
+        persist::rows("trace-norm training outputs", &self.y_train, n)?;
+        persist::ensure(self.y_train.feature_dim() == self.outputs.feature_dim(), || {
+            "trace-norm training outputs have another width than the distinct outputs".into()
+        })?;
+        persist::grouping("trace-norm sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
+        let r = self.m.ncols();
+        persist::matrix("trace-norm input coefficients", self.m.as_ref(), n, r)?;
+        persist::matrix("trace-norm output coefficients", self.nt.as_ref(), r, n)?;
+        persist::matrix("trace-norm encoder", self.encoder.as_ref(), r, self.outputs.n_rows())?;
+        persist::kernel_fits("trace-norm input kernel", &self.params.input_kernel, &self.x_train)?;
+        persist::kernel_fits("trace-norm output kernel", &self.params.output_kernel, &self.outputs)
+    }
+}

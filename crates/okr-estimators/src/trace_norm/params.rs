@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::solvers::{SolverOptions, StepRule};
+use crate::core::checks;
 use crate::{Error, ParamGuard, Result};
 
 /// Which solver fits the trace-norm estimator.
@@ -169,22 +170,11 @@ impl<KX, KY> ParamGuard for TraceNormParams<KX, KY> {
 
     fn check_ref(&self) -> Result<&Self::Checked> {
         let p = &self.0;
-        let bad = |name, value: String, expected| Err(Error::InvalidParameter { name, value, expected });
-        if !(p.lambda.is_finite() && p.lambda > 0.0) {
-            return bad("lambda", format!("{}", p.lambda), "a finite number > 0");
-        }
-        if p.rank == 0 {
-            return bad("rank", "0".into(), "an integer >= 1");
-        }
-        if p.max_iter == 0 {
-            return bad("max_iter", "0".into(), "an integer >= 1");
-        }
-        if !(p.tol > 0.0 && p.tol < 1.0) {
-            return bad("tol", format!("{}", p.tol), "a number in (0, 1)");
-        }
-        if !(p.init_scale.is_finite() && p.init_scale > 0.0) {
-            return bad("init_scale", format!("{}", p.init_scale), "a finite number > 0");
-        }
+        checks::positive("lambda", p.lambda)?;
+        checks::at_least_one("rank", p.rank)?;
+        checks::at_least_one("max_iter", p.max_iter)?;
+        checks::open_fraction("tol", p.tol)?;
+        checks::positive("init_scale", p.init_scale)?;
         Ok(&self.0)
     }
 

@@ -105,10 +105,7 @@ impl ParamGuard for SelfHsParams {
     type Error = Error;
 
     fn check_ref(&self) -> Result<&SelfHsValidParams> {
-        let l = self.0.lambda;
-        if !(l.is_finite() && l > 0.0) {
-            return Err(Error::InvalidParameter { name: "lambda", value: l.to_string(), expected: "finite and > 0" });
-        }
+        crate::core::checks::positive("lambda", self.0.lambda)?;
         Ok(&self.0)
     }
 
@@ -225,4 +222,14 @@ fn fit_path(x: MatRef<'_, f64>, entries: &TaskEntries, lambdas: &[f64]) -> Resul
         .enumerate()
         .map(|(li, &lambda)| SelfHs { lambda, weights: Mat::from_fn(d, n_tasks, |k, t| per_task[t].0[li][k]), n_dual })
         .collect())
+}
+
+impl crate::persist::Validate for SelfHs {
+    fn validate(&self) -> std::result::Result<(), crate::persist::Invalid> {
+        use crate::persist::{ensure, finite};
+        ensure(self.lambda.is_finite() && self.lambda > 0.0, || format!("SELF + HS lambda {}", self.lambda))?;
+        ensure(self.weights.ncols() >= 1, || "SELF + HS model has no task".into())?;
+        ensure(self.n_dual <= self.weights.ncols(), || "SELF + HS counts more dual tasks than tasks".into())?;
+        finite("SELF + HS weights", self.weights.as_ref())
+    }
 }

@@ -10,13 +10,13 @@
 //!
 //! All readers take the file exactly as it is: CRLF or LF line ends, a missing
 //! final newline and a UTF-8 byte-order mark are accepted. Every parse error is an
-//! [`Error::Parse`] naming the file, the 1-based line and
+//! [`Error::Parse`](crate::Error::Parse) naming the file, the 1-based line and
 //! what was expected (control characters quoted from the file are escaped).
-//! Inputs are bounded: a file above [`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES),
+//! Inputs are bounded: a file above [`MAX_INPUT_BYTES`],
 //! an endless one (`/dev/zero`) or one with a NUL byte is an error, memory
 //! for it is reserved fallibly, and names that a file does not give are
 //! numbered on demand ([`Names`](crate::dataset::Names)), never one string per
-//! index. Writers go through [`write_atomic`](crate::write_atomic), so a failed
+//! index. Writers go through [`write_atomic`], so a failed
 //! write never leaves a partial file.
 //! Numbers are written in the shortest form that reads back to the same `f64`,
 //! so every writer round-trips with its reader.

@@ -1,0 +1,299 @@
+//! [`KernelExpansion`]: what a fitted kernel-output model is made of, from
+//! which its [`SurrogateModel`] is derived once for every estimator.
+//!
+//! Every such model predicts $h(x) = \sum_j C_j(x)\, a_j$ with
+//!
+//! - coefficients over the kernel expansion on some input rows $X_e$
+//!   (training rows, anchors or a sketch's support): $C = K_x(x, X_e)\,M$
+//!   for a stored map $M$ ([`InputMap::Linear`]), or IOKR's ridge solve
+//!   $C = K_x(x, X)(K_x + n\lambda I)^{-1}P$ ([`InputMap::Ridge`]);
+//! - atoms written over output rows $U$: $a_j = \sum_u B_{ju}\,\psi(u)$, with
+//!   $B$ the identity when the atoms are the outputs themselves ([`Atoms`]).
+//!
+//! Coefficients and atom products are computed in row tiles so that the
+//! Gram temporary stays within 64 MiB whatever the number of test rows or
+//! candidates.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use okr_kernels::{Kernel, Rows};
+use okr_linalg::Cholesky;
+
+use super::checks::check_width;
+use crate::sketch::tile_rows;
+use crate::{Result, SurrogateModel};
+
+/// How the coefficients of $h(x)$ on the atoms are computed.
+#[derive(Debug, Clone, Copy)]
+pub enum InputMap<'a> {
+    /// $C = K_x(x, X_e)\, M$ with $M$ `(|X_e|, n_atoms)`.
+    Linear(MatRef<'a, f64>),
+    /// IOKR: $\alpha = (K_x + n\lambda I)^{-1} K_x(X_e, x)$ with the factor of
+    /// $K_x + n\lambda I$, then the weights of samples sharing an output are
+    /// summed into its atom (`atom_of[i]` is sample `i`'s atom).
+    Ridge {
+        /// Cholesky factor of $K_x + n\lambda I$ `(n, n)`.
+        factor: &'a Cholesky,
+        /// For every training sample, its atom.
+        atom_of: &'a [usize],
+    },
+}
+
+/// How the Gram matrix of the atoms $\langle a_i, a_j\rangle$ is obtained.
+#[derive(Debug, Clone, Copy)]
+pub enum AtomGram<'a> {
+    /// The atoms are orthonormal.
+    Identity,
+    /// Stored at fit time.
+    Stored(MatRef<'a, f64>),
+    /// $B K_y(U, U) B^\top$ from the output kernel (or $K_y(U, U)$ without $B$).
+    FromOutputs,
+}
+
+/// The atoms $a_j = \sum_u B_{ju}\psi(u)$ of a model.
+#[derive(Debug, Clone, Copy)]
+pub struct Atoms<'a, Y> {
+    /// The output rows $U$ the atoms are written over.
+    pub outputs: &'a Y,
+    /// $B$ `(n_atoms, U.n_rows())`, or `None` when the atoms are the outputs.
+    pub weights: Option<MatRef<'a, f64>>,
+    /// Their Gram matrix.
+    pub gram: AtomGram<'a>,
+}
+
+/// A fitted kernel-output model as a kernel expansion; implementing it gives
+/// the model its [`SurrogateModel`].
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::core::KernelExpansion;
+/// use okr_estimators::{Fit, ReducedRankIokr, SurrogateModel};
+/// use okr_kernels::{DenseRows, Linear, Rows};
+/// let x = DenseRows::new(Mat::from_fn(8, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
+/// let y = DenseRows::new(Mat::from_fn(8, 4, |i, j| ((i + 2 * j) % 3) as f64))?;
+/// let model = ReducedRankIokr::params(Linear, Linear).rank(2).fit(&x, &y)?;
+/// let atoms = model.atoms();
+/// // Two directions written over the distinct training outputs.
+/// assert_eq!(atoms.weights.map(|b| (b.nrows(), b.ncols())), Some((2, atoms.outputs.n_rows())));
+/// assert_eq!(model.n_atoms(), 2);
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait KernelExpansion<X: Rows, Y: Rows>: Send + Sync {
+    /// The input kernel type.
+    type InputKernel: Kernel<X>;
+    /// The output kernel type.
+    type OutputKernel: Kernel<Y>;
+
+    /// The input kernel $k_x$.
+    fn input_kernel(&self) -> &Self::InputKernel;
+    /// The output kernel $k_y$.
+    fn output_kernel(&self) -> &Self::OutputKernel;
+    /// The input rows $X_e$ of the expansion.
+    fn expansion_inputs(&self) -> &X;
+    /// How coefficients are computed from $K_x(x, X_e)$.
+    fn input_map(&self) -> InputMap<'_>;
+    /// The atoms.
+    fn atoms(&self) -> Atoms<'_, Y>;
+    /// The distinct training outputs in first-occurrence order (the default
+    /// candidates of a decoder).
+    fn training_outputs(&self) -> &Y;
+}
+
+impl<X, Y, M> SurrogateModel<X, Y> for M
+where
+    X: Rows,
+    Y: Rows,
+    M: KernelExpansion<X, Y> + ?Sized,
+{
+    fn n_atoms(&self) -> usize {
+        let atoms = self.atoms();
+        atoms.weights.map_or(atoms.outputs.n_rows(), |b| b.nrows())
+    }
+
+    fn check_inputs(&self, x: &X) -> Result<()> {
+        check_width("input features", self.expansion_inputs(), x)
+    }
+
+    fn check_outputs(&self, y: &Y) -> Result<()> {
+        check_width("output dimension", self.atoms().outputs, y)
+    }
+
+    /// $C = K_x(x, X_e)\,M$ in tiles of test rows, or IOKR's solve.
+    fn coefficients_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        match self.input_map() {
+            InputMap::Linear(map) => {
+                projected_coefficients_into(self.input_kernel(), self.expansion_inputs(), x, map, dst, par)
+            }
+            InputMap::Ridge { factor, atom_of } => {
+                self.check_inputs(x)?;
+                ridge_coefficients_into(self, x, factor, atom_of, dst, par);
+                Ok(())
+            }
+        }
+    }
+
+    /// $B\,K_y(U, c)$ in tiles of candidates, or $K_y(U, c)$ without $B$.
+    fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        self.check_outputs(candidates)?;
+        let atoms = self.atoms();
+        match atoms.weights {
+            Some(b) => projected_atom_products_into(self.output_kernel(), atoms.outputs, candidates, b, dst, par),
+            None => {
+                self.output_kernel().gram_block_into(atoms.outputs, candidates, dst, par);
+                Ok(())
+            }
+        }
+    }
+
+    fn output_sq_norms(&self, y: &Y) -> Vec<f64> {
+        self.output_kernel().diag(y)
+    }
+
+    fn atom_gram(&self) -> Mat<f64> {
+        let atoms = self.atoms();
+        match (atoms.gram, atoms.weights) {
+            (AtomGram::Identity, _) => Mat::identity(self.n_atoms(), self.n_atoms()),
+            (AtomGram::Stored(g), _) => g.to_owned(),
+            (AtomGram::FromOutputs, None) => self.output_kernel().gram(atoms.outputs),
+            (AtomGram::FromOutputs, Some(b)) => {
+                let ky = self.output_kernel().gram(atoms.outputs);
+                b * &ky * b.transpose()
+            }
+        }
+    }
+}
+
+/// IOKR's coefficients: $\alpha = (K + n\lambda I)^{-1} K_x(X, x)$, then the
+/// weights of samples sharing an output summed into their atom.
+fn ridge_coefficients_into<X: Rows, Y: Rows, M: KernelExpansion<X, Y> + ?Sized>(
+    model: &M,
+    x: &X,
+    factor: &Cholesky,
+    atom_of: &[usize],
+    mut dst: MatMut<'_, f64>,
+    par: Par,
+) {
+    let inputs = model.expansion_inputs();
+    let (n, n_atoms) = (inputs.n_rows(), model.n_atoms());
+    assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), n_atoms), "coefficient block shape");
+    let mut alpha = Mat::zeros(n, x.n_rows());
+    model.input_kernel().gram_block_into(inputs, x, alpha.as_mut(), par);
+    factor.solve_in_place(alpha.as_mut(), par);
+    if n_atoms == n {
+        // Every output distinct: atoms are the samples, in order.
+        dst.copy_from(alpha.transpose());
+        return;
+    }
+    // Sum into an (n_atoms, n_test) buffer so each test point's column is contiguous.
+    let mut agg = Mat::<f64>::zeros(n_atoms, x.n_rows());
+    for t in 0..x.n_rows() {
+        let mut col = agg.col_mut(t);
+        for (i, &a) in alpha.col(t).iter().enumerate() {
+            col[atom_of[i]] += a;
+        }
+    }
+    dst.copy_from(agg.transpose());
+}
+
+/// $C = K_x(x, X)\, M$ with `M` `(n, p)`, in tiles of test rows so that the
+/// Gram temporary stays within 64 MiB (`sketch::tile_rows`)
+/// whatever the number of test rows.
+pub(crate) fn projected_coefficients_into<X: Rows, KX: Kernel<X>>(
+    kx: &KX,
+    x_train: &X,
+    x: &X,
+    predict_map: MatRef<'_, f64>,
+    dst: MatMut<'_, f64>,
+    par: Par,
+) -> Result<()> {
+    check_width("input features", x_train, x)?;
+    assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), predict_map.ncols()), "coefficient block shape");
+    coefficients_in_tiles(kx, x_train, x, predict_map, dst, par, tile_rows(x_train.n_rows(), x.n_rows()));
+    Ok(())
+}
+
+fn coefficients_in_tiles<X: Rows, KX: Kernel<X>>(
+    kx: &KX,
+    x_train: &X,
+    x: &X,
+    predict_map: MatRef<'_, f64>,
+    mut dst: MatMut<'_, f64>,
+    par: Par,
+    tile: usize,
+) {
+    let (n, n_te) = (x_train.n_rows(), x.n_rows());
+    let mut k = Mat::zeros(n, tile);
+    for start in (0..n_te).step_by(tile) {
+        let t = tile.min(n_te - start);
+        let mut kt = k.as_mut().subcols_mut(0, t);
+        kx.gram_block_into(x_train, &x.slice(start..start + t), kt.as_mut(), par);
+        matmul(dst.as_mut().subrows_mut(start, t), Accum::Replace, kt.as_ref().transpose(), predict_map, 1.0, par);
+    }
+}
+
+/// $G\, K_y(\text{outputs}, c)$ `(p, n_c)` with the encoder `G` `(p, n_outputs)`,
+/// in tiles of candidates (bounded Gram temporary, as above).
+pub(crate) fn projected_atom_products_into<Y: Rows, KY: Kernel<Y>>(
+    ky: &KY,
+    outputs: &Y,
+    candidates: &Y,
+    encoder: MatRef<'_, f64>,
+    dst: MatMut<'_, f64>,
+    par: Par,
+) -> Result<()> {
+    check_width("output dimension", outputs, candidates)?;
+    assert_eq!((dst.nrows(), dst.ncols()), (encoder.nrows(), candidates.n_rows()), "atom products shape");
+    let tile = tile_rows(outputs.n_rows(), candidates.n_rows());
+    atom_products_in_tiles(ky, outputs, candidates, encoder, dst, par, tile);
+    Ok(())
+}
+
+fn atom_products_in_tiles<Y: Rows, KY: Kernel<Y>>(
+    ky: &KY,
+    outputs: &Y,
+    candidates: &Y,
+    encoder: MatRef<'_, f64>,
+    mut dst: MatMut<'_, f64>,
+    par: Par,
+    tile: usize,
+) {
+    let (n, n_c) = (outputs.n_rows(), candidates.n_rows());
+    let mut k = Mat::zeros(n, tile);
+    for start in (0..n_c).step_by(tile) {
+        let t = tile.min(n_c - start);
+        let mut kt = k.as_mut().subcols_mut(0, t);
+        ky.gram_block_into(outputs, &candidates.slice(start..start + t), kt.as_mut(), par);
+        matmul(dst.as_mut().subcols_mut(start, t), Accum::Replace, encoder, kt.as_ref(), 1.0, par);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use okr_kernels::{DenseRows, Gaussian};
+
+    fn rows(n: usize, d: usize, seed: usize) -> DenseRows {
+        DenseRows::new(Mat::from_fn(n, d, |i, j| (((i * 7 + j * 3 + seed) % 11) as f64) / 11.0)).unwrap()
+    }
+
+    /// Every tile size, including ones that do not divide the row count,
+    /// gives the one-block product.
+    #[test]
+    fn tiles_equal_one_block() {
+        let k = Gaussian::new(0.7).unwrap();
+        let (train, test) = (rows(9, 3, 1), rows(10, 3, 2));
+        let map = Mat::from_fn(9, 4, |i, j| (i as f64 - 2.0 * j as f64) / 5.0);
+        let enc = Mat::from_fn(4, 9, |i, j| (i * j) as f64 / 7.0 - 0.5);
+        let full_c = k.gram_block(&test, &train) * &map;
+        let full_g = &enc * k.gram_block(&train, &test);
+        for tile in [1, 3, 4, 10] {
+            let mut c = Mat::zeros(10, 4);
+            coefficients_in_tiles(&k, &train, &test, map.as_ref(), c.as_mut(), Par::Seq, tile);
+            assert!((&c - &full_c).norm_max() < 1e-13, "coefficients, tile {tile}");
+            let mut g = Mat::zeros(4, 10);
+            atom_products_in_tiles(&k, &train, &test, enc.as_ref(), g.as_mut(), Par::Seq, tile);
+            assert!((&g - &full_g).norm_max() < 1e-13, "atom products, tile {tile}");
+        }
+    }
+}

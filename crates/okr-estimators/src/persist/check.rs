@@ -1,0 +1,77 @@
+//! The checks the [`Validate`](super::Validate) impls are written with.
+
+use faer::MatRef;
+use okr_kernels::{KernelSpec, Rows};
+use okr_linalg::Cholesky;
+
+use super::Invalid;
+use crate::ParamGuard;
+
+/// Result of a check.
+pub(crate) type Check = Result<(), Invalid>;
+
+/// `Err(message())` unless `ok`.
+pub(crate) fn ensure(ok: bool, message: impl FnOnce() -> String) -> Check {
+    if ok { Ok(()) } else { Err(Invalid(message())) }
+}
+
+/// Every entry of `m` is finite.
+pub(crate) fn finite(what: &str, m: MatRef<'_, f64>) -> Check {
+    ensure(m.col_iter().all(|c| c.iter().all(|v| v.is_finite())), || format!("{what} has a NaN or infinite entry"))
+}
+
+/// Every value is finite.
+pub(crate) fn finite_slice(what: &str, v: &[f64]) -> Check {
+    ensure(v.iter().all(|x| x.is_finite()), || format!("{what} has a NaN or infinite value"))
+}
+
+/// `m` is `(rows, cols)` with finite entries.
+pub(crate) fn matrix(what: &str, m: MatRef<'_, f64>, rows: usize, cols: usize) -> Check {
+    ensure((m.nrows(), m.ncols()) == (rows, cols), || {
+        format!("{what} is {} x {}, expected {rows} x {cols}", m.nrows(), m.ncols())
+    })?;
+    finite(what, m)
+}
+
+/// Every index is below `bound`.
+pub(crate) fn indices(what: &str, idx: &[usize], bound: usize) -> Check {
+    match idx.iter().find(|&&i| i >= bound) {
+        Some(&i) => Err(Invalid(format!("{what}: index {i} out of range (< {bound})"))),
+        None => Ok(()),
+    }
+}
+
+/// `map` has `n` entries, each below `n_groups`.
+pub(crate) fn grouping(what: &str, map: &[usize], n: usize, n_groups: usize) -> Check {
+    ensure(map.len() == n, || format!("{what} has {} entries for {n} samples", map.len()))?;
+    indices(what, map, n_groups)
+}
+
+/// `r` has `n` rows.
+pub(crate) fn rows<R: Rows>(what: &str, r: &R, n: usize) -> Check {
+    ensure(r.n_rows() == n, || format!("{what} has {} rows, expected {n}", r.n_rows()))
+}
+
+/// `kernel` can be evaluated on rows like `r`: a Gaussian's feature weights
+/// have one entry per feature.
+pub(crate) fn kernel_fits<R: Rows>(what: &str, kernel: &KernelSpec, r: &R) -> Check {
+    if let (KernelSpec::Gaussian(g), Some(d)) = (kernel, r.feature_dim())
+        && let Some(w) = g.feature_weights()
+    {
+        return ensure(w.len() == d, || format!("{what} has {} feature weights for {d} features", w.len()));
+    }
+    Ok(())
+}
+
+/// A factor of dimension `n` with finite entries and a positive diagonal.
+pub(crate) fn cholesky(what: &str, c: &Cholesky, n: usize) -> Check {
+    ensure(c.dim() == n, || format!("{what} has dimension {}, expected {n}", c.dim()))?;
+    finite(what, c.l())?;
+    ensure((0..n).all(|i| c.l()[(i, i)] > 0.0), || format!("{what} has a diagonal entry <= 0"))?;
+    ensure(c.jitter().is_finite() && c.jitter() >= 0.0, || format!("{what} has an invalid jitter"))
+}
+
+/// The parameters pass their builder's checks.
+pub(crate) fn check_params<P: ParamGuard<Error = crate::Error>>(what: &str, p: &P) -> Check {
+    p.check_ref().map(|_| ()).map_err(|e| Invalid(format!("{what} parameters: {e}")))
+}

@@ -1,0 +1,129 @@
+//! The header around a model body: magic, version, length and CRC-32.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::{Error, Result};
+
+/// First bytes of every okr model file.
+pub const MAGIC: &[u8; 8] = b"OKRMODEL";
+
+/// Version of the body layout, bumped on any change to a persisted type.
+///
+/// History: 1 and 2 were okr-cli's own format (no checksum); 3 the first
+/// library format; 4 adds LEML's convergence tolerance. Older files are not
+/// read (refit).
+pub const FORMAT_VERSION: u32 = 4;
+
+/// Bytes before the body: magic, version, length, checksum.
+pub(crate) const HEADER_LEN: usize = 8 + 4 + 8 + 4;
+
+/// The header followed by `body`.
+pub(crate) fn seal(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// The body of a model file, after checking its header.
+pub(crate) fn open(bytes: &[u8]) -> Result<&[u8]> {
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(Error::NotAModel);
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(Error::Corrupt(format!("the header is cut after {} of {HEADER_LEN} bytes", bytes.len())));
+    }
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let version = word(8);
+    if version > FORMAT_VERSION {
+        return Err(Error::NewerFormat { found: version, supported: FORMAT_VERSION });
+    }
+    if version < FORMAT_VERSION {
+        return Err(Error::OlderFormat { found: version, supported: FORMAT_VERSION });
+    }
+    let declared = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    let present = (bytes.len() - HEADER_LEN) as u64;
+    if declared > present {
+        return Err(Error::Corrupt(format!("truncated: the body has {present} of {declared} bytes")));
+    }
+    if declared < present {
+        return Err(Error::Corrupt(format!("{} trailing bytes after the body", present - declared)));
+    }
+    let body = &bytes[HEADER_LEN..];
+    if crc32fast::hash(body) != word(20) {
+        return Err(Error::Corrupt("checksum mismatch (the file was modified or damaged)".into()));
+    }
+    Ok(body)
+}
+
+/// Writes `bytes` to a temporary file next to `path` and renames it over
+/// `path`; an existing file's permissions are kept.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Filtered by the umask at creation, like any new file.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    if let Ok(old) = std::fs::metadata(path) {
+        tmp.as_file().set_permissions(old.permissions())?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_errors_name_the_problem() {
+        let file = seal(b"body");
+        assert_eq!(open(&file).unwrap(), b"body");
+        assert!(matches!(open(b"PK\x03\x04"), Err(Error::NotAModel)));
+        assert!(open(&file[..10]).unwrap_err().to_string().contains("header is cut"));
+        let mut newer = file.clone();
+        newer[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+        let msg = open(&newer).unwrap_err().to_string();
+        assert_eq!(
+            msg,
+            format!("written by a newer okr (format {}, this okr reads up to {FORMAT_VERSION})", FORMAT_VERSION + 1)
+        );
+        let mut older = file.clone();
+        older[8..12].copy_from_slice(&2u32.to_le_bytes());
+        assert!(matches!(open(&older), Err(Error::OlderFormat { found: 2, .. })));
+        assert!(open(&file[..file.len() - 1]).unwrap_err().to_string().contains("truncated"));
+        let mut long = file.clone();
+        long.push(b'\n');
+        assert!(open(&long).unwrap_err().to_string().contains("1 trailing bytes"));
+        let mut flipped = file.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        assert!(open(&flipped).unwrap_err().to_string().contains("checksum"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn overwriting_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.okr");
+        std::fs::write(&path, b"old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+    }
+}

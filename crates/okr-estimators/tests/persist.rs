@@ -1,0 +1,359 @@
+//! Model files: the golden fixtures (one per `Model` variant) load, re-encode
+//! to the same bytes and predict what they predicted when written; single-byte
+//! mutations of each fixture either load the same model or are rejected, and
+//! nothing panics (also not with the checksum recomputed over a mutated body,
+//! which reaches the decoder and the validation).
+//!
+//! `OKR_BLESS=1 cargo test -p okr-estimators --test persist` rewrites the
+//! fixtures; do it only together with a `FORMAT_VERSION` bump.
+
+use std::path::{Path, PathBuf};
+
+use faer::Mat;
+use okr_estimators::Fit;
+use okr_estimators::kae::{K2ae, Kae, Kpca, LayerKernel};
+use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, Loss, Targets};
+use okr_estimators::nystroem::Anchors;
+use okr_estimators::persist::{IndexBase, Model, ModelInfo, SavedModel};
+use okr_estimators::trace_norm::SelfHs;
+use okr_estimators::trace_norm::masked::{MaskedOptions, MaskedTraceNorm, TaskEntries};
+use okr_estimators::{
+    Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, ScoreModel, SketchedIokr, SurrogateModel,
+    TraceNorm, TraceNormSolver,
+};
+use okr_kernels::{
+    CsrRows, DenseRows, Features, Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows, Standardizer, Tanimoto,
+};
+use rand::{RngExt, SeedableRng};
+
+const N: usize = 24;
+const D: usize = 4;
+const L: usize = 5;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Deterministic dense inputs `(n, D)` with about half the entries zero.
+fn dense(n: usize, seed: usize) -> DenseRows {
+    DenseRows::new(Mat::from_fn(n, D, |i, j| {
+        let v = ((i * 7 + j * 5 + seed) % 11) as f64 / 11.0 - 0.3;
+        if (i + j + seed).is_multiple_of(2) { v } else { 0.0 }
+    }))
+    .unwrap()
+}
+
+fn sparse(n: usize, seed: usize) -> CsrRows {
+    CsrRows::from_dense(dense(n, seed).as_mat()).unwrap()
+}
+
+fn labels() -> LabelSets {
+    LabelSets::new(L, (0..N).map(|i| vec![i % L, (i * 3 + 1) % L]).collect()).unwrap()
+}
+
+fn gauss(gamma: f64) -> KernelSpec {
+    Gaussian::new(gamma).unwrap().into()
+}
+
+fn info(labels_named: bool, index_base: Option<IndexBase>) -> ModelInfo {
+    let mut info = ModelInfo::new(D, L);
+    info.okr_version = "0.1.0".into();
+    if labels_named {
+        info.label_names = (0..L).map(|j| format!("label {j}")).collect();
+    }
+    info.index_base = index_base;
+    info.seed = 7;
+    info.fit_seconds = 0.25;
+    info
+}
+
+/// The fixtures: a name and the model with its metadata.
+fn build() -> Vec<(&'static str, SavedModel)> {
+    let xd = Features::Dense(dense(N, 0));
+    let xs = Features::Sparse(sparse(N, 0));
+    let y = labels();
+    let ky = || KernelSpec::from(Linear);
+    let one = Some(IndexBase::OneBased);
+    let saved = |m: Model, i: ModelInfo| SavedModel::new(m, i).unwrap();
+    let mut out = Vec::new();
+
+    // IOKR on standardized dense inputs.
+    let st = Standardizer::fit(&xd).unwrap();
+    let xz = st.transform_features(&xd).unwrap();
+    let iokr = Iokr::params(gauss(0.5), ky()).lambda(1e-2).fit(&xz, &y).unwrap();
+    let mut i = info(true, None);
+    i.standardizer = Some(st);
+    out.push(("iokr", saved(Model::Iokr(iokr), i)));
+
+    let rr = ReducedRankIokr::params(gauss(0.7), ky()).rank(3).lambda1(1e-2).lambda2(1e-3).fit(&xs, &y).unwrap();
+    out.push(("reduced_rank", saved(Model::ReducedRank(rr), info(false, one))));
+
+    let kde = Kde::params(gauss(0.5), gauss(0.3)).rank(2).lambda(1e-2).centered(true).fit(&xd, &y).unwrap();
+    out.push(("kde", saved(Model::Kde(kde), info(true, None))));
+
+    let weighted: KernelSpec =
+        Gaussian::new(0.4).unwrap().with_feature_weights(vec![1.0, 0.5, 2.0, 1.0]).unwrap().into();
+    let sk = SketchedIokr::params(weighted, ky())
+        .lambda(1e-2)
+        .input_sketch(Some("uniform:10".parse().unwrap()))
+        .output_sketch(Some("gaussian:4".parse().unwrap()))
+        .seed(3)
+        .fit(&xs, &y)
+        .unwrap();
+    out.push(("sketched", saved(Model::Sketched(sk), info(false, Some(IndexBase::ZeroBased)))));
+
+    let ny = Nystroem::params(gauss(0.5), ky()).lambda(1e-2).anchors(Anchors::Uniform(8)).seed(1).fit(&xd, &y).unwrap();
+    out.push(("nystroem", saved(Model::Nystroem(ny), info(false, None))));
+
+    let nrr = NystroemReducedRank::params(gauss(0.5), gauss(0.5))
+        .anchors(Anchors::Uniform(10))
+        .subset(Anchors::Uniform(16))
+        .rank(2)
+        .fit(&xs, &y)
+        .unwrap();
+    out.push(("nystroem_rr", saved(Model::NystroemReducedRank(nrr), info(false, one))));
+
+    let tn = TraceNorm::params(gauss(0.5), ky())
+        .rank(3)
+        .lambda(1e-2)
+        .solver(TraceNormSolver::Als)
+        .seed(2)
+        .fit(&xd, &y)
+        .unwrap();
+    out.push(("trace_norm", saved(Model::TraceNorm(tn), info(true, None))));
+
+    let csr = sparse(N, 0);
+    let leml = Leml::params().rank(2).lambda(0.1).loss(Loss::Squared).max_iter(3).fit(&csr, Targets::Full(&y)).unwrap();
+    out.push(("leml", saved(Model::Leml(leml), info(true, one))));
+
+    let br = BinaryRelevance::params().lambda(0.1).loss(Loss::Logistic).fit(&csr, Targets::Full(&y)).unwrap();
+    out.push(("binary_relevance", saved(Model::BinaryRelevance(br), info(false, one))));
+
+    let cplst = Cplst::params().rank(2).center(true).bias(true).fit(&csr, &y).unwrap();
+    out.push(("cplst", saved(Model::Cplst(cplst), info(false, one))));
+
+    let kae = Kae::params()
+        .hidden_dims(vec![2])
+        .kernels(vec![LayerKernel::GaussianMedian])
+        .lambdas(vec![1e-3])
+        .max_iter(20)
+        .seed(4)
+        .fit(dense(N, 0).as_mat())
+        .unwrap();
+    out.push(("kae", saved(Model::Kae(kae), info(false, None))));
+
+    let k2ae = K2ae::params()
+        .hidden_dims(vec![2])
+        .kernels(vec![LayerKernel::Linear, LayerKernel::GaussianMedian])
+        .max_iter(10)
+        .check()
+        .unwrap()
+        .fit_k2ae_rows(KernelSpec::from(Tanimoto), &xs)
+        .unwrap();
+    out.push(("k2ae", saved(Model::K2ae(k2ae), info(false, one))));
+
+    // Ranking baselines: D user features, L tasks.
+    let users: Vec<Vec<(usize, f64)>> = (0..N)
+        .map(|u| (0..L).filter(|t| (u + t) % 3 != 0).map(|t| (t, ((u * t) % 5) as f64 - 2.0)).collect())
+        .collect();
+    let entries = TaskEntries::from_users(L, users).unwrap();
+    let self_hs = SelfHs::params().lambda(0.5).check().unwrap().fit(dense(N, 0).as_mat(), &entries).unwrap();
+    out.push(("self_hs", saved(Model::SelfHs(self_hs), info(false, None))));
+    let opts = MaskedOptions { rank: 2, max_iter: 20, ..MaskedOptions::default() };
+    let masked = MaskedTraceNorm::fit(&dense(N, 0).as_mat().to_owned(), &entries, &opts, None).unwrap();
+    out.push(("masked_trace_norm", saved(Model::MaskedTraceNorm(masked), info(false, None))));
+
+    let gram = Linear.gram(&dense(N, 0));
+    let kpca = Kpca::fit(gram.as_ref(), 2).unwrap();
+    out.push(("kpca", saved(Model::Kpca(kpca), info(false, None))));
+    out
+}
+
+/// What a model predicts on fixed test inputs, flattened.
+fn predictions(saved: &SavedModel) -> Vec<f64> {
+    let mut x = Features::Dense(dense(5, 3));
+    if let Some(st) = &saved.info.standardizer {
+        x = st.transform_features(&x).unwrap();
+    }
+    let flat = |m: Mat<f64>| {
+        (0..m.ncols()).flat_map(|j| (0..m.nrows()).map(move |i| (i, j))).map(|(i, j)| m[(i, j)]).collect::<Vec<_>>()
+    };
+    fn surrogate(m: &impl SurrogateModel<Features, LabelSets>, x: &Features, outputs: &LabelSets) -> Mat<f64> {
+        let c = m.coefficients(x).unwrap();
+        let cand = outputs.slice(0..outputs.n_rows().min(5));
+        let mut g = Mat::zeros(m.n_atoms(), cand.n_rows());
+        m.atom_products_into(&cand, g.as_mut(), faer::Par::Seq).unwrap();
+        c * g
+    }
+    let csr = || x.to_sparse_rows().unwrap();
+    let d = || x.to_dense();
+    flat(match &saved.model {
+        Model::Iokr(m) => surrogate(m, &x, m.atoms()),
+        Model::ReducedRank(m) => surrogate(m, &x, m.distinct_outputs()),
+        Model::Kde(m) => surrogate(m, &x, m.distinct_outputs()),
+        Model::Sketched(m) => surrogate(m, &x, m.distinct_outputs()),
+        Model::Nystroem(m) => surrogate(m, &x, m.distinct_outputs()),
+        Model::NystroemReducedRank(m) => surrogate(m, &x, m.distinct_outputs()),
+        Model::TraceNorm(m) => surrogate(m, &x, m.distinct_outputs()),
+        Model::Leml(m) => m.scores(&csr()).unwrap(),
+        Model::BinaryRelevance(m) => m.scores(&csr()).unwrap(),
+        Model::Cplst(m) => m.scores(&csr()).unwrap(),
+        Model::Kae(m) => m.encode(d().as_ref()).unwrap(),
+        Model::K2ae(m) => m.encode(&x).unwrap(),
+        Model::SelfHs(m) => m.predict(d().as_ref()).unwrap(),
+        Model::MaskedTraceNorm(m) => m.embed(d().as_ref()),
+        Model::Kpca(m) => m.transform(Linear.gram_block(&dense(5, 3), &dense(N, 0)).as_ref()).unwrap(),
+        other => panic!("no predictions for {}", other.name()),
+    })
+}
+
+fn bless() {
+    std::fs::create_dir_all(fixtures()).unwrap();
+    for (name, saved) in build() {
+        let dir = fixtures();
+        std::fs::write(dir.join(format!("{name}.okrmodel")), saved.to_bytes().unwrap()).unwrap();
+        let json = serde_json::to_string_pretty(&predictions(&saved)).unwrap();
+        std::fs::write(dir.join(format!("{name}.predictions.json")), json + "\n").unwrap();
+    }
+}
+
+fn fixture_names() -> Vec<&'static str> {
+    build().into_iter().map(|(n, _)| n).collect()
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(fixtures().join(format!("{name}.okrmodel")))
+        .unwrap_or_else(|e| panic!("fixture {name}: {e} (write the fixtures with OKR_BLESS=1)"))
+}
+
+/// Every variant has a fixture, and each loads, re-encodes to its bytes and
+/// predicts what it predicted when written. A change of a persisted type
+/// without a `FORMAT_VERSION` bump fails here.
+#[test]
+fn golden_model_files_load_and_predict_as_written() {
+    if std::env::var_os("OKR_BLESS").is_some() {
+        bless();
+    }
+    let names = fixture_names();
+    let mut variants: Vec<String> = Vec::new();
+    for name in &names {
+        let bytes = read(name);
+        let saved = SavedModel::from_bytes(&bytes).unwrap_or_else(|e| {
+            panic!("fixture {name} no longer loads ({e}): a persisted type changed; bump FORMAT_VERSION and re-bless")
+        });
+        assert_eq!(
+            saved.to_bytes().unwrap(),
+            bytes,
+            "fixture {name} re-encodes differently: a persisted type changed; bump FORMAT_VERSION and re-bless"
+        );
+        let text = std::fs::read_to_string(fixtures().join(format!("{name}.predictions.json"))).unwrap();
+        let want: Vec<f64> = serde_json::from_str(&text).unwrap();
+        let got = predictions(&saved);
+        assert_eq!(got.len(), want.len(), "{name}");
+        let scale = 1.0 + want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-9 * scale, "{name}: predicts {g}, the fixture {w}");
+        }
+        variants.push(saved.model.name());
+    }
+    // One fixture per variant: the names of the distinct variants.
+    let n_variants = 15;
+    assert_eq!(names.len(), n_variants, "a Model variant without a fixture");
+    eprintln!("loaded {} fixtures: {}", variants.len(), variants.join(", "));
+}
+
+/// A fresh fit saves and loads back to the same bytes, with the metadata.
+#[test]
+fn save_and_load_round_trip_through_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, saved) in build() {
+        let path = dir.path().join(format!("{name}.okrmodel"));
+        saved.save(&path).unwrap();
+        let back = SavedModel::load(&path).unwrap();
+        assert_eq!(back.to_bytes().unwrap(), saved.to_bytes().unwrap(), "{name}");
+        assert_eq!(back.info, saved.info, "{name}");
+        assert_eq!(back.model.name(), saved.model.name());
+    }
+    let err = SavedModel::load(&dir.path().join("missing")).unwrap_err().to_string();
+    assert!(err.starts_with("cannot read ") && err.contains("missing"), "{err}");
+}
+
+/// Metadata that contradicts the model is refused when saving.
+#[test]
+fn inconsistent_metadata_is_refused() {
+    let (_, saved) = build().swap_remove(0);
+    let mut wrong_width = saved.info.clone();
+    wrong_width.n_features = D + 1;
+    wrong_width.standardizer = None;
+    let err = SavedModel::new(saved.model.clone(), wrong_width).unwrap_err().to_string();
+    assert!(err.contains("reads 4 features"), "{err}");
+    let mut names = saved.info.clone();
+    names.label_names.pop();
+    let err = SavedModel::new(saved.model.clone(), names).unwrap_err().to_string();
+    assert!(err.contains("4 label names for 5 labels"), "{err}");
+}
+
+/// Mutations tried per fixture (a seeded sample of the single-byte ones).
+const MUTATIONS: usize = 2500;
+
+/// Every sampled single-byte mutation of every fixture either loads the same
+/// model or is rejected with a one-line "corrupt model file" (or header)
+/// error; with the checksum recomputed over the mutated body, whatever loads
+/// predicts without a panic.
+#[test]
+fn single_byte_mutations_are_rejected_or_harmless() {
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(20_000);
+    let (mut rejected, mut resealed_loads, mut panics, mut silent) = (0usize, 0usize, Vec::new(), Vec::new());
+    for name in fixture_names() {
+        let bytes = read(name);
+        for _ in 0..MUTATIONS {
+            let at = rng.random_range(0..bytes.len());
+            let mut m = bytes.clone();
+            m[at] ^= rng.random_range(1..=255u8);
+            match std::panic::catch_unwind(|| SavedModel::from_bytes(&m).map(|s| s.to_bytes().unwrap())) {
+                Ok(Ok(re)) if re == bytes => {}
+                Ok(Ok(_)) => silent.push(format!("{name}: byte {at}")),
+                Ok(Err(e)) if e.to_string().contains('\n') => silent.push(format!("{name}: two-line error {e}")),
+                Ok(Err(_)) => rejected += 1,
+                Err(_) => panics.push(format!("{name}: byte {at} (load)")),
+            }
+            // The same mutation with a valid checksum: decoding and validation must hold.
+            let header = 24;
+            if at >= header {
+                let body = &m[header..];
+                let mut sealed = bytes[..header].to_vec();
+                sealed[20..24].copy_from_slice(&crc32fast::hash(body).to_le_bytes());
+                sealed.extend_from_slice(body);
+                if SavedModel::from_bytes(&sealed).is_ok() {
+                    resealed_loads += 1;
+                }
+                if std::panic::catch_unwind(|| okr_estimators::persist::fuzz_model_file(&sealed)).is_err() {
+                    panics.push(format!("{name}: byte {at} (resealed body)"));
+                }
+            }
+        }
+    }
+    std::panic::set_hook(quiet);
+    eprintln!(
+        "{} mutations: {rejected} rejected, {resealed_loads} resealed bodies loaded and predicted, {} panics",
+        MUTATIONS * fixture_names().len(),
+        panics.len()
+    );
+    assert!(panics.is_empty(), "{panics:?}");
+    assert!(silent.is_empty(), "mutated files that load another model: {silent:?}");
+}
+
+/// Found inputs of `cargo xtask fuzz model` replay without a panic.
+#[test]
+fn fuzz_regressions_replay_without_panic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions/model");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let outcome = std::panic::catch_unwind(|| okr_estimators::persist::fuzz_model_file(&bytes));
+        assert!(outcome.is_ok(), "{} panics again", path.display());
+    }
+}
