@@ -14,7 +14,7 @@ use okr_estimators::Fit;
 use okr_estimators::kae::{K2ae, Kae, Kpca, LayerKernel};
 use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, Loss, Targets};
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::persist::{IndexBase, Model, ModelInfo, SavedModel};
+use okr_estimators::persist::{IndexBase, Model, ModelInfo, SavedModel, VectorModel};
 use okr_estimators::trace_norm::SelfHs;
 use okr_estimators::trace_norm::masked::{MaskedOptions, MaskedTraceNorm, TaskEntries};
 use okr_estimators::{
@@ -166,6 +166,14 @@ fn build() -> Vec<(&'static str, SavedModel)> {
     let gram = Linear.gram(&dense(N, 0));
     let kpca = Kpca::fit(gram.as_ref(), 2).unwrap();
     out.push(("kpca", saved(Model::Kpca(kpca), info(false, None))));
+
+    // Vector outputs (format 5): p = 3 dimensional targets.
+    let targets = DenseRows::new(Mat::from_fn(N, 3, |i, j| ((i * 5 + j * 3) % 7) as f64 / 7.0 - 0.4)).unwrap();
+    let iokr_v = Iokr::params(gauss(0.5), gauss(0.8)).lambda(1e-2).fit(&xs, &targets).unwrap();
+    let mut i = ModelInfo::new(D, 3);
+    i.okr_version = "0.1.0".into();
+    i.label_names = vec!["x".into(), "y".into(), "z".into()];
+    out.push(("vectors_iokr", saved(Model::Vectors(VectorModel::Iokr(iokr_v)), i)));
     out
 }
 
@@ -203,6 +211,14 @@ fn predictions(saved: &SavedModel) -> Vec<f64> {
         Model::SelfHs(m) => m.predict(d().as_ref()).unwrap(),
         Model::MaskedTraceNorm(m) => m.embed(d().as_ref()),
         Model::Kpca(m) => m.transform(Linear.gram_block(&dense(5, 3), &dense(N, 0)).as_ref()).unwrap(),
+        Model::Vectors(m) => {
+            let s = m.surrogate();
+            let c = s.coefficients(&x).unwrap();
+            let cand = m.candidates().slice(0..5);
+            let mut g = Mat::zeros(s.n_atoms(), cand.n_rows());
+            s.atom_products_into(&cand, g.as_mut(), faer::Par::Seq).unwrap();
+            c * g
+        }
         other => panic!("no predictions for {}", other.name()),
     })
 }
@@ -257,9 +273,24 @@ fn golden_model_files_load_and_predict_as_written() {
         variants.push(saved.model.name());
     }
     // One fixture per variant: the names of the distinct variants.
-    let n_variants = 15;
+    let n_variants = 16;
     assert_eq!(names.len(), n_variants, "a Model variant without a fixture");
     eprintln!("loaded {} fixtures: {}", variants.len(), variants.join(", "));
+}
+
+/// Format 5 only appended a variant, so version-4 files (same body) still
+/// load; a version-3 file asks for a refit.
+#[test]
+fn format_four_files_still_load() {
+    let bytes = read("iokr");
+    let mut v4 = bytes.clone();
+    v4[8..12].copy_from_slice(&4u32.to_le_bytes());
+    let back = SavedModel::from_bytes(&v4).unwrap();
+    assert!(back.to_bytes().unwrap() == bytes, "re-encoded as format 5");
+    let mut v3 = bytes;
+    v3[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let err = SavedModel::from_bytes(&v3).unwrap_err().to_string();
+    assert!(err.contains("older okr (format 3") && err.contains("refit"), "{err}");
 }
 
 /// A fresh fit saves and loads back to the same bytes, with the metadata.

@@ -11,9 +11,14 @@ pub const MAGIC: &[u8; 8] = b"OKRMODEL";
 /// Version of the body layout, bumped on any change to a persisted type.
 ///
 /// History: 1 and 2 were okr-cli's own format (no checksum); 3 the first
-/// library format; 4 adds LEML's convergence tolerance. Older files are not
-/// read (refit).
-pub const FORMAT_VERSION: u32 = 4;
+/// library format; 4 adds LEML's convergence tolerance; 5 appends the
+/// vector-output models (`Model::Vectors`), so a version-4 body decodes
+/// unchanged and is still read ([`OLDEST_READ_VERSION`]). Older files are
+/// not read (refit).
+pub const FORMAT_VERSION: u32 = 5;
+
+/// Oldest format version whose bodies this okr decodes.
+pub const OLDEST_READ_VERSION: u32 = 4;
 
 /// Bytes before the body: magic, version, length, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 8 + 4;
@@ -42,8 +47,8 @@ pub(crate) fn open(bytes: &[u8]) -> Result<&[u8]> {
     if version > FORMAT_VERSION {
         return Err(Error::NewerFormat { found: version, supported: FORMAT_VERSION });
     }
-    if version < FORMAT_VERSION {
-        return Err(Error::OlderFormat { found: version, supported: FORMAT_VERSION });
+    if version < OLDEST_READ_VERSION {
+        return Err(Error::OlderFormat { found: version, supported: OLDEST_READ_VERSION });
     }
     let declared = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
     let present = (bytes.len() - HEADER_LEN) as u64;

@@ -58,6 +58,7 @@ mod check;
 mod format;
 mod model;
 mod probe;
+mod vectors;
 
 use std::path::{Path, PathBuf};
 
@@ -67,10 +68,11 @@ use serde::{Deserialize, Serialize};
 pub(crate) use check::{
     Check, check_params, cholesky, ensure, finite, finite_slice, grouping, indices, kernel_fits, matrix, rows,
 };
-pub use format::{FORMAT_VERSION, MAGIC};
+pub use format::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
 pub use model::{Model, OutputKind, SavedSurrogate};
 #[doc(hidden)]
 pub use probe::{fuzz_model_file, probe};
+pub use vectors::{SavedVectorSurrogate, VectorModel};
 
 /// Why a deserialized structure cannot be used: one line naming the part
 /// and what is wrong with it.
@@ -110,11 +112,11 @@ pub enum Error {
         supported: u32,
     },
     /// The file's format is older than this okr reads.
-    #[error("written by an older okr (format {found}, this okr reads format {supported}): refit the model")]
+    #[error("written by an older okr (format {found}, this okr reads formats {supported} and newer): refit the model")]
     OlderFormat {
         /// The file's format version.
         found: u32,
-        /// The version this okr reads.
+        /// The oldest version this okr reads.
         supported: u32,
     },
     /// The file is damaged or inconsistent.

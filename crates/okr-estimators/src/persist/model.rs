@@ -3,7 +3,7 @@
 use okr_kernels::{Features, KernelSpec, LabelSets, Rows};
 use serde::{Deserialize, Serialize};
 
-use super::{Invalid, Validate};
+use super::{Invalid, Validate, VectorModel};
 use crate::core::KernelExpansion;
 use crate::kae::{K2aeOnRows, Kae, Kpca};
 use crate::leml::{BinaryRelevance, Cplst, Leml};
@@ -28,6 +28,8 @@ pub enum OutputKind {
     Codes,
     /// A score per (user, task) pair (the ranking baselines).
     TaskScores,
+    /// Vectors in `R^p`, decoded from a surrogate among candidate vectors.
+    Vectors,
 }
 
 /// Every fitted estimator okr can save, one variant each. The
@@ -70,6 +72,8 @@ pub enum Model {
     MaskedTraceNorm(MaskedTraceNorm),
     /// Uncentred kernel PCA (on Gram matrices).
     Kpca(Kpca),
+    /// A kernel-output estimator with vector outputs (format 5).
+    Vectors(VectorModel),
 }
 
 impl Model {
@@ -92,6 +96,7 @@ impl Model {
             Self::SelfHs(_) => "self-hs".into(),
             Self::MaskedTraceNorm(_) => "masked-trace-norm".into(),
             Self::Kpca(_) => "kpca".into(),
+            Self::Vectors(m) => m.name(),
         }
     }
 
@@ -123,6 +128,7 @@ impl Model {
             Self::Leml(_) | Self::BinaryRelevance(_) | Self::Cplst(_) => OutputKind::LabelScores,
             Self::Kae(_) | Self::K2ae(_) | Self::Kpca(_) => OutputKind::Codes,
             Self::SelfHs(_) | Self::MaskedTraceNorm(_) => OutputKind::TaskScores,
+            Self::Vectors(_) => OutputKind::Vectors,
         }
     }
 
@@ -145,6 +151,7 @@ impl Model {
             Self::SelfHs(m) => Some(m.weights().nrows()),
             Self::MaskedTraceNorm(m) => Some(m.a().nrows()),
             Self::Kpca(_) => None,
+            Self::Vectors(m) => m.input_width(),
         }
     }
 
@@ -165,6 +172,7 @@ impl Model {
             Self::Kae(_) | Self::K2ae(_) | Self::Kpca(_) => None,
             Self::SelfHs(m) => Some(m.weights().ncols()),
             Self::MaskedTraceNorm(m) => Some(m.b().nrows()),
+            Self::Vectors(m) => Some(m.output_width()),
         }
     }
 }
@@ -187,6 +195,7 @@ impl Validate for Model {
             Self::SelfHs(m) => m.validate(),
             Self::MaskedTraceNorm(m) => m.validate(),
             Self::Kpca(m) => m.validate(),
+            Self::Vectors(m) => m.validate(),
         }
     }
 }

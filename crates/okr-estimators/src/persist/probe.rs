@@ -57,6 +57,7 @@ pub fn probe(saved: &SavedModel) {
                 let _ = m.predict(dense().as_ref(), 0, 0);
             }
         }
+        Model::Vectors(m) => vectors(m.surrogate(), &x),
         Model::Kpca(m) => {
             let n = m.vectors().nrows();
             let _ = m.transform(Mat::from_fn(2, n, |i, j| ((i + j) % 3) as f64).as_ref());
@@ -74,6 +75,12 @@ fn surrogate<M: SurrogateModel<Features, LabelSets>>(m: &M, x: &Features, y: &La
     let _ = m.output_sq_norms(&candidates);
     let _ = m.atom_gram();
     let _ = m.rkhs_sq_errors_from(c.as_ref(), y);
+}
+
+fn vectors(m: &super::SavedVectorSurrogate, x: &Features) {
+    let Ok(c) = m.coefficients(x) else { return };
+    assert_eq!((c.nrows(), c.ncols()), (x.n_rows(), m.n_atoms()), "coefficient shape");
+    let _ = m.atom_gram();
 }
 
 fn scores<M: ScoreModel<CsrRows>>(m: &M, x: &Features) {
