@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use faer::MatRef;
 use numpy::PyReadonlyArray1;
-use okr_kernels::{CsrRows, DenseRows, DenseSource, LabelSets};
+use okr_kernels::{CsrRows, DenseRows, DenseSource, Features, LabelSets};
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -24,23 +24,7 @@ use pyo3::prelude::*;
 use crate::errors::to_py;
 
 /// Input features: dense rows (read in place) or CSR rows.
-#[derive(Debug, Clone)]
-pub enum Inputs {
-    /// A float64 NumPy array, C- or F-ordered.
-    Dense(DenseRows),
-    /// A scipy.sparse CSR matrix.
-    Sparse(CsrRows),
-}
-
-impl Inputs {
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        match self {
-            Self::Dense(x) => x.n_features(),
-            Self::Sparse(x) => x.n_features(),
-        }
-    }
-}
+pub type Inputs = Features;
 
 /// Outputs: label sets (0/1 indicator matrices) or dense vectors.
 #[derive(Debug, Clone)]

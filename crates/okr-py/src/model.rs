@@ -3,16 +3,17 @@
 
 use numpy::{PyArray2, ndarray::Array2};
 use okr_estimators::nystroem::Anchors;
+use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
 use okr_estimators::{Fit, Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Features, Kernel, KernelSpec, Rows};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::convert::{self, Inputs, Outputs};
 use crate::errors::to_py;
 use crate::params::{KernelChoice, Params};
-use crate::surrogate::{Fitted, FromInputs, OutputMatrix, Predictor};
+use crate::surrogate::{Expansion, SavedOutputs};
 use crate::threads;
 
 /// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
@@ -53,18 +54,12 @@ impl FitSpec {
     }
 }
 
-/// Fits the estimator on typed containers.
-fn fit_typed<X, Y>(s: &FitSpec, x: &X, y: &Y, kx: KernelSpec, ky: KernelSpec) -> PyResult<Box<dyn Predictor>>
+/// Fits the estimator on `x` and outputs `y` and returns it as a saved model.
+fn fit_typed<Y>(s: &FitSpec, x: &Features, y: &Y, kx: KernelSpec, ky: KernelSpec) -> PyResult<SavedEstimator>
 where
-    X: FromInputs,
-    Y: OutputMatrix,
-    KernelSpec: Kernel<X> + Kernel<Y>,
+    Y: SavedOutputs,
+    KernelSpec: Kernel<Features> + Kernel<Y>,
 {
-    fn boxed<M: crate::surrogate::Surrogate<X, Y>, X: FromInputs, Y: OutputMatrix>(
-        m: Result<M, okr_estimators::Error>,
-    ) -> PyResult<Box<dyn Predictor>> {
-        Ok(Box::new(Fitted::<M, X, Y>::new(m.map_err(to_py)?)))
-    }
     let n = x.n_rows();
     let sketch = |text: &Option<String>| -> PyResult<_> {
         let Some(text) = text else { return Ok(None) };
@@ -75,24 +70,30 @@ where
         spec.size = spec.size.min(n.max(1));
         Ok(Some(spec))
     };
-    match s.estimator.as_str() {
-        "iokr" => boxed(Iokr::params(kx, ky).lambda(s.lam).fit(x, y)),
-        "reduced_rank" => boxed(
-            ReducedRankIokr::params(kx, ky).rank(s.rank).lambda1(s.lam).lambda2(s.lam2.unwrap_or(s.lam)).fit(x, y),
+    Ok(match s.estimator.as_str() {
+        "iokr" => Y::iokr(Iokr::params(kx, ky).lambda(s.lam).fit(x, y).map_err(to_py)?),
+        "reduced_rank" => Y::reduced_rank(
+            ReducedRankIokr::params(kx, ky)
+                .rank(s.rank)
+                .lambda1(s.lam)
+                .lambda2(s.lam2.unwrap_or(s.lam))
+                .fit(x, y)
+                .map_err(to_py)?,
         ),
-        "kde" => boxed(Kde::params(kx, ky).rank(s.rank).lambda(s.lam).centered(s.centered).fit(x, y)),
-        "sketched" => boxed(
+        "kde" => Y::kde(Kde::params(kx, ky).rank(s.rank).lambda(s.lam).centered(s.centered).fit(x, y).map_err(to_py)?),
+        "sketched" => Y::sketched(
             SketchedIokr::params(kx, ky)
                 .lambda(s.lam)
                 .input_sketch(sketch(&s.input_sketch)?)
                 .output_sketch(sketch(&s.output_sketch)?)
                 .seed(s.seed)
-                .fit(x, y),
+                .fit(x, y)
+                .map_err(to_py)?,
         ),
         "nystroem" => {
             // Anchors capped at n, as sketches are.
             let anchors = Anchors::Uniform(s.n_components.min(n.max(1)));
-            boxed(Nystroem::params(kx, ky).lambda(s.lam).anchors(anchors).seed(s.seed).fit(x, y))
+            Y::nystroem(Nystroem::params(kx, ky).lambda(s.lam).anchors(anchors).seed(s.seed).fit(x, y).map_err(to_py)?)
         }
         "trace_norm" => {
             let solver = match s.solver.as_str() {
@@ -105,32 +106,61 @@ where
                     )));
                 }
             };
-            boxed(TraceNorm::params(kx, ky).rank(s.rank).lambda(s.lam).solver(solver).seed(s.seed).fit(x, y))
+            // The rank is capped at n as sketch sizes are (okr refuses more).
+            Y::trace_norm(
+                TraceNorm::params(kx, ky)
+                    .rank(s.rank.min(n.max(1)))
+                    .lambda(s.lam)
+                    .solver(solver)
+                    .seed(s.seed)
+                    .fit(x, y)
+                    .map_err(to_py)?,
+            )
         }
-        other => Err(PyValueError::new_err(format!("unknown estimator {other:?}"))),
+        other => return Err(PyValueError::new_err(format!("unknown estimator {other:?}"))),
+    })
+}
+
+fn fit_any(s: &FitSpec, x: &Inputs, y: &Outputs) -> PyResult<SavedEstimator> {
+    let kx = s.kx.build_input(x)?;
+    let ky = s.ky.build_output(y)?;
+    match y {
+        Outputs::Labels(y) => fit_typed(s, x, y, kx, ky),
+        Outputs::Vectors(y) => fit_typed(s, x, y, kx, ky),
     }
 }
 
-fn fit_any(s: &FitSpec, x: &Inputs, y: &Outputs) -> PyResult<Box<dyn Predictor>> {
-    let kx = s.kx.build_input(x)?;
-    let ky = s.ky.build_output(y)?;
-    match (x, y) {
-        (Inputs::Dense(x), Outputs::Labels(y)) => fit_typed(s, x, y, kx, ky),
-        (Inputs::Sparse(x), Outputs::Labels(y)) => fit_typed(s, x, y, kx, ky),
-        (Inputs::Dense(x), Outputs::Vectors(y)) => fit_typed(s, x, y, kx, ky),
-        (Inputs::Sparse(x), Outputs::Vectors(y)) => fit_typed(s, x, y, kx, ky),
-    }
+/// `(requested, used)` rank of the low-rank models.
+fn ranks(model: &SavedEstimator) -> Option<(usize, usize)> {
+    use okr_estimators::SurrogateModel;
+    use okr_estimators::persist::VectorModel as V;
+    Some(match model {
+        SavedEstimator::ReducedRank(m) => (m.requested_rank(), m.rank()),
+        SavedEstimator::Kde(m) => (m.requested_rank(), m.rank()),
+        SavedEstimator::TraceNorm(m) => (m.params_used().rank(), m.n_atoms()),
+        SavedEstimator::Vectors(V::ReducedRank(m)) => (m.requested_rank(), m.rank()),
+        SavedEstimator::Vectors(V::Kde(m)) => (m.requested_rank(), m.rank()),
+        SavedEstimator::Vectors(V::TraceNorm(m)) => (m.params_used().rank(), m.n_atoms()),
+        _ => return None,
+    })
 }
 
 /// A fitted okr surrogate model.
 #[pyclass(module = "okr._okr", name = "Model", frozen)]
 pub struct Model {
-    inner: Box<dyn Predictor>,
-    estimator: String,
-    n_features: usize,
-    output_kind: &'static str,
-    output_dim: usize,
-    n_samples: usize,
+    saved: SavedModel,
+}
+
+impl Model {
+    /// A checked kernel-output model (label sets or vectors).
+    fn new(saved: SavedModel) -> PyResult<Self> {
+        Expansion::of(&saved.model)?;
+        Ok(Self { saved })
+    }
+
+    fn expansion(&self) -> Expansion<'_> {
+        Expansion::of(&self.saved.model).expect("checked in Model::new")
+    }
 }
 
 /// Fits `estimator` (`iokr`, `reduced_rank`, `kde`, `sketched`,
@@ -151,17 +181,16 @@ pub fn fit(
     let spec = FitSpec::read(estimator, &Params(params))?;
     let x = convert::inputs(x)?;
     let y = convert::outputs(y, y_kind)?;
-    let (output_kind, output_dim) = match &y {
-        Outputs::Labels(l) => ("labels", l.n_labels()),
-        Outputs::Vectors(v) => ("vectors", v.n_features()),
+    let output_dim = match &y {
+        Outputs::Labels(l) => l.n_labels(),
+        Outputs::Vectors(v) => v.n_features(),
     };
-    let n_samples = match &x {
-        Inputs::Dense(d) => d.n_rows(),
-        Inputs::Sparse(s) => s.n_rows(),
-    };
-    let n_features = x.n_features();
-    let inner = py.detach(|| threads::run(n_jobs, || fit_any(&spec, &x, &y)))??;
-    Ok(Model { inner, estimator: estimator.to_string(), n_features, output_kind, output_dim, n_samples })
+    let mut info = ModelInfo::new(x.n_features(), output_dim);
+    info.seed = spec.seed;
+    let start = std::time::Instant::now();
+    let model = py.detach(|| threads::run(n_jobs, || fit_any(&spec, &x, &y)))??;
+    info.fit_seconds = start.elapsed().as_secs_f64();
+    Model::new(SavedModel::new(model, info).map_err(to_py)?)
 }
 
 fn int_array(py: Python<'_>, rows: usize, cols: usize, f: impl Fn(usize, usize) -> i64) -> Bound<'_, PyArray2<i64>> {
@@ -182,7 +211,7 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<TopK<'py>> {
         let x = convert::inputs(x)?;
-        let decoded = py.detach(|| threads::run(n_jobs, || self.inner.decode(&x, k)))??;
+        let decoded = py.detach(|| threads::run(n_jobs, || self.expansion().decode(&x, k)))??;
         let k = decoded.k();
         let n = decoded.n_rows();
         let idx = int_array(py, n, k, |t, j| decoded.top(t).get(j).map_or(-1, |&c| c as i64));
@@ -203,55 +232,64 @@ impl Model {
         n_jobs: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let x = convert::inputs(x)?;
-        let s = py.detach(|| threads::run(n_jobs, || self.inner.label_scores(&x)))??;
+        let s = py.detach(|| threads::run(n_jobs, || self.expansion().output_scores(&x)))??;
         Ok(convert::to_numpy(py, s.as_ref()))
     }
 
     /// The candidates (distinct training outputs, first-occurrence order),
     /// `(n_candidates, output_dim)`.
     fn candidates<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        convert::to_numpy(py, self.inner.candidates().as_ref())
+        convert::to_numpy(py, self.expansion().candidates().as_ref())
     }
 
-    /// Estimator name.
+    /// okr's model bytes (the format of `okr fit`'s model files: versioned,
+    /// checksummed); what pickling stores.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A model from okr's model bytes; `ValueError` with okr's message for
+    /// bytes that are not a (kernel-output) model or are damaged.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
+        Self::new(saved)
+    }
+
+    /// Estimator name (`iokr`, `reduced-rank`, `sisokr`, ...).
     #[getter]
-    fn estimator(&self) -> &str {
-        &self.estimator
+    fn estimator(&self) -> String {
+        self.saved.model.name()
     }
 
     /// Number of input features.
     #[getter]
     fn n_features(&self) -> usize {
-        self.n_features
+        self.saved.info.n_features
     }
 
     /// `labels` or `vectors`.
     #[getter]
     fn output_kind(&self) -> &str {
-        self.output_kind
+        if matches!(self.saved.model, SavedEstimator::Vectors(_)) { "vectors" } else { "labels" }
     }
 
     /// Number of labels (label sets) or output dimension (vectors).
     #[getter]
     fn output_dim(&self) -> usize {
-        self.output_dim
-    }
-
-    /// Number of training samples.
-    #[getter]
-    fn n_samples(&self) -> usize {
-        self.n_samples
+        self.saved.info.n_labels
     }
 
     /// Number of atoms of the output basis.
     #[getter]
     fn n_atoms(&self) -> usize {
-        self.inner.n_atoms()
+        self.expansion().n_atoms()
     }
 
     /// `(requested, used)` rank of low-rank models, else `None`.
     #[getter]
     fn ranks(&self) -> Option<(usize, usize)> {
-        self.inner.ranks()
+        ranks(&self.saved.model)
     }
 }

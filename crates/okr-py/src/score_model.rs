@@ -8,27 +8,46 @@ use std::borrow::Cow;
 use okr_estimators::Fit;
 use okr_estimators::ScoreModel as _;
 use okr_estimators::leml::{Leml, Loss, Targets};
+use okr_estimators::persist::{Model, ModelInfo, SavedModel};
 use okr_kernels::CsrRows;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::convert::{self, Inputs};
 use crate::errors::to_py;
 use crate::params::Params;
-use crate::surrogate::FromInputs;
 use crate::threads;
 
 /// A fitted LEML model.
 #[pyclass(module = "okr._okr", name = "ScoreModel", frozen)]
 pub struct ScoreModel {
-    model: Leml,
-    n_features: usize,
-    n_labels: usize,
+    saved: SavedModel,
 }
 
+impl ScoreModel {
+    /// A checked LEML model.
+    fn new(saved: SavedModel) -> PyResult<Self> {
+        match &saved.model {
+            Model::Leml(_) => Ok(Self { saved }),
+            other => Err(PyValueError::new_err(format!("expected a LEML model, got a {} model", other.name()))),
+        }
+    }
+
+    fn leml(&self) -> &Leml {
+        match &self.saved.model {
+            Model::Leml(m) => m,
+            _ => unreachable!("checked in ScoreModel::new"),
+        }
+    }
+}
+
+/// The rows of `x` as CSR (dense rows compressed once).
 fn sparse(x: &Inputs) -> PyResult<Cow<'_, CsrRows>> {
-    CsrRows::from_inputs(x)
+    Ok(match x {
+        Inputs::Sparse(s) => Cow::Borrowed(s),
+        Inputs::Dense(_) => Cow::Owned(x.to_sparse_rows().map_err(to_py)?),
+    })
 }
 
 /// Fits LEML (`rank`, `lam`, `loss` in sq / lr / sh, `max_iter`, `seed`) on
@@ -47,21 +66,26 @@ pub fn fit_leml(
     let loss = Loss::from_name(&loss_name).ok_or_else(|| {
         PyValueError::new_err(format!("invalid parameter loss = {loss_name:?}: expected sq, lr or sh"))
     })?;
+    let x = convert::inputs(x)?;
+    let y = convert::label_sets(y)?;
+    // The rank is capped at the label count (a larger label-space rank adds
+    // nothing, and okr refuses it); the parameter itself is left as given.
     let params = Leml::params()
-        .rank(p.usize_or("rank", 10)?)
+        .rank(p.usize_or("rank", 10)?.min(y.n_labels().max(1)))
         .lambda(p.f64_or("lam", 1.0)?)
         .loss(loss)
         .max_iter(p.usize_or("max_iter", 10)?)
         .seed(p.seed()?);
-    let x = convert::inputs(x)?;
-    let y = convert::label_sets(y)?;
-    let n_features = x.n_features();
+    let mut info = ModelInfo::new(x.n_features(), y.n_labels());
+    info.seed = p.seed()?;
+    let start = std::time::Instant::now();
     let model = py.detach(|| {
         threads::run(n_jobs, || -> PyResult<Leml> {
             params.fit(sparse(&x)?.as_ref(), Targets::Full(&y)).map_err(to_py)
         })
     })??;
-    Ok(ScoreModel { model, n_features, n_labels: y.n_labels() })
+    info.fit_seconds = start.elapsed().as_secs_f64();
+    ScoreModel::new(SavedModel::new(Model::Leml(model), info).map_err(to_py)?)
 }
 
 #[pymethods]
@@ -76,7 +100,7 @@ impl ScoreModel {
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
         let x = convert::inputs(x)?;
         let s = py.detach(|| {
-            threads::run(n_jobs, || -> PyResult<_> { self.model.scores(sparse(&x)?.as_ref()).map_err(to_py) })
+            threads::run(n_jobs, || -> PyResult<_> { self.leml().scores(sparse(&x)?.as_ref()).map_err(to_py) })
         })??;
         Ok(convert::to_numpy(py, s.as_ref()))
     }
@@ -84,30 +108,43 @@ impl ScoreModel {
     /// Scores above it predict the label (the midpoint of the training encoding).
     #[getter]
     fn threshold(&self) -> f64 {
-        self.model.decision_threshold()
+        self.leml().decision_threshold()
     }
 
     /// Number of input features.
     #[getter]
     fn n_features(&self) -> usize {
-        self.n_features
+        self.saved.info.n_features
     }
 
     /// Number of labels.
     #[getter]
     fn n_labels(&self) -> usize {
-        self.n_labels
+        self.saved.info.n_labels
+    }
+
+    /// okr's model bytes (versioned, checksummed); what pickling stores.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A LEML model from okr's model bytes.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
+        Self::new(saved)
     }
 
     /// Number of alternating iterations run.
     #[getter]
     fn n_iter(&self) -> usize {
-        self.model.history().len()
+        self.leml().history().len()
     }
 
     /// The rank of the factorization.
     #[getter]
     fn rank(&self) -> usize {
-        self.model.fitted_params().rank()
+        self.leml().fitted_params().rank()
     }
 }

@@ -1,208 +1,164 @@
-//! What the Python estimators need from a fitted okr model, behind one
-//! object-safe trait ([`Predictor`]) so that the module handles every
-//! (estimator, input container, output container) combination alike.
+//! What the Python estimators need from a fitted kernel-output model, for
+//! label-set and vector outputs alike: the model is an
+//! [`okr_estimators::persist::Model`] (so that it pickles as okr's model
+//! bytes), seen here through its kernel expansion and its candidates.
 
-use std::borrow::Cow;
-use std::marker::PhantomData;
-
-use faer::{Mat, MatRef, Par};
+use faer::{Mat, Par};
 use okr_decode::{CandidateDecoder, Decoded};
+use okr_estimators::core::KernelExpansion;
+use okr_estimators::persist::{Model, SavedSurrogate, SavedVectorSurrogate, VectorModel};
 use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
-use okr_kernels::{CsrRows, DenseRows, Kernel, KernelSpec, LabelSets, Rows};
+use okr_kernels::{DenseRows, Features, KernelSpec, LabelSets, Rows};
 use pyo3::PyResult;
+use pyo3::exceptions::PyValueError;
 
-use crate::convert::Inputs;
 use crate::errors::to_py;
 
-/// Input containers a model can be fitted on, read from [`Inputs`] of
-/// either kind: a dense model densifies sparse test rows, a sparse model
-/// compresses dense ones (each a copy of the test batch only).
-pub trait FromInputs: Rows + 'static {
-    /// The rows of `x` as this container.
-    fn from_inputs(x: &Inputs) -> PyResult<Cow<'_, Self>>;
-}
-
-impl FromInputs for DenseRows {
-    fn from_inputs(x: &Inputs) -> PyResult<Cow<'_, Self>> {
-        match x {
-            Inputs::Dense(d) => Ok(Cow::Borrowed(d)),
-            Inputs::Sparse(s) => Ok(Cow::Owned(DenseRows::new(s.to_dense()).map_err(to_py)?)),
-        }
-    }
-}
-
-impl FromInputs for CsrRows {
-    fn from_inputs(x: &Inputs) -> PyResult<Cow<'_, Self>> {
-        match x {
-            Inputs::Sparse(s) => Ok(Cow::Borrowed(s)),
-            Inputs::Dense(d) => Ok(Cow::Owned(CsrRows::from_dense(d.as_mat()).map_err(to_py)?)),
-        }
-    }
-}
-
-/// Output containers, read as a matrix (label sets as 0/1 indicators).
-pub trait OutputMatrix: Rows + 'static {
-    /// `(n_rows, dim)`.
+/// Output containers the Python package fits on, and how their fitted
+/// models are saved.
+pub trait SavedOutputs: Rows + Sized + 'static {
+    /// The output rows as a matrix `(n_rows, dim)` (label sets as 0/1 indicators).
     fn to_matrix(&self) -> Mat<f64>;
+    /// IOKR as a saved model.
+    fn iokr(m: Iokr<Features, Self, KernelSpec, KernelSpec>) -> Model;
+    /// Reduced-rank IOKR as a saved model.
+    fn reduced_rank(m: ReducedRankIokr<Features, Self, KernelSpec, KernelSpec>) -> Model;
+    /// KDE as a saved model.
+    fn kde(m: Kde<Features, Self, KernelSpec, KernelSpec>) -> Model;
+    /// The sketched estimators as a saved model.
+    fn sketched(m: SketchedIokr<Features, Self, KernelSpec, KernelSpec>) -> Model;
+    /// Nystroem KRR as a saved model.
+    fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model;
+    /// The trace-norm surrogate as a saved model.
+    fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model;
 }
 
-impl OutputMatrix for LabelSets {
+impl SavedOutputs for LabelSets {
     fn to_matrix(&self) -> Mat<f64> {
         self.to_indicator()
     }
+    fn iokr(m: Iokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Iokr(m)
+    }
+    fn reduced_rank(m: ReducedRankIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::ReducedRank(m)
+    }
+    fn kde(m: Kde<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Kde(m)
+    }
+    fn sketched(m: SketchedIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Sketched(m)
+    }
+    fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Nystroem(m)
+    }
+    fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::TraceNorm(m)
+    }
 }
 
-impl OutputMatrix for DenseRows {
+impl SavedOutputs for DenseRows {
     fn to_matrix(&self) -> Mat<f64> {
         self.as_mat().to_owned()
     }
-}
-
-/// A fitted kernel-output model seen through its outputs: candidates to
-/// decode (the distinct training outputs), and its atoms written over
-/// training outputs (`atom_j = sum_i B_ji psi(y_i)`) for label scores.
-pub trait Surrogate<X: Rows, Y: Rows>: SurrogateModel<X, Y> + 'static {
-    /// The distinct training outputs, in first-occurrence order.
-    fn candidates(&self) -> &Y;
-    /// The outputs the atoms are combinations of.
-    fn atom_outputs(&self) -> &Y;
-    /// `B` `(n_atoms, n_atom_outputs)`; `None` for the identity.
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>>;
-    /// `(requested, used)` rank of low-rank models.
-    fn ranks(&self) -> Option<(usize, usize)> {
-        None
+    fn iokr(m: Iokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Vectors(VectorModel::Iokr(m))
+    }
+    fn reduced_rank(m: ReducedRankIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Vectors(VectorModel::ReducedRank(m))
+    }
+    fn kde(m: Kde<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Vectors(VectorModel::Kde(m))
+    }
+    fn sketched(m: SketchedIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Vectors(VectorModel::Sketched(m))
+    }
+    fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Vectors(VectorModel::Nystroem(m))
+    }
+    fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Vectors(VectorModel::TraceNorm(m))
     }
 }
 
-impl<X: Rows + 'static, Y: Rows + 'static> Surrogate<X, Y> for Iokr<X, Y, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X> + Kernel<Y>,
-{
-    fn candidates(&self) -> &Y {
-        self.atoms()
-    }
-    fn atom_outputs(&self) -> &Y {
-        self.atoms()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        None
-    }
+/// A saved kernel-output model with its candidates (the distinct training
+/// outputs, first-occurrence order).
+pub enum Expansion<'a> {
+    /// Label-set outputs.
+    Labels(&'a SavedSurrogate, &'a LabelSets),
+    /// Vector outputs.
+    Vectors(&'a SavedVectorSurrogate, &'a DenseRows),
 }
 
-macro_rules! projected {
-    ($($model:ident),*) => {$(
-        impl<X: Rows + 'static, Y: Rows + 'static> Surrogate<X, Y> for $model<X, Y, KernelSpec, KernelSpec>
-        where
-            KernelSpec: Kernel<X> + Kernel<Y>,
-        {
-            fn candidates(&self) -> &Y {
-                self.distinct_outputs()
-            }
-            fn atom_outputs(&self) -> &Y {
-                self.distinct_outputs()
-            }
-            fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-                Some(self.encoder())
-            }
-            fn ranks(&self) -> Option<(usize, usize)> {
-                Some(projected!(@ranks self, $model))
-            }
+impl<'a> Expansion<'a> {
+    /// The expansion of a saved model; an error for models without one.
+    pub fn of(model: &'a Model) -> PyResult<Self> {
+        let labels = |c: &'a LabelSets| -> PyResult<Self> {
+            let s = model.surrogate().ok_or_else(|| PyValueError::new_err("not a kernel-output model"))?;
+            Ok(Self::Labels(s, c))
+        };
+        match model {
+            Model::Iokr(m) => labels(m.atoms()),
+            Model::ReducedRank(m) => labels(m.distinct_outputs()),
+            Model::Kde(m) => labels(m.distinct_outputs()),
+            Model::Sketched(m) => labels(m.distinct_outputs()),
+            Model::Nystroem(m) => labels(m.distinct_outputs()),
+            Model::NystroemReducedRank(m) => labels(m.distinct_outputs()),
+            Model::TraceNorm(m) => labels(m.distinct_outputs()),
+            Model::Vectors(v) => Ok(Self::Vectors(v.surrogate(), v.candidates())),
+            other => Err(PyValueError::new_err(format!("a {} model has no candidates to decode", other.name()))),
         }
-    )*};
-    (@ranks $s:ident, TraceNorm) => { ($s.params_used().rank(), $s.n_atoms()) };
-    (@ranks $s:ident, $other:ident) => { ($s.requested_rank(), $s.rank()) };
-}
-projected!(ReducedRankIokr, Kde, TraceNorm);
+    }
 
-impl<X: Rows + 'static, Y: Rows + 'static> Surrogate<X, Y> for SketchedIokr<X, Y, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X> + Kernel<Y>,
-{
-    fn candidates(&self) -> &Y {
-        self.distinct_outputs()
+    /// Top-`k` candidates per test row (best first) with their scores
+    /// `k(c, c) - 2 <h(x), psi(c)>` (lower is better).
+    pub fn decode(&self, x: &Features, k: usize) -> PyResult<Decoded> {
+        let decoder = CandidateDecoder::new().top_k(k);
+        match self {
+            Self::Labels(m, c) => decoder.decode(*m, x, *c),
+            Self::Vectors(m, c) => decoder.decode(*m, x, *c),
+        }
+        .map_err(to_py)
     }
-    fn atom_outputs(&self) -> &Y {
-        SketchedIokr::atom_outputs(self)
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        SketchedIokr::atom_weights(self)
-    }
-}
 
-impl<X: Rows + 'static, Y: Rows + 'static> Surrogate<X, Y> for Nystroem<X, Y, KernelSpec, KernelSpec>
-where
-    KernelSpec: Kernel<X> + Kernel<Y>,
-{
-    fn candidates(&self) -> &Y {
-        self.distinct_outputs()
-    }
-    fn atom_outputs(&self) -> &Y {
-        self.distinct_outputs()
-    }
-    fn atom_weights(&self) -> Option<MatRef<'_, f64>> {
-        None
-    }
-}
-
-/// The object-safe face of a fitted model.
-pub trait Predictor: Send + Sync {
-    /// Top-`k` candidates per test row (indices into [`candidates`](Predictor::candidates),
-    /// best first) with their scores `k(c, c) - 2 <h(x), psi(c)>` (lower is better).
-    fn decode(&self, x: &Inputs, k: usize) -> PyResult<Decoded>;
     /// `h(x)` read with a linear output kernel: `C B Y` `(n_test, dim)`
-    /// (label scores for label sets; the kernel ridge prediction for vectors).
-    fn label_scores(&self, x: &Inputs) -> PyResult<Mat<f64>>;
+    /// (label scores for label sets, the kernel ridge prediction for vectors).
+    pub fn output_scores(&self, x: &Features) -> PyResult<Mat<f64>> {
+        match self {
+            Self::Labels(m, _) => linear_read(*m, x),
+            Self::Vectors(m, _) => linear_read(*m, x),
+        }
+    }
+
     /// The candidates as a matrix `(n_candidates, dim)`.
-    fn candidates(&self) -> Mat<f64>;
+    pub fn candidates(&self) -> Mat<f64> {
+        match self {
+            Self::Labels(_, c) => c.to_matrix(),
+            Self::Vectors(_, c) => c.to_matrix(),
+        }
+    }
+
     /// Number of atoms (the width of the coefficients).
-    fn n_atoms(&self) -> usize;
-    /// `(requested, used)` rank of low-rank models.
-    fn ranks(&self) -> Option<(usize, usize)>;
-}
-
-/// A fitted model `M` on inputs `X` and outputs `Y`.
-pub struct Fitted<M, X, Y> {
-    pub model: M,
-    _types: PhantomData<fn() -> (X, Y)>,
-}
-
-impl<M, X, Y> Fitted<M, X, Y> {
-    pub fn new(model: M) -> Self {
-        Self { model, _types: PhantomData }
+    pub fn n_atoms(&self) -> usize {
+        match self {
+            Self::Labels(m, _) => m.n_atoms(),
+            Self::Vectors(m, _) => m.n_atoms(),
+        }
     }
 }
 
-impl<M, X, Y> Predictor for Fitted<M, X, Y>
+/// `C B Y` for a model whose atoms are `B` (`None`: identity) over outputs `Y`.
+fn linear_read<M, Y>(m: &M, x: &Features) -> PyResult<Mat<f64>>
 where
-    M: Surrogate<X, Y>,
-    X: FromInputs,
-    Y: OutputMatrix,
+    M: KernelExpansion<Features, Y> + ?Sized,
+    Y: SavedOutputs,
 {
-    fn decode(&self, x: &Inputs, k: usize) -> PyResult<Decoded> {
-        let x = X::from_inputs(x)?;
-        CandidateDecoder::new().top_k(k).decode(&self.model, x.as_ref(), self.model.candidates()).map_err(to_py)
-    }
-
-    fn label_scores(&self, x: &Inputs) -> PyResult<Mat<f64>> {
-        let x = X::from_inputs(x)?;
-        let mut coef = Mat::zeros(x.n_rows(), self.model.n_atoms());
-        self.model.coefficients_into(x.as_ref(), coef.as_mut(), Par::rayon(0)).map_err(to_py)?;
-        let outputs = self.model.atom_outputs().to_matrix();
-        Ok(match self.model.atom_weights() {
-            None => &coef * &outputs,
-            Some(b) => &coef * (b * &outputs),
-        })
-    }
-
-    fn candidates(&self) -> Mat<f64> {
-        self.model.candidates().to_matrix()
-    }
-
-    fn n_atoms(&self) -> usize {
-        self.model.n_atoms()
-    }
-
-    fn ranks(&self) -> Option<(usize, usize)> {
-        self.model.ranks()
-    }
+    let mut coef = Mat::zeros(x.n_rows(), m.n_atoms());
+    m.coefficients_into(x, coef.as_mut(), Par::rayon(0)).map_err(to_py)?;
+    let atoms = m.atoms();
+    let outputs = atoms.outputs.to_matrix();
+    Ok(match atoms.weights {
+        None => &coef * &outputs,
+        Some(b) => &coef * (b * &outputs),
+    })
 }

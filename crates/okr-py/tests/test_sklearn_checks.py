@@ -30,10 +30,6 @@ EXPECTED_FAILED = {
             "not split into independent per-column classifiers, so there are no per-column "
             "classes_ and decision_function is h(x) read with a linear output kernel"
         ),
-        # Pickling goes through okr's versioned model bytes
-        # (okr_estimators::persist), which is not on this branch yet.
-        "check_estimators_pickle": "pickling waits for okr's model bytes (okr_estimators::persist)",
-        "check_estimators_pickle(readonly_memmap=True)": "pickling waits for okr's model bytes (okr_estimators::persist)",
     },
 }
 

@@ -85,6 +85,8 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     """
 
     _okr_name = None
+    # The Rust class of ``model_`` (what unpickling rebuilds from okr's bytes).
+    _model_class = _okr.Model
 
     def _params_for_okr(self):
         params = dict(self.get_params(deep=False))
@@ -216,5 +218,5 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def __setstate__(self, state):
         if isinstance(state.get("model_"), (bytes, bytearray)):
             state = dict(state)
-            state["model_"] = _okr.Model.from_bytes(state["model_"])
+            state["model_"] = type(self)._model_class.from_bytes(bytes(state["model_"]))
         super().__setstate__(state)

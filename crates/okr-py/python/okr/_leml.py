@@ -12,6 +12,7 @@ __all__ = ["LEML"]
 
 class LEML(OkrSurrogate):
     """LEML (Yu et al. 2014): label scores ``x^T W H`` with a rank-``rank``
+    (capped at the number of labels)
     factorization, fitted by alternating minimization of ``loss`` (``"sq"``
     squared, ``"lr"`` logistic, ``"sh"`` squared hinge) with ridge ``lam``
     for ``max_iter`` iterations; ``random_state`` seeds ``H``.
@@ -23,6 +24,8 @@ class LEML(OkrSurrogate):
     are compressed to one CSR copy (LEML's products run on sparse rows).
     Targets: a 0/1 indicator (dense or sparse) or class labels.
     """
+
+    _model_class = _okr.ScoreModel
 
     def __init__(self, *, rank=10, lam=1.0, loss="sq", max_iter=10, random_state=None, n_jobs=None):
         self.rank = rank

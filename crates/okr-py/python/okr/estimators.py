@@ -320,7 +320,7 @@ class NystroemKRR(OkrSurrogate):
 
 
 class TraceNormSurrogate(OkrSurrogate):
-    """Trace-norm regularized surrogate (LR-SELF, Luise et al. 2019) of rank ``rank``; ``solver`` is ``gd`` (factorized gradient descent), ``als`` or ``convex``; ``random_state`` seeds the initialization.
+    """Trace-norm regularized surrogate (LR-SELF, Luise et al. 2019) of rank ``rank``; ``solver`` is ``gd`` (factorized gradient descent), ``als`` or ``convex``; ``random_state`` seeds the initialization. A ``rank`` above the number of training samples is capped at it.
 
     Parameters shared by every estimator: ``kernel`` (input kernel:
     ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
