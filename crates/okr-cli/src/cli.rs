@@ -387,7 +387,9 @@ pub struct FitArgs {
     #[arg(long, value_name = "P")]
     pub code_dim: Option<usize>,
     /// Iteration budget: LEML alternating iterations (one W-step and one H-step each;
-    /// default 10); KAE / K2AE maximum number of gradient (Adam) steps (default 500).
+    /// default 10, at most 1000000; LEML stops earlier once an iteration lowers its
+    /// objective by less than 1e-6 relative); KAE / K2AE maximum number of gradient
+    /// (Adam) steps (default 500).
     #[arg(long, value_name = "N")]
     pub max_iter: Option<usize>,
     /// Worker threads (default: all cores).

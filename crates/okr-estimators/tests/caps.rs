@@ -63,7 +63,8 @@ fn leml_rank_is_at_most_the_label_count_and_tol_stops_early() {
     invalid(Leml::params().rank(5).fit(&x, Targets::Full(&y)).unwrap_err(), "rank");
     let full = Leml::params().rank(4).max_iter(40).fit(&x, Targets::Full(&y)).unwrap();
     assert_eq!(full.history().len(), 40, "no tol: max_iter iterations, as the paper");
-    let early = Leml::params().rank(4).max_iter(1_000_000_000).tol(1e-3).fit(&x, Targets::Full(&y)).unwrap();
+    invalid(Leml::params().rank(4).max_iter(1_000_000_000).check().unwrap_err(), "max_iter");
+    let early = Leml::params().rank(4).max_iter(1_000_000).tol(1e-3).fit(&x, Targets::Full(&y)).unwrap();
     let h = early.history();
     assert!(h.len() < 40, "stopped after {} iterations", h.len());
     let (prev, last) = (h[h.len() - 2].objective, h[h.len() - 1].objective);

@@ -278,6 +278,9 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
 
 /// LEML's parameters; the rank is `--rank` (or the default) before the
 /// label count is known, see [`leml_rank`].
+/// LEML's relative convergence tolerance in the CLI.
+const LEML_TOL: f64 = 1e-6;
+
 fn leml_params(a: &FitArgs) -> LemlParams {
     let loss = match a.loss.unwrap_or(LossKind::Sq) {
         LossKind::Sq => Loss::Squared,
@@ -289,6 +292,8 @@ fn leml_params(a: &FitArgs) -> LemlParams {
         .lambda(a.lambda.unwrap_or(DEFAULT_LAMBDA))
         .loss(loss)
         .max_iter(a.max_iter.unwrap_or(10))
+        // A large --max-iter is a budget, not a promise to run it out.
+        .tol(LEML_TOL)
         .seed(a.seed)
 }
 

@@ -13,7 +13,7 @@ use crate::{Error, ParamGuard, Result};
 /// | `rank` | `10` | `k`, columns of `W` `(d, k)` and `H` `(L, k)` | `>= 1` |
 /// | `lambda` | `0.1` | $\lambda$ in $\sum_\Omega \ell + \tfrac\lambda2(\lVert W\rVert_F^2 + \lVert H\rVert_F^2)$ | `> 0` |
 /// | `loss` | `Squared` | [`Loss`] | |
-/// | `max_iter` | `10` | alternating iterations (one W-step then one H-step each) | `>= 1` |
+/// | `max_iter` | `10` | alternating iterations (one W-step then one H-step each) | `1..=1000000` |
 /// | `tol` | none | stop early once an iteration lowers $J_\Omega$ by at most `tol` (relative); none runs `max_iter` iterations, as the paper | `[0, 1)` |
 /// | `cg_tol` | `1e-3` | squared loss: CG stops at $\lVert r\rVert \le$ `cg_tol` $\lVert\nabla g\rVert$ | `(0, 1)` |
 /// | `max_cg_iter` | `20` | Hessian-vector products per CG solve / TRON Newton step | `>= 1` |
@@ -179,6 +179,9 @@ pub(crate) fn check_solver(cg_tol: f64, max_cg_iter: usize, tron_eps: f64, tron_
     checks::at_least_one("tron_max_iter", tron_max_iter)
 }
 
+/// Largest `max_iter` (each iteration keeps one history entry).
+pub const MAX_ITER: usize = 1_000_000;
+
 impl ParamGuard for LemlParams {
     type Checked = LemlValidParams;
     type Error = Error;
@@ -188,6 +191,8 @@ impl ParamGuard for LemlParams {
         checks::at_least_one("rank", p.rank)?;
         checks::positive("lambda", p.lambda)?;
         checks::at_least_one("max_iter", p.max_iter)?;
+        // One history entry per iteration: bounded, and beyond any run that converges.
+        checks::at_most("max_iter", p.max_iter, MAX_ITER, "at most 1000000 alternating iterations")?;
         if let Some(tol) = p.tol {
             checks::fraction("tol", tol)?;
         }
