@@ -81,7 +81,7 @@ fn kae_depth_and_width_are_bounded() {
     assert!(Kae::params().hidden_dims(vec![2; MAX_LAYERS - 1]).check_ref().is_ok());
     let wide = Kae::params().hidden_dims(vec![11]).max_iter(2);
     let err = wide.fit(x.as_mat()).unwrap_err();
-    assert!(err.to_string().contains("width 11 (> 10)"), "{err}");
+    assert!(err.to_string().contains("width 11 (> 10 = max(n_samples = 10, n_features = 3))"), "{err}");
     assert!(Kae::params().hidden_dims(vec![10]).max_iter(2).fit(x.as_mat()).is_ok());
     let gram = x.as_mat() * x.as_mat().transpose();
     invalid(K2ae::params().hidden_dims(vec![11]).max_iter(2).fit_k2ae_gram(gram.as_ref()).unwrap_err(), "hidden_dims");

@@ -7,6 +7,7 @@
 //! GIL and run on `n_jobs` threads ([`threads`]), and okr's errors become
 //! `ValueError`s with okr's message ([`errors`]).
 
+mod codes;
 mod convert;
 mod errors;
 mod model;
@@ -68,6 +69,9 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
     m.add_class::<score_model::ScoreModel>()?;
     m.add_function(wrap_pyfunction!(score_model::fit_leml, m)?)?;
+    m.add_class::<codes::CodeModel>()?;
+    m.add_function(wrap_pyfunction!(codes::fit_autoencoder, m)?)?;
+    m.add_function(wrap_pyfunction!(codes::fit_kpca, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;
     Ok(())

@@ -18,6 +18,9 @@ ESTIMATORS = [
     okr.NystroemKRR(n_components=20, random_state=0),
     okr.TraceNormSurrogate(rank=3, random_state=0),
     okr.LEML(rank=3, random_state=0),
+    okr.KAE(hidden_dims=(3,), max_iter=30, random_state=0),
+    okr.K2AE(hidden_dims=(3,), max_iter=30, random_state=0),
+    okr.KPCA(n_components=3),
 ]
 
 # Checks that do not apply to okr's estimators, for every estimator ("*"),

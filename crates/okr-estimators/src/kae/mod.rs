@@ -142,7 +142,7 @@ fn check_widths(params: &KaeValidParams, n: usize, d: usize) -> Result<()> {
     match params.hidden_dims.iter().find(|&&w| w > bound) {
         Some(&w) => Err(Error::InvalidParameter {
             name: "hidden_dims",
-            value: format!("width {w} (> {bound})"),
+            value: format!("width {w} (> {bound} = max(n_samples = {n}, n_features = {d}))"),
             expected: "every width at most max(samples, features)",
         }),
         None => Ok(()),

@@ -5,11 +5,13 @@ sparse, class labels, or a float matrix of vector outputs; ``predict``,
 ``predict_topk``, ``decision_function``, ``score``):
 :class:`IOKR`, :class:`ReducedRankIOKR`, :class:`KDE`, :class:`SIOKR`,
 :class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`,
-:class:`TraceNormSurrogate`; label scores: :class:`LEML`. Data: :func:`load_arff`, :func:`data_dir`.
+:class:`TraceNormSurrogate`; label scores: :class:`LEML`; codes
+(``fit(X)``, ``transform``): :class:`KAE`, :class:`K2AE`, :class:`KPCA`. Data: :func:`load_arff`, :func:`data_dir`.
 """
 
 from . import _okr
 from ._base import f1_samples
+from ._codes import K2AE, KAE, KPCA
 from ._leml import LEML
 from .datasets import data_dir, load_arff
 from .estimators import (
@@ -35,6 +37,9 @@ __all__ = [
     "NystroemKRR",
     "TraceNormSurrogate",
     "LEML",
+    "KAE",
+    "K2AE",
+    "KPCA",
     "f1_samples",
     "load_arff",
     "data_dir",

@@ -1,0 +1,163 @@
+"""Unsupervised okr models as scikit-learn transformers: the kernel
+autoencoders KAE and K2AE (Laforgue, Clemencon and d'Alche-Buc 2019) and
+(uncentred) kernel PCA."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _okr
+
+__all__ = ["KAE", "K2AE", "KPCA"]
+
+
+def _rows(est, X, reset):
+    X = validate_data(est, X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False, reset=reset)
+    if hasattr(X, "indptr"):
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        return X
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    return X
+
+
+class _CodeBase(TransformerMixin, BaseEstimator):
+    """Fit on ``X`` (``y`` is ignored), ``transform`` gives each row's code;
+    the fitted model pickles as okr's model bytes."""
+
+    def _okr_params(self):
+        params = dict(self.get_params(deep=False))
+        params.pop("n_jobs", None)
+        params.pop("random_state", None)
+        params["seed"] = int(check_random_state(getattr(self, "random_state", None)).randint(np.iinfo(np.int32).max))
+        return params
+
+    def transform(self, X):
+        """The code of each row of ``X``, ``(n_samples, code width)``."""
+        check_is_fitted(self, "model_")
+        return self.model_.transform(_rows(self, X, reset=False), self.n_jobs)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if "model_" in state:
+            state = dict(state)
+            state["model_"] = state["model_"].to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        if isinstance(state.get("model_"), (bytes, bytearray)):
+            state = dict(state)
+            state["model_"] = self._model_from_bytes(bytes(state["model_"]), state)
+        super().__setstate__(state)
+
+    def _model_from_bytes(self, data, state):
+        return _okr.CodeModel.from_bytes(data)
+
+
+class _Autoencoder(_CodeBase):
+    _kind = None
+
+    def __init__(
+        self,
+        *,
+        hidden_dims=(2,),
+        kernel="gaussian",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        lam=1e-3,
+        max_iter=500,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.hidden_dims = hidden_dims
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.lam = lam
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Fit the autoencoder on ``X``; sets ``embedding_`` (training codes),
+        ``n_iter_`` and ``objective_``."""
+        X = _rows(self, X, reset=True)
+        params = self._okr_params()
+        dims = params.pop("hidden_dims")
+        if np.ndim(dims) == 0:
+            dims = [dims]
+        dims = [int(d) for d in dims]
+        self.model_ = _okr.fit_autoencoder(self._kind, params, dims, X, self.n_jobs)
+        self.embedding_ = self.model_.train_codes()
+        self.n_iter_ = self.model_.n_iter
+        self.objective_ = self.model_.objective
+        return self
+
+    def score(self, X, y=None):
+        """Minus the mean squared reconstruction error of ``X`` (higher is better)."""
+        check_is_fitted(self, "model_")
+        return -self.model_.reconstruction_error(_rows(self, X, reset=False), self.n_jobs)
+
+
+class KAE(_Autoencoder):
+    """Finite kernel autoencoder: layers ``x -> Phi_l^T k_l(x_l, X_l)`` of
+    widths ``hidden_dims`` (the code is the last inner layer) trained by Adam
+    for at most ``max_iter`` steps with ridge ``lam``; the first layer's
+    kernel is ``kernel`` (``"gaussian"`` with ``gamma``, ``None``: median
+    heuristic; ``"linear"``; ``"polynomial"`` with ``degree``, ``gamma``,
+    ``coef0``), the others Gaussian with the median heuristic. Sparse input
+    is densified once (the finite KAE works on dense rows)."""
+
+    _kind = "kae"
+
+
+class K2AE(_Autoencoder):
+    """K2AE: the kernel autoencoder on an input kernel's Gram matrix, for
+    inputs given only through a kernel (any of okr's: ``"gaussian"``,
+    ``"linear"``, ``"laplacian"``, ``"polynomial"``, ``"tanimoto"``,
+    ``"gaussian-tanimoto"``); otherwise as :class:`KAE`."""
+
+    _kind = "k2ae"
+
+
+class KPCA(_CodeBase):
+    """Uncentred kernel PCA: codes ``k(x, X) V diag(1 / sqrt(eigenvalues))``
+    from the top ``n_components`` eigenpairs of the Gram matrix of ``kernel``
+    (``gamma``, ``degree``, ``coef0`` as for the other estimators). Keeps
+    ``X_fit_`` (new rows are compared with it), as scikit-learn's
+    ``KernelPCA`` does."""
+
+    def __init__(self, n_components=2, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0, n_jobs=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_jobs = n_jobs
+
+    def _okr_params(self):
+        params = super()._okr_params()
+        params.pop("n_components")
+        return params
+
+    def fit(self, X, y=None):
+        """Eigendecompose the Gram matrix of ``X``; sets ``embedding_``."""
+        X = _rows(self, X, reset=True)
+        self.X_fit_ = X
+        self.model_ = _okr.fit_kpca(self._okr_params(), int(self.n_components), X, self.n_jobs)
+        self.embedding_ = self.model_.train_codes()
+        return self
+
+    def _model_from_bytes(self, data, state):
+        params = {k: state[k] for k in ("kernel", "gamma", "degree", "coef0")}
+        return _okr.CodeModel.from_kpca_bytes(data, params, state["X_fit_"])
