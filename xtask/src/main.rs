@@ -24,6 +24,7 @@ mod fuzz;
 mod index;
 mod kae;
 mod leml;
+mod python_peers;
 mod python_tests;
 mod quick;
 mod reduced_rank;
@@ -138,6 +139,11 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment::new("kae-fingerprints", "stand-in for the KAE paper's metabolite fingerprint reconstruction", |a| {
         kae::fingerprints::run(&a.out_dir, a.seed)
     }),
+    Experiment::new(
+        "python-vs-peers",
+        "okr's Python IOKR / SISOKR on Bibtex beside numpy and structured-predictions, and the CLI (one run)",
+        |a| python_peers::run_experiment(&a.out_dir, a.seed),
+    ),
     Experiment::new(
         "retrieval",
         "per-query candidate sets: top-k accuracy and mean rank against the number of distractors (label sets, fingerprint stand-in)",

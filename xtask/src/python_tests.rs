@@ -10,7 +10,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 /// Runs `cmd`, failing with its description when it exits non-zero.
-fn run(cmd: &mut Command, what: &str) -> Result<()> {
+pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
     eprintln!("xtask test: {what}");
     let status = cmd.status().with_context(|| format!("cannot start: {what}"))?;
     if !status.success() {
@@ -19,17 +19,17 @@ fn run(cmd: &mut Command, what: &str) -> Result<()> {
     Ok(())
 }
 
-fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn target_dir(root: &Path) -> PathBuf {
+pub fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
 /// Creates the virtual environment and installs the pinned packages unless
 /// it already holds exactly these pins; returns its Python.
-fn virtual_env(venv: &Path, requirements: &Path) -> Result<PathBuf> {
+pub fn virtual_env(venv: &Path, requirements: &Path) -> Result<PathBuf> {
     let python = venv.join("bin/python");
     let stamp = venv.join("okr-requirements.txt");
     let wanted =
@@ -54,6 +54,22 @@ pub fn run_all(python_only: bool) -> Result<()> {
     if !python_only {
         run(Command::new(&cargo).args(["test", "--workspace"]).current_dir(&root), "cargo test --workspace")?;
     }
+    let python = python_with_okr()?;
+    // From the workspace root, so that okr finds ../shared/data as the Rust
+    // tests do (or OKR_DATA_DIR when set).
+    run(
+        Command::new(&python)
+            .args(["-m", "pytest", "-p", "no:cacheprovider", "-q"])
+            .arg(root.join("crates/okr-py/tests"))
+            .current_dir(&root),
+        "pytest crates/okr-py/tests",
+    )
+}
+
+/// The interpreter of `target/py-venv` with the okr package built from
+/// this checkout (maturin, release) and installed.
+pub fn python_with_okr() -> Result<PathBuf> {
+    let root = workspace_root();
     let target = target_dir(&root);
     let py_dir = root.join("crates/okr-py");
     let python = virtual_env(&target.join("py-venv"), &py_dir.join("requirements-test.txt"))?;
@@ -80,13 +96,5 @@ pub fn run_all(python_only: bool) -> Result<()> {
         Command::new(&python).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel),
         "pip install the okr wheel",
     )?;
-    // From the workspace root, so that okr finds ../shared/data as the Rust
-    // tests do (or OKR_DATA_DIR when set).
-    run(
-        Command::new(&python)
-            .args(["-m", "pytest", "-p", "no:cacheprovider", "-q"])
-            .arg(py_dir.join("tests"))
-            .current_dir(&root),
-        "pytest crates/okr-py/tests",
-    )
+    Ok(python)
 }
