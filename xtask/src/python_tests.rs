@@ -41,7 +41,7 @@ pub fn virtual_env(venv: &Path, requirements: &Path) -> Result<PathBuf> {
     run(Command::new(&host).args(["-m", "venv", "--clear"]).arg(venv), &format!("{host} -m venv {}", venv.display()))?;
     run(
         Command::new(&python).args(["-m", "pip", "install", "--quiet", "-r"]).arg(requirements),
-        "pip install -r crates/okr-py/requirements-test.txt",
+        &format!("pip install -r {}", requirements.display()),
     )?;
     std::fs::write(&stamp, wanted).with_context(|| format!("cannot write {}", stamp.display()))?;
     Ok(python)

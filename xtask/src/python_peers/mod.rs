@@ -101,10 +101,17 @@ fn peer_python(target: &Path) -> Result<PathBuf> {
         .args(["-c", "import stpredictions.models.IOKR.model, stpredictions.models.IOKR.SketchedIOKR"])
         .status()?;
     if !installed.success() {
-        run(
-            Command::new(&python).args(["-m", "pip", "install", "--quiet", "--no-build-isolation", PEER_PACKAGE]),
-            &format!("pip install {PEER_PACKAGE}"),
-        )?;
+        eprintln!("python-vs-peers: pip install {PEER_PACKAGE}");
+        let out = Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "--no-build-isolation", PEER_PACKAGE])
+            .output()
+            .context("cannot run pip")?;
+        if !out.status.success() {
+            // pip's last exception line says why (the build's own error).
+            let err = String::from_utf8_lossy(&out.stderr);
+            let cause = err.lines().rev().find(|l| l.contains("Error:")).unwrap_or("pip failed").trim();
+            bail!("pip install {PEER_PACKAGE} failed: {cause}");
+        }
     }
     Ok(python)
 }
@@ -250,7 +257,10 @@ fn write(
         "\nThe numpy rows are the same algebra written as a careful numpy user would (Cholesky solve \
          against the candidates' output Gram, one GEMM to score); the peer rows call \
          structured-predictions' `IOKR` (explicit inverse) and `SISOKR` (its `SubSample` and `Gaussian` \
-         sketches). Times are wall seconds on this machine, to be read as ratios within the run.\n",
+         sketches). numpy's IOKR fit also solves for the candidates' scores \
+         `(K + n lambda I)^-1 K_y(Y, C)`, so its decode is one GEMM; okr stops its fit at the factorization \
+         and decodes through the coefficients (which also give label scores and top-k lists). Times are \
+         wall seconds on this machine, to be read as ratios within the run.\n",
     );
     std::fs::create_dir_all(out_dir)?;
     write_records(out_dir.join("python-vs-peers.json"), &records)?;
