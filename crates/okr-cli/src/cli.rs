@@ -7,9 +7,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 
 pub mod data;
+pub mod output;
 pub mod tune;
 
 pub use data::DataCommand;
+pub use output::{InfoArgs, OutputFormat, RenderArgs};
 pub use tune::{CvKind, TuneArgs};
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
@@ -72,7 +74,8 @@ pub enum Command {
     /// The input file may hold the features alone (ARFF without the label
     /// attributes, CSV without the label columns, svmlight/XC rows without label
     /// lists) or features and labels (ignored). Writes one line per input: the predicted labels, comma separated
-    /// (0-based), or the top-k candidates with --top-k.
+    /// (0-based), or the top-k candidates with --top-k; --output-format csv / json
+    /// write label names, --scores the scores.
     Predict(PredictArgs),
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
     ///
@@ -107,6 +110,8 @@ pub enum Command {
     /// weights). They read h(x) with a linear output kernel, which is exact for
     /// IOKR (alpha does not depend on the output kernel).
     Eval(EvalArgs),
+    /// Describe a model file: estimator, kernels, hyper-parameters, label names, versions.
+    Info(InfoArgs),
     /// Encode an input file with a saved kernel autoencoder (--estimator kae or k2ae).
     ///
     /// Writes one line per input: its code, comma separated.
@@ -480,6 +485,9 @@ pub struct PredictArgs {
     /// Print the k best candidates per input (`;`-separated, best first; at least 1).
     #[arg(long, default_value_t = 1, value_name = "K", value_parser = at_least_one)]
     pub top_k: usize,
+    /// Output format, scores and thresholds.
+    #[command(flatten)]
+    pub render: RenderArgs,
     /// Output file (default: standard output).
     #[arg(long, short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
@@ -516,6 +524,14 @@ pub struct EvalArgs {
     /// Add precision, recall, F1 and support of every label ("per_label").
     #[arg(long)]
     pub per_label: bool,
+    /// Evaluate this prediction file (written by `okr predict`) against the
+    /// labelled file instead of predicting; label scores in it (csv / json
+    /// with --scores) give lrap, auc and p_at_k, else those are null.
+    #[arg(long, value_name = "PATH")]
+    pub predictions: Option<PathBuf>,
+    /// Format of --predictions (default: by extension, .csv csv, .json/.jsonl json, else labels).
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "predictions")]
+    pub predictions_format: Option<OutputFormat>,
 }
 
 /// Output formats of `okr gen`.

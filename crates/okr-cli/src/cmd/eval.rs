@@ -11,7 +11,7 @@ use okr_kernels::{LabelSets, Rows};
 use serde_json::{Value, json};
 
 use crate::cli::EvalArgs;
-use crate::cmd::{load_for_decoding, predict_dataset};
+use crate::cmd::{Extras, load_for_decoding, predict_dataset};
 use crate::config::check_data_flags;
 use crate::output::write_result;
 
@@ -22,8 +22,9 @@ pub struct Evaluated<'a> {
     /// Predicted label sets.
     pub predicted: LabelSets,
     /// Label scores `(n_test, n_labels)`: decoding models' `h(x)` read with a
-    /// linear output kernel, score models' own scores.
-    pub scores: MatRef<'a, f64>,
+    /// linear output kernel, score models' own scores; `None` for a
+    /// prediction file without scores (the ranking metrics are then null).
+    pub scores: Option<MatRef<'a, f64>>,
     /// Mean squared RKHS error `||h(x) - psi(y)||^2` (decoding models).
     pub mse_h: Option<f64>,
     /// Number of candidate outputs (decoding models).
@@ -41,11 +42,12 @@ pub fn metrics_report(estimator: &str, fit_seconds: f64, e: &Evaluated<'_>, per_
     let (y, pred) = (&e.data.y, &e.predicted);
     // p@k is undefined for k above the number of labels: null in the JSON.
     let p_at = |k: usize| -> Result<Option<f64>> {
-        if k > y.n_labels() {
-            return Ok(None);
+        match e.scores {
+            Some(s) if k <= y.n_labels() => Ok(Some(100.0 * precision_at_k(s, y, k)?)),
+            _ => Ok(None),
         }
-        Ok(Some(100.0 * precision_at_k(e.scores, y, k)?))
     };
+    let lrap = e.scores.map(|s| label_ranking_average_precision(s, y)).transpose()?;
     let mut report = json!({
         "estimator": estimator,
         "n_test": e.data.n_samples(),
@@ -58,9 +60,9 @@ pub fn metrics_report(estimator: &str, fit_seconds: f64, e: &Evaluated<'_>, per_
         "hamming": hamming_loss(y, pred)?,
         "subset_accuracy": subset_accuracy(y, pred)?,
         "jaccard_samples": jaccard_samples(y, pred)?,
-        "lrap": label_ranking_average_precision(e.scores, y)?,
+        "lrap": lrap,
         // Undefined when no test point has both a positive and a negative label.
-        "auc": instance_auc(e.scores, y).ok(),
+        "auc": e.scores.and_then(|s| instance_auc(s, y).ok()),
         "p_at_1": p_at(1)?,
         "p_at_3": p_at(3)?,
         "p_at_5": p_at(5)?,
@@ -89,6 +91,9 @@ pub fn metrics_report(estimator: &str, fit_seconds: f64, e: &Evaluated<'_>, per_
 
 pub fn run(a: &EvalArgs) -> Result<()> {
     check_data_flags(&a.input, &a.data, None)?;
+    if let Some(path) = &a.predictions {
+        return eval_file(a, path);
+    }
     let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode, true)?;
     check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
     let report = if let okr_estimators::persist::Model::Leml(m) = &mf.model {
@@ -99,7 +104,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         let e = Evaluated {
             data: &data,
             predicted,
-            scores: scores.as_ref(),
+            scores: Some(scores.as_ref()),
             mse_h: None,
             n_candidates: None,
             threshold: Some(threshold),
@@ -107,13 +112,13 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         };
         metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?
     } else {
-        let pred = predict_dataset(&mf, &data, &candidates, decoder, true)?;
+        let pred = predict_dataset(&mf, &data, &candidates, decoder, Extras::ScoresAndErrors)?;
         let Some(scores) = &pred.label_scores else { unreachable!("eval asks for label scores") };
         let errors = pred.rkhs_sq_errors.as_deref().unwrap_or(&[]);
         let e = Evaluated {
             data: &data,
             predicted: candidates.select(&pred.decoded.best()),
-            scores: scores.as_ref(),
+            scores: Some(scores.as_ref()),
             mse_h: Some(errors.iter().sum::<f64>() / errors.len().max(1) as f64),
             n_candidates: Some(candidates.n_rows()),
             threshold: None,
@@ -121,5 +126,40 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         };
         metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?
     };
+    write_result(None, |w| writeln!(w, "{report}"))
+}
+
+/// `okr eval --predictions FILE`: the metrics of a prediction file against
+/// the labelled file (the model gives the label names and count).
+fn eval_file(a: &EvalArgs, path: &std::path::Path) -> Result<()> {
+    let mf = crate::model::load(&a.model)?;
+    check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
+    let names = crate::cmd::render::label_names(&mf.info);
+    let format = crate::cmd::render::format_of(path, a.predictions_format);
+    let back = crate::cmd::render::read(path, format, &names)?;
+    let input = crate::config::read_for_model(&a.input, &a.data, crate::model::shape(&mf))?;
+    if input.labels == okr_eval::LabelColumns::Absent {
+        bail!("{}: has features only, no label columns to evaluate against", a.input.display());
+    }
+    let data = input.data;
+    if back.sets.n_rows() != data.n_samples() {
+        bail!(
+            "{}: {} predictions for {} rows of {}",
+            path.display(),
+            back.sets.n_rows(),
+            data.n_samples(),
+            a.input.display()
+        );
+    }
+    let e = Evaluated {
+        data: &data,
+        predicted: back.sets,
+        scores: back.scores.as_ref().map(|s| s.as_ref()),
+        mse_h: None,
+        n_candidates: None,
+        threshold: None,
+        decode_seconds: 0.0,
+    };
+    let report = metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?;
     write_result(None, |w| writeln!(w, "{report}"))
 }

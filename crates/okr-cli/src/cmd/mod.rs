@@ -4,8 +4,10 @@ mod data;
 mod eval;
 mod fit;
 mod gen_data;
+mod info;
 mod kae;
 mod predict;
+mod render;
 mod scores;
 mod tune;
 
@@ -34,6 +36,7 @@ pub fn run(cli: Cli) -> Result<()> {
             tune::run(&a)
         }
         Command::Predict(a) => predict::run(&a),
+        Command::Info(a) => info::run(&a),
         Command::Eval(mut a) => {
             data::resolve_eval(&mut a)?;
             eval::run(&a)
@@ -103,18 +106,28 @@ pub(crate) fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
     })
 }
 
-/// Decodes `data` with the model; with `truth`, also returns label scores
-/// and squared errors in the output RKHS for the metrics of `okr eval`.
+/// What a decoding pass computes besides the ranked candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extras {
+    /// Nothing more (`okr predict`).
+    None,
+    /// Label scores (`okr predict --scores`).
+    Scores,
+    /// Label scores and squared RKHS errors against the file's labels (`okr eval`).
+    ScoresAndErrors,
+}
+
+/// Decodes `data` with the model, with the [`Extras`] asked for.
 pub fn predict_dataset(
     mf: &SavedModel,
     data: &Dataset,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
-    truth: bool,
+    extras: Extras,
 ) -> Result<Prediction> {
     let x = inputs(mf, data)?;
     match mf.model.surrogate() {
-        Some(m) => predict_with(m, x.as_ref(), data, candidates, decoder, truth),
+        Some(m) => predict_with(m, x.as_ref(), data, candidates, decoder, extras),
         None if is_autoencoder(&mf.model) => bail!("{} is an autoencoder: use `okr encode`", mf.model.name()),
         None => bail!("{} is a label-score model: it does not decode candidates", mf.model.name()),
     }
@@ -126,13 +139,13 @@ fn predict_with<M>(
     data: &Dataset,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
-    truth: bool,
+    extras: Extras,
 ) -> Result<Prediction>
 where
     M: KernelExpansion<Features, LabelSets> + ?Sized,
 {
     let start = std::time::Instant::now();
-    if !truth {
+    if extras == Extras::None {
         let decoded = decoder.decode(model, x, candidates)?;
         let decode_seconds = start.elapsed().as_secs_f64();
         return Ok(Prediction { decoded, label_scores: None, rkhs_sq_errors: None, decode_seconds });
@@ -144,12 +157,15 @@ where
     let norms = model.output_sq_norms(candidates);
     let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
     let decode_seconds = start.elapsed().as_secs_f64();
-    let errors = model.rkhs_sq_errors_from(coef.as_ref(), &data.y)?;
+    let errors = match extras {
+        Extras::ScoresAndErrors => Some(model.rkhs_sq_errors_from(coef.as_ref(), &data.y)?),
+        _ => None,
+    };
     let atoms = model.atoms();
     let indicator = atoms.outputs.to_indicator();
     let label_scores = match atoms.weights {
         None => &coef * &indicator,
         Some(b) => &coef * (b * &indicator),
     };
-    Ok(Prediction { decoded, label_scores: Some(label_scores), rkhs_sq_errors: Some(errors), decode_seconds })
+    Ok(Prediction { decoded, label_scores: Some(label_scores), rkhs_sq_errors: errors, decode_seconds })
 }

@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 mod data;
 mod memory;
 mod metrics;
+mod outputs;
 mod reliability;
 mod tune;
 mod user_data;

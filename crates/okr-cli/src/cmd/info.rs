@@ -1,0 +1,105 @@
+//! `okr info MODEL`: what a model file holds, as text or JSON.
+
+use anyhow::Result;
+use okr_estimators::persist::{FORMAT_VERSION, Model, SavedModel};
+use serde_json::{Value, json};
+
+use crate::cli::InfoArgs;
+use crate::output::write_result;
+
+/// Labels listed by name in the text form before "... and N more".
+const NAMES_SHOWN: usize = 12;
+
+pub fn run(a: &InfoArgs) -> Result<()> {
+    let saved = crate::model::load(&a.model)?;
+    let report = describe(&saved);
+    if a.json {
+        return write_result(None, |w| writeln!(w, "{report}"));
+    }
+    let mut text = String::new();
+    let line = |text: &mut String, key: &str, v: &Value| {
+        let shown = match v {
+            Value::String(s) => s.clone(),
+            Value::Null => "-".into(),
+            other => other.to_string(),
+        };
+        text.push_str(&format!("{key:<18}{shown}\n"));
+    };
+    for key in [
+        "estimator",
+        "output_kind",
+        "okr_version",
+        "format_version",
+        "n_features",
+        "n_labels",
+        "index_base",
+        "standardized",
+        "seed",
+        "fit_seconds",
+    ] {
+        line(&mut text, key, &report[key]);
+    }
+    if let Some(params) = report["parameters"].as_object() {
+        for (k, v) in params {
+            line(&mut text, k, v);
+        }
+    }
+    let names: Vec<&str> =
+        report["label_names"].as_array().map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect());
+    if !names.is_empty() {
+        let mut shown = names.iter().take(NAMES_SHOWN).copied().collect::<Vec<_>>().join(", ");
+        if names.len() > NAMES_SHOWN {
+            shown.push_str(&format!(", ... and {} more", names.len() - NAMES_SHOWN));
+        }
+        text.push_str(&format!("{:<18}{shown}\n", "label_names"));
+    }
+    write_result(None, |w| w.write_all(text.as_bytes()))
+}
+
+/// The model file as one JSON object.
+pub fn describe(saved: &SavedModel) -> Value {
+    let info = &saved.info;
+    json!({
+        "estimator": saved.model.name(),
+        "output_kind": format!("{:?}", saved.model.output_kind()),
+        "okr_version": info.okr_version,
+        "format_version": FORMAT_VERSION,
+        "n_features": info.n_features,
+        "n_labels": info.n_labels,
+        "label_names": info.label_names,
+        "index_base": info.index_base.map(|b| format!("{b:?}")),
+        "standardized": info.standardizer.is_some(),
+        "seed": info.seed,
+        "fit_seconds": info.fit_seconds,
+        "parameters": parameters(&saved.model),
+    })
+}
+
+/// The estimator's resolved hyper-parameters and sizes (its parameter
+/// struct as serialized, which names every field), with the rank in use.
+fn parameters(model: &Model) -> Value {
+    use okr_estimators::SurrogateModel;
+    let mut p = match model {
+        Model::Iokr(m) => to_value(m.params_used()),
+        Model::ReducedRank(m) => to_value(m.params_used()),
+        Model::Kde(m) => to_value(m.params_used()),
+        Model::Sketched(m) => to_value(m.params_used()),
+        Model::Nystroem(m) => to_value(m.params_used()),
+        Model::NystroemReducedRank(m) => to_value(m.params_used()),
+        Model::TraceNorm(m) => to_value(m.params_used()),
+        Model::Leml(m) => to_value(m.fitted_params()),
+        _ => json!({}),
+    };
+    if let (Some(obj), Some((requested, used))) = (p.as_object_mut(), crate::model::ranks(model)) {
+        obj.insert("rank_requested".into(), requested.into());
+        obj.insert("rank_used".into(), used.into());
+    }
+    if let (Some(obj), Some(s)) = (p.as_object_mut(), model.surrogate()) {
+        obj.insert("n_atoms".into(), s.n_atoms().into());
+    }
+    p
+}
+
+fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
