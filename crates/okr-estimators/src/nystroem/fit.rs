@@ -30,14 +30,10 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
-        let (n, anchor_indices, anchors) = self.anchors_for(x, y)?;
-        let (outputs, output_of) = y.group_duplicates();
-        let (system, prods) =
-            self.streamed_system(x, &anchors, chunk_rows, Some((&output_of, outputs.n_rows())), None, n)?;
-        let rank = system.rank();
-        let at_p = prods.at_groups.expect("groups were given");
-        let w = system.core(system.whiten(at_p));
-        Ok(Nystroem { params: self.clone(), anchors, anchor_indices, weights: w, outputs, output_of, rank })
+        // One partition of the map-reduce fit (see `partition`).
+        let (_, anchor_indices, anchors) = self.anchors_for(x, y)?;
+        let stats = self.partition_stats_chunked(&anchors, &anchor_indices, x, y, chunk_rows)?;
+        self.finalize(anchors, stats)
     }
 
     /// The reference fit that forms $K_{nm}$ `(n, m)` whole (memory
@@ -68,7 +64,14 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     /// Checks the training pair and draws (or checks) the anchors.
     pub(crate) fn anchors_for<X: Rows, Y: Rows>(&self, x: &X, y: &Y) -> Result<(usize, Vec<usize>, X)> {
         let n = check_training_set(x, y)?;
-        let anchor_indices = match &self.anchors {
+        let anchor_indices = self.draw_anchors(n)?;
+        let anchors = x.select(&anchor_indices);
+        Ok((n, anchor_indices, anchors))
+    }
+
+    /// The anchors' indices among `n` rows: seeded uniform draw (sorted) or the given ones.
+    pub(crate) fn draw_anchors(&self, n: usize) -> Result<Vec<usize>> {
+        Ok(match &self.anchors {
             Anchors::Uniform(m) => {
                 let mut idx = distinct_uniform(n, *m, &mut ChaCha8Rng::seed_from_u64(self.seed));
                 idx.sort_unstable();
@@ -84,9 +87,7 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
                 }
                 v.clone()
             }
-        };
-        let anchors = x.select(&anchor_indices);
-        Ok((n, anchor_indices, anchors))
+        })
     }
 
     /// The whitened ridge system and the streamed right-hand sides

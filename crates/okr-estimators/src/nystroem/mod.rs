@@ -11,6 +11,7 @@
 
 mod fit;
 mod params;
+mod partition;
 
 use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, KernelSpec, Rows};
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::stream::DEFAULT_CHUNK_ROWS;
 pub use params::{Anchors, NystroemParams, NystroemValidParams};
+pub use partition::{ConcatRows, NystroemStats};
 
 use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
