@@ -12,6 +12,7 @@ mod convert;
 mod errors;
 mod model;
 mod params;
+mod partition;
 mod score_model;
 mod surrogate;
 mod threads;
@@ -72,6 +73,10 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<codes::CodeModel>()?;
     m.add_function(wrap_pyfunction!(codes::fit_autoencoder, m)?)?;
     m.add_function(wrap_pyfunction!(codes::fit_kpca, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::nystroem_anchor_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::nystroem_partition_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::nystroem_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(partition::nystroem_finalize, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;
     Ok(())

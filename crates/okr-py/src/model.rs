@@ -153,7 +153,7 @@ pub struct Model {
 
 impl Model {
     /// A checked kernel-output model (label sets or vectors).
-    fn new(saved: SavedModel) -> PyResult<Self> {
+    pub(crate) fn new(saved: SavedModel) -> PyResult<Self> {
         Expansion::of(&saved.model)?;
         Ok(Self { saved })
     }

@@ -40,6 +40,8 @@ def _inputs(est, X, reset):
             X = X.copy()
             X.sum_duplicates()
         return X
+    if not X.flags.aligned:  # e.g. np.frombuffer at an odd offset, a network frame
+        X = X.copy()
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     return X

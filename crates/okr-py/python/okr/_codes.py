@@ -19,6 +19,8 @@ def _rows(est, X, reset):
             X = X.copy()
             X.sum_duplicates()
         return X
+    if not X.flags.aligned:
+        X = X.copy()
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     return X

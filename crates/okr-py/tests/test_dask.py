@@ -1,0 +1,98 @@
+"""okr.dask on a LocalCluster (2 worker processes, 127.0.0.1): the
+map-reduce Nystroem fit equals the single-machine fit, survives a worker
+killed during the statistics, and reports okr's errors on the driver."""
+
+import functools
+import os
+import sys
+
+import cloudpickle
+import dask.array as da
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+from sklearn.base import clone
+
+import okr
+import okr.dask
+
+# The hooks below run on the workers, which cannot import this test module.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    )
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _data(seed=0, n=230, d=6, l=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    Y = (X @ rng.normal(size=(d, l)) + 0.5 * rng.normal(size=(n, l)) > 0.3).astype(np.int64)
+    return X, Y
+
+
+EST = okr.NystroemKRR(n_components=40, gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=3)
+
+
+@pytest.mark.parametrize("kind", ["labels", "vectors"])
+def test_distributed_fit_equals_the_single_machine_fit(client, kind):
+    X, Y = _data()
+    if kind == "vectors":
+        Y = Y + np.linspace(0.1, 0.4, Y.shape[1])
+    Xt = _data(seed=9)[0][:50]
+    single = clone(EST).fit(X, Y)
+    dist = okr.dask.fit(clone(EST), da.from_array(X, chunks=(37, 6)), da.from_array(Y, chunks=(37, 5)), client=client)
+    a, b = single.decision_function(Xt), dist.decision_function(Xt)
+    assert np.max(np.abs(a - b)) <= 1e-10 * (1 + np.max(np.abs(a)))
+    np.testing.assert_array_equal(single.predict(Xt), dist.predict(Xt))
+    # Prediction mapped over partitions with the model shipped once.
+    lazy = okr.dask.predict(dist, da.from_array(Xt, chunks=(20, 6)))
+    np.testing.assert_array_equal(client.compute(lazy).result(), np.asarray(single.predict(Xt), dtype=float))
+    lazy = okr.dask.decision_function(dist, da.from_array(Xt, chunks=(20, 6)))
+    np.testing.assert_allclose(client.compute(lazy).result(), a, rtol=1e-9, atol=1e-10)
+
+
+def _kill_once(marker):
+    """Kills the worker process the first time any partition starts."""
+    if not os.path.exists(marker):
+        with open(marker, "w") as f:
+            f.write("killed")
+        os._exit(1)
+
+
+def test_a_worker_killed_during_the_statistics_is_retried(client, tmp_path):
+    X, Y = _data(seed=1)
+    Xt = _data(seed=8)[0][:30]
+    single = clone(EST).fit(X, Y)
+    marker = str(tmp_path / "killed")
+    dist = okr.dask.fit(
+        clone(EST),
+        da.from_array(X, chunks=(60, 6)),
+        da.from_array(Y, chunks=(60, 5)),
+        client=client,
+        partition_hook=functools.partial(_kill_once, marker),
+    )
+    assert os.path.exists(marker), "the hook ran and killed a worker"
+    a, b = single.decision_function(Xt), dist.decision_function(Xt)
+    assert np.max(np.abs(a - b)) <= 1e-10 * (1 + np.max(np.abs(a)))
+
+
+def test_a_bad_row_raises_okrs_error_on_the_driver(client):
+    X, Y = _data(seed=2)
+    X[150, 2] = np.nan
+    with pytest.raises(ValueError, match=r"non-finite value \(NaN or infinity\) at row"):
+        okr.dask.fit(clone(EST), da.from_array(X, chunks=(50, 6)), da.from_array(Y, chunks=(50, 5)), client=client)
+
+
+def test_widths_must_be_given():
+    X, Y = _data()
+    est = okr.NystroemKRR(n_components=10, random_state=0)
+    with pytest.raises(ValueError, match="needs gamma and output_gamma"):
+        okr.dask.fit(est, da.from_array(X, chunks=(100, 6)), da.from_array(Y, chunks=(100, 5)))
