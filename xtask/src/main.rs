@@ -20,6 +20,7 @@
 
 mod bench;
 mod common;
+mod dask_scale;
 mod fuzz;
 mod index;
 mod kae;
@@ -139,6 +140,11 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment::new("kae-fingerprints", "stand-in for the KAE paper's metabolite fingerprint reconstruction", |a| {
         kae::fingerprints::run(&a.out_dir, a.seed)
     }),
+    Experiment::new(
+        "dask-scale",
+        "Nystroem KRR on a quarter of the Bookmarks stand-in: one process vs okr.dask on 2 local workers",
+        |a| dask_scale::run_experiment(&a.out_dir, a.seed, 0.25, 3750),
+    ),
     Experiment::new(
         "python-vs-peers",
         "okr's Python IOKR / SISOKR on Bibtex beside numpy and structured-predictions, and the CLI (one run)",
