@@ -89,7 +89,8 @@ fn write(out_dir: &Path, v: &Value, scale: f64) -> Result<()> {
         "\nShipped: the anchors' rows to the workers ({:.1} MB), at most {:.1} MB of statistics back \
          (`8 (m^2 + m k_p + n_p)` bytes per partition), the model once per worker for prediction. Largest \
          difference of the decision functions on 200 test points: {:.2e}. The data were persisted on the \
-         workers before the timed fit.",
+         workers before the timed fit. On a shared machine the times are upper bounds: the DGEMM rate \
+         above shows the load (this machine measures 116-221 GFLOP/s when quiet).",
         f("/dask/anchor_rows_bytes") / 1e6,
         f("/dask/statistics_bytes_upper_bound") / 1e6,
         f("/max_abs_decision_diff")
