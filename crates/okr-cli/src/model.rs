@@ -55,18 +55,9 @@ pub fn shape(saved: &SavedModel) -> Shape {
     Shape { n_features: saved.info.n_features, n_labels: saved.info.n_labels }
 }
 
-/// `(requested, used)` rank of the low-rank estimators (the used rank is
-/// capped at the numerical rank); `None` for the others.
+/// `(requested, used)` rank of the low-rank estimators; `None` for the others.
 pub fn ranks(model: &Model) -> Option<(usize, usize)> {
-    use okr_estimators::SurrogateModel;
-    match model {
-        Model::ReducedRank(m) => Some((m.requested_rank(), m.rank())),
-        Model::Kde(m) => Some((m.requested_rank(), m.rank())),
-        Model::Leml(m) => Some((m.fitted_params().rank(), m.fitted_params().rank())),
-        Model::TraceNorm(m) => Some((m.params_used().rank(), m.n_atoms())),
-        Model::NystroemReducedRank(m) => Some((m.params_used().rank(), m.rank())),
-        _ => None,
-    }
+    model.ranks()
 }
 
 /// Whether the model is a kernel autoencoder (`okr encode`, not `predict` / `eval`).
@@ -77,15 +68,9 @@ pub fn is_autoencoder(model: &Model) -> bool {
 /// The distinct training label sets, in first-occurrence order (none for
 /// models that decode no candidates).
 pub fn default_candidates(saved: &SavedModel) -> LabelSets {
-    match &saved.model {
-        Model::Iokr(m) => m.atoms().clone(),
-        Model::ReducedRank(m) => m.distinct_outputs().clone(),
-        Model::Kde(m) => m.distinct_outputs().clone(),
-        Model::TraceNorm(m) => m.distinct_outputs().clone(),
-        Model::Sketched(m) => m.distinct_outputs().clone(),
-        Model::Nystroem(m) => m.distinct_outputs().clone(),
-        Model::NystroemReducedRank(m) => m.distinct_outputs().clone(),
-        _ => LabelSets::new(saved.info.n_labels, Vec::new()).expect("no sets"),
+    match saved.model.label_candidates() {
+        Some(c) => c.clone(),
+        None => LabelSets::new(saved.info.n_labels, Vec::new()).expect("no sets"),
     }
 }
 

@@ -130,21 +130,6 @@ fn fit_any(s: &FitSpec, x: &Inputs, y: &Outputs) -> PyResult<SavedEstimator> {
     }
 }
 
-/// `(requested, used)` rank of the low-rank models.
-fn ranks(model: &SavedEstimator) -> Option<(usize, usize)> {
-    use okr_estimators::SurrogateModel;
-    use okr_estimators::persist::VectorModel as V;
-    Some(match model {
-        SavedEstimator::ReducedRank(m) => (m.requested_rank(), m.rank()),
-        SavedEstimator::Kde(m) => (m.requested_rank(), m.rank()),
-        SavedEstimator::TraceNorm(m) => (m.params_used().rank(), m.n_atoms()),
-        SavedEstimator::Vectors(V::ReducedRank(m)) => (m.requested_rank(), m.rank()),
-        SavedEstimator::Vectors(V::Kde(m)) => (m.requested_rank(), m.rank()),
-        SavedEstimator::Vectors(V::TraceNorm(m)) => (m.params_used().rank(), m.n_atoms()),
-        _ => return None,
-    })
-}
-
 /// A fitted okr surrogate model.
 #[pyclass(module = "okr._okr", name = "Model", frozen)]
 pub struct Model {
@@ -290,6 +275,6 @@ impl Model {
     /// `(requested, used)` rank of low-rank models, else `None`.
     #[getter]
     fn ranks(&self) -> Option<(usize, usize)> {
-        ranks(&self.saved.model)
+        self.saved.model.ranks()
     }
 }

@@ -93,20 +93,12 @@ pub enum Expansion<'a> {
 impl<'a> Expansion<'a> {
     /// The expansion of a saved model; an error for models without one.
     pub fn of(model: &'a Model) -> PyResult<Self> {
-        let labels = |c: &'a LabelSets| -> PyResult<Self> {
-            let s = model.surrogate().ok_or_else(|| PyValueError::new_err("not a kernel-output model"))?;
-            Ok(Self::Labels(s, c))
-        };
-        match model {
-            Model::Iokr(m) => labels(m.atoms()),
-            Model::ReducedRank(m) => labels(m.distinct_outputs()),
-            Model::Kde(m) => labels(m.distinct_outputs()),
-            Model::Sketched(m) => labels(m.distinct_outputs()),
-            Model::Nystroem(m) => labels(m.distinct_outputs()),
-            Model::NystroemReducedRank(m) => labels(m.distinct_outputs()),
-            Model::TraceNorm(m) => labels(m.distinct_outputs()),
-            Model::Vectors(v) => Ok(Self::Vectors(v.surrogate(), v.candidates())),
-            other => Err(PyValueError::new_err(format!("a {} model has no candidates to decode", other.name()))),
+        if let Model::Vectors(v) = model {
+            return Ok(Self::Vectors(v.surrogate(), v.candidates()));
+        }
+        match (model.surrogate(), model.label_candidates()) {
+            (Some(s), Some(c)) => Ok(Self::Labels(s, c)),
+            _ => Err(PyValueError::new_err(format!("a {} model has no candidates to decode", model.name()))),
         }
     }
 

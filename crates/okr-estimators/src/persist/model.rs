@@ -115,6 +115,36 @@ impl Model {
         })
     }
 
+    /// The distinct training label sets of a label-set model (first-occurrence
+    /// order): the default candidates of decoding.
+    pub fn label_candidates(&self) -> Option<&LabelSets> {
+        Some(match self {
+            Self::Iokr(m) => m.atoms(),
+            Self::ReducedRank(m) => m.distinct_outputs(),
+            Self::Kde(m) => m.distinct_outputs(),
+            Self::Sketched(m) => m.distinct_outputs(),
+            Self::Nystroem(m) => m.distinct_outputs(),
+            Self::NystroemReducedRank(m) => m.distinct_outputs(),
+            Self::TraceNorm(m) => m.distinct_outputs(),
+            _ => return None,
+        })
+    }
+
+    /// `(requested, used)` rank of the low-rank estimators (the used rank is
+    /// capped at the numerical rank); `None` for the others.
+    pub fn ranks(&self) -> Option<(usize, usize)> {
+        use crate::SurrogateModel;
+        Some(match self {
+            Self::ReducedRank(m) => (m.requested_rank(), m.rank()),
+            Self::Kde(m) => (m.requested_rank(), m.rank()),
+            Self::Leml(m) => (m.fitted_params().rank(), m.fitted_params().rank()),
+            Self::TraceNorm(m) => (m.params_used().rank(), m.n_atoms()),
+            Self::NystroemReducedRank(m) => (m.params_used().rank(), m.rank()),
+            Self::Vectors(v) => return v.ranks(),
+            _ => return None,
+        })
+    }
+
     /// What the model predicts.
     pub fn output_kind(&self) -> OutputKind {
         match self {

@@ -89,6 +89,18 @@ impl VectorModel {
         }
     }
 
+    /// `(requested, used)` rank of the low-rank estimators; `None` for the others.
+    pub fn ranks(&self) -> Option<(usize, usize)> {
+        use crate::SurrogateModel;
+        Some(match self {
+            Self::ReducedRank(m) => (m.requested_rank(), m.rank()),
+            Self::Kde(m) => (m.requested_rank(), m.rank()),
+            Self::TraceNorm(m) => (m.params_used().rank(), m.n_atoms()),
+            Self::NystroemReducedRank(m) => (m.params_used().rank(), m.rank()),
+            _ => return None,
+        })
+    }
+
     /// The distinct training outputs (the default candidates), in
     /// first-occurrence order.
     pub fn candidates(&self) -> &DenseRows {
