@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 use okr_eval::{MetricRecord, write_records};
 use serde_json::Value;
 
+use crate::common::process::load_average;
 use crate::python_tests::{python_with_okr, run, target_dir, virtual_env, workspace_root};
 
 /// The benchmark script (one method per process).
@@ -160,6 +161,7 @@ pub fn run_experiment(out_dir: &Path, seed: u64) -> Result<()> {
     let script = dir.join("bench.py");
     std::fs::write(&script, BENCH_PY)?;
     let data = prepare(&python, &dir, seed)?;
+    let load_before = load_average();
     let gemm_before = bench(&python, &script, "gemm", &data)?["gflops"].as_f64().unwrap_or(f64::NAN);
     let (cli_fit, cli_decode, cli_f1) = cli(&dir)?;
     let mut rows = Vec::new();
@@ -181,7 +183,12 @@ pub fn run_experiment(out_dir: &Path, seed: u64) -> Result<()> {
         Err(e) => failures.push(format!("structured-predictions could not be installed from PyPI: {e:#}")),
     }
     let gemm_after = bench(&python, &script, "gemm", &data)?["gflops"].as_f64().unwrap_or(f64::NAN);
-    write(out_dir, &rows, (cli_fit, cli_decode, cli_f1), (gemm_before, gemm_after), &failures, seed)
+    let load = (load_before, load_average());
+    write(out_dir, &rows, (cli_fit, cli_decode, cli_f1), (gemm_before, gemm_after), load, &failures, seed)
+}
+
+fn show_load(load: Option<f64>) -> String {
+    load.map_or_else(|| "unknown".into(), |l| format!("{l:.2}"))
 }
 
 fn write(
@@ -189,6 +196,7 @@ fn write(
     rows: &[Measured],
     cli: (f64, f64, f64),
     gemm: (f64, f64),
+    load: (Option<f64>, Option<f64>),
     failures: &[String],
     seed: u64,
 ) -> Result<()> {
@@ -201,8 +209,13 @@ fn write(
          kernel (gamma {GAMMA}), Gaussian output kernel (gamma {OUTPUT_GAMMA:.4}), lambda {LAMBDA:e}; SISOKR \
          with a uniform input sketch of {INPUT_SKETCH} rows and a Gaussian output sketch of {OUTPUT_SKETCH}; \
          candidates: the distinct training label sets. One process per method, one run; numpy's DGEMM \
-         rate {:.1} GFLOP/s before and {:.1} after.\n",
-        gemm.0, gemm.1
+         rate {:.1} GFLOP/s before and {:.1} after; 1-minute load average {} before and {} after \
+         (this machine has {} cores; a load above that means the times are upper bounds).\n",
+        gemm.0,
+        gemm.1,
+        show_load(load.0),
+        show_load(load.1),
+        std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     md.push_str("| method | fit s | decode s | total s | x okr (same estimator) | F1 (%) | peak RSS (MB) |\n");
     md.push_str("|---|---|---|---|---|---|---|\n");
@@ -238,6 +251,9 @@ fn write(
             rec.setting.insert("peak_mb".into(), p.into());
         }
         rec.setting.insert("dgemm_gflops".into(), gemm.0.into());
+        if let Some(l) = load.0 {
+            rec.setting.insert("load_average".into(), l.into());
+        }
         records.push(rec);
     }
     let mut cli_rec = MetricRecord::new("python-vs-peers", "bibtex", "okr-cli-iokr", "f1_samples", cli.2);
