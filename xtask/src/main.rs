@@ -20,6 +20,7 @@
 
 mod bench;
 mod common;
+mod dask_scale;
 mod fuzz;
 mod index;
 mod kae;
@@ -138,6 +139,14 @@ const EXPERIMENTS: &[Experiment] = &[
     }),
     Experiment::new("kae-fingerprints", "stand-in for the KAE paper's metabolite fingerprint reconstruction", |a| {
         kae::fingerprints::run(&a.out_dir, a.seed)
+    }),
+    Experiment::new(
+        "dask-scale",
+        "NystroemKRR on the Bookmarks stand-in through okr.dask (2-worker LocalCluster) vs one process",
+        |a| dask_scale::run("dask-scale", 1, &a.out_dir, a.seed),
+    ),
+    Experiment::new("dask-scale-quick", "dask-scale at 1/4 size", |a| {
+        dask_scale::run("dask-scale-quick", 4, &a.out_dir, a.seed)
     }),
     Experiment::new(
         "python-vs-peers",

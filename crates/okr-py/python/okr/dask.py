@@ -82,7 +82,7 @@ def _partition_stats(plan, x, y, kind, first_row, hook):
 
 def _take(x, local):
     out = x[local]
-    return out.toarray() if sp.issparse(out) else np.asarray(out)
+    return sp.csr_matrix(out) if sp.issparse(out) else np.asarray(out)
 
 
 def _row_partitions(X, Y):
@@ -116,7 +116,10 @@ def _gather(dask, parts, offsets, indices, side):
         local = indices[(indices >= lo) & (indices < hi)] - lo
         if len(local):
             pieces.append(dask.delayed(_take)(parts[p][side], local))
-    return np.concatenate(dask.compute(*pieces), axis=0) if pieces else None
+    if not pieces:
+        return None
+    pieces = dask.compute(*pieces)
+    return sp.vstack(pieces, format="csr") if sp.issparse(pieces[0]) else np.concatenate(pieces, axis=0)
 
 
 def _compute(dask, client, *nodes):
