@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import okr
+import okr.dask
 
 
 def peak_mb():
@@ -57,7 +58,6 @@ def main():
         import dask.array as da
         from distributed import Client, LocalCluster
 
-        import okr.dask
 
         cluster = LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
@@ -77,7 +77,7 @@ def main():
         # Test rows read on the workers too, in blocks; the model scattered once.
         t = time.perf_counter()
         nt, dim = Xt.shape
-        tb = np.linspace(0, nt, 2 * parts_n + 1).astype(int)
+        tb = np.linspace(0, nt, parts_n + 1).astype(int)
         dense = dask.delayed(lambda a, b: load_x(d, "xtest", (a, b)).toarray())
         Xt_d = da.concatenate(
             [da.from_delayed(dense(a, b), shape=(b - a, dim), dtype=np.float64) for a, b in zip(tb[:-1], tb[1:])]

@@ -2,7 +2,7 @@
 //! Nystroem KRR on the Bookmarks-shaped stand-in of rr-scale (60000 / 27856
 //! rows, 2150 sparse features, 208 labels; 15000 anchors), fitted and
 //! decoded through `okr.dask` on a 2-worker `LocalCluster` (partitions read
-//! from `.npy` files on the workers) and in one Python process: fit and
+//! on the workers from `.npy` files under the target directory) and in one Python process: fit and
 //! decode seconds, peak memory (driver, each worker), bytes shipped (plan,
 //! statistics, merged statistics, model), test F1 (must be equal). Each run
 //! is its own process (`bench.py`). Timings on a shared machine are upper
@@ -18,7 +18,7 @@ use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
 use okr_kernels::{CsrRows, LabelSets, median_sq_distance};
 use serde_json::{Value, json};
 
-use crate::python_tests::{python_with_okr, workspace_root};
+use crate::python_tests::{python_with_okr, target_dir, workspace_root};
 
 const BENCH_PY: &str = include_str!("bench.py");
 
@@ -89,7 +89,8 @@ pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
         bail!("the bookmarks stand-in is expected to be sparse");
     };
     std::fs::create_dir_all(out_dir)?;
-    let dir = out_dir.join(format!("{name}-data"));
+    // The generated data stay under the target directory, out of the repository.
+    let dir = target_dir(&workspace_root()).join(format!("{name}-data"));
     std::fs::create_dir_all(&dir)?;
     write_x(&dir, "xtrain", x_train)?;
     write_x(&dir, "xtest", x_test)?;
@@ -99,7 +100,8 @@ pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
     // sigma^2 = mean cardinality; lambda from its grid.
     let gamma = 1.0 / median_sq_distance(x_train, 2000);
     let output_gamma = 1.0 / (2.0 * train.y.mean_cardinality().max(f64::MIN_POSITIVE));
-    let partitions = 8;
+    // One partition per worker: one statistic each, one merge (see docs/scale-out.md).
+    let partitions = 2;
     let config = json!({
         "n_train": n_train, "m": m, "lam": 1e-4, "gamma": gamma, "output_gamma": output_gamma,
         "partitions": partitions,
