@@ -121,6 +121,12 @@ def test_delayed_partitions_fit_as_arrays_do(client):
     Xt = _data(seed=7)[0][:20]
     a, b = single.decision_function(Xt), dist.decision_function(Xt)
     assert np.max(np.abs(a - b)) <= 1e-10 * (1 + np.max(np.abs(a)))
+    # Prediction over delayed blocks, dense and sparse.
+    import scipy.sparse as sp
+
+    blocks = [dask.delayed(Xt[:8]), dask.delayed(sp.csr_matrix(Xt[8:]))]
+    preds = client.gather(client.compute(okr.dask.predict(dist, blocks, client=client)))
+    np.testing.assert_array_equal(np.concatenate(preds), np.asarray(single.predict(Xt), dtype=float))
 
 
 def test_other_estimators_and_leverage_sketches_are_refused():

@@ -55,9 +55,7 @@ def main():
         out["peak_mb"] = peak_mb()
     else:
         import dask
-        import dask.array as da
         from distributed import Client, LocalCluster
-
 
         cluster = LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
@@ -76,13 +74,10 @@ def main():
         out.update(est.dask_report_)
         # Test rows read on the workers too, in blocks; the model scattered once.
         t = time.perf_counter()
-        nt, dim = Xt.shape
+        nt = Xt.shape[0]
         tb = np.linspace(0, nt, parts_n + 1).astype(int)
-        dense = dask.delayed(lambda a, b: load_x(d, "xtest", (a, b)).toarray())
-        Xt_d = da.concatenate(
-            [da.from_delayed(dense(a, b), shape=(b - a, dim), dtype=np.float64) for a, b in zip(tb[:-1], tb[1:])]
-        )
-        pred = client.compute(okr.dask.predict(est, Xt_d, client=client)).result()
+        blocks = [dask.delayed(load_x)(d, "xtest", (a, b)) for a, b in zip(tb[:-1], tb[1:])]
+        pred = np.concatenate(client.gather(client.compute(okr.dask.predict(est, blocks, client=client))))
         out["decode_s"] = time.perf_counter() - t
         out["model_bytes"] = len(est.model_.to_bytes())
         out["worker_peak_mb"] = sorted(client.run(peak_mb).values())

@@ -125,7 +125,7 @@ pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
             );
         }
     }
-    write_records(&out_dir.join(format!("{name}.json")), &records)?;
+    write_records(out_dir.join(format!("{name}.json")), &records)?;
     let mut md = String::new();
     writeln!(md, "# {name}: NystroemKRR through okr.dask (2-worker LocalCluster) vs one process\n")?;
     writeln!(md, "{dataset}: {n_train} training / {n_test} test rows, m = {m} anchors, {partitions} partitions.")?;

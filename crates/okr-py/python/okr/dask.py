@@ -197,9 +197,12 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
 
 def _apply(method, estimator, X, width, client):
     dask, da = _dask()
-    X = da.asarray(X).rechunk({1: -1})
     # The model is shipped once: scattered to every worker, or one graph node.
     est = client.scatter(estimator, broadcast=True) if client is not None else dask.delayed(estimator, pure=True)
+    if isinstance(X, (list, tuple)):
+        # Delayed blocks (dense or sparse, e.g. read on the workers): one delayed result each.
+        return [dask.delayed(method)(est, b) for b in X]
+    X = da.asarray(X).rechunk({1: -1})
     blocks = [
         da.from_delayed(dask.delayed(method)(est, b), shape=(rows, width), dtype=np.float64)
         for b, rows in zip(X.to_delayed().ravel(), X.chunks[0])
@@ -219,7 +222,9 @@ def _decision_block(est, x):
 def predict(estimator, X, client=None):
     """``estimator.predict`` over the row blocks of the dask array ``X``
     (a lazy dask array, float64), the model scattered once to the workers
-    of ``client`` (or one graph node without a client)."""
+    of ``client`` (or one graph node without a client). ``X`` may also be a
+    list of delayed blocks (dense or sparse): a list of delayed predictions
+    is returned."""
     return _apply(_predict_block, estimator, X, estimator.n_outputs_, client)
 
 
