@@ -71,7 +71,7 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     }
 }
 
-impl<X: Rows, KX, KY> NystroemPlan<X, KX, KY> {
+impl<X: Rows, KX: Clone, KY: Clone> NystroemPlan<X, KX, KY> {
     /// Training indices of the anchors.
     pub fn anchor_indices(&self) -> &[usize] {
         &self.anchor_indices
@@ -82,6 +82,8 @@ impl<X: Rows, KX, KY> NystroemPlan<X, KX, KY> {
     /// # Errors
     /// [`PartitionError::Corrupt`] naming the inconsistent part.
     pub fn validate(&self) -> Result<()> {
+        // Hyper-parameters out of range would panic in the streamed pass.
+        crate::ParamGuard::check_ref(&super::NystroemParams(self.params.clone()))?;
         let ok = self.anchors.n_rows() == self.anchor_indices.len()
             && !self.anchor_indices.is_empty()
             && self.anchor_indices.iter().all(|&i| i < self.n)

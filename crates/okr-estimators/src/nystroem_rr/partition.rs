@@ -82,6 +82,8 @@ impl<X: Rows, Y: Rows, KX: Kernel<X> + Clone, KY: Clone> NystroemReducedRankPlan
     /// # Errors
     /// [`PartitionError::Corrupt`] naming the inconsistent part.
     pub fn validate(&self) -> Result<()> {
+        // Hyper-parameters out of range would panic in the streamed pass.
+        crate::ParamGuard::check_ref(&super::NystroemReducedRankParams(self.params.clone()))?;
         self.nystroem.validate()?;
         let n = PartitionPlan::<X, Y>::n_samples(&self.nystroem);
         let g = &self.projection.encoder;

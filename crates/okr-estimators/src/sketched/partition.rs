@@ -138,7 +138,7 @@ impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
     }
 }
 
-impl<X: Rows, Y: Rows, KX, KY> SketchedPlan<X, Y, KX, KY> {
+impl<X: Rows, Y: Rows, KX: Clone, KY: Clone> SketchedPlan<X, Y, KX, KY> {
     /// The input sketch (identical samples merged).
     pub fn input_sketch(&self) -> &Sketch {
         &self.input
@@ -149,6 +149,8 @@ impl<X: Rows, Y: Rows, KX, KY> SketchedPlan<X, Y, KX, KY> {
     /// # Errors
     /// [`PartitionError::Corrupt`] naming the inconsistent part.
     pub fn validate(&self) -> Result<()> {
+        // Hyper-parameters out of range would panic in the streamed pass.
+        crate::ParamGuard::check_ref(&super::SketchedIokrParams(self.params.clone()))?;
         let output_ok =
             self.output.as_ref().is_none_or(|(r, y)| r.ncols() == self.n && y.n_rows() == r.support().len());
         let ok = self.input.ncols() == self.n
