@@ -142,11 +142,16 @@ const EXPERIMENTS: &[Experiment] = &[
     }),
     Experiment::new(
         "dask-scale",
-        "NystroemKRR on the Bookmarks stand-in through okr.dask (2-worker LocalCluster) vs one process",
-        |a| dask_scale::run("dask-scale", 1, &a.out_dir, a.seed),
+        "Nystroem KRR on a quarter of the Bookmarks stand-in: one process vs okr.dask on 2 local workers",
+        |a| dask_scale::run_experiment(&a.out_dir, a.seed, 0.25, 3750),
     ),
-    Experiment::new("dask-scale-quick", "dask-scale at 1/4 size", |a| {
-        dask_scale::run("dask-scale-quick", 4, &a.out_dir, a.seed)
+    Experiment::new(
+        "dask-scale-files",
+        "dask-scale with the partitions read on the workers from .npy files, one per worker (full size)",
+        |a| dask_scale::files::run("dask-scale-files", 1, &a.out_dir, a.seed),
+    ),
+    Experiment::new("dask-scale-files-quick", "dask-scale-files at 1/4 size", |a| {
+        dask_scale::files::run("dask-scale-files-quick", 4, &a.out_dir, a.seed)
     }),
     Experiment::new(
         "python-vs-peers",
