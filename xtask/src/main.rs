@@ -146,6 +146,14 @@ const EXPERIMENTS: &[Experiment] = &[
         |a| dask_scale::run_experiment(&a.out_dir, a.seed, 0.25, 3750),
     ),
     Experiment::new(
+        "dask-scale-files",
+        "dask-scale with the partitions read on the workers from .npy files, one per worker (full size)",
+        |a| dask_scale::files::run("dask-scale-files", 1, &a.out_dir, a.seed),
+    ),
+    Experiment::new("dask-scale-files-quick", "dask-scale-files at 1/4 size", |a| {
+        dask_scale::files::run("dask-scale-files-quick", 4, &a.out_dir, a.seed)
+    }),
+    Experiment::new(
         "python-vs-peers",
         "okr's Python IOKR / SISOKR on Bibtex beside numpy and structured-predictions, and the CLI (one run)",
         |a| python_peers::run_experiment(&a.out_dir, a.seed),

@@ -40,6 +40,9 @@ pub enum Error {
     /// A linear algebra failure (for example a kernel that is not PSD).
     #[error(transparent)]
     Linalg(#[from] okr_linalg::Error),
+    /// Partition statistics that cannot be merged or finalized.
+    #[error(transparent)]
+    Partition(#[from] crate::partition::PartitionError),
     /// An invalid kernel or container.
     #[error(transparent)]
     Kernel(#[from] okr_kernels::Error),

@@ -39,6 +39,7 @@ pub mod leml;
 pub mod nystroem;
 pub mod nystroem_rr;
 mod param_guard;
+pub mod partition;
 pub mod persist;
 pub mod reduced_rank;
 mod score;

@@ -7,8 +7,8 @@ mod common;
 
 use common::{random_rows, rel_err};
 use faer::Mat;
+use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::{Fit, ParamGuard};
 use okr_estimators::{Nystroem, SurrogateModel};
 use okr_kernels::{DenseRows, Gaussian, LabelSets, Rows};
 use proptest::prelude::*;
@@ -152,86 +152,4 @@ fn nystroem_reduced_rank_equals_brute_force_composition() {
         let (cl, ct) = (low.coefficients(&xt).unwrap(), trunc.coefficients(&xt).unwrap());
         assert!(rel_err(&ct, &cl) < 1e-8);
     }
-}
-
-/// Label scores `C Y` `(n_test, L)` of a Nystroem model: invariant to the
-/// order of its distinct outputs.
-fn label_scores(m: &Nystroem<DenseRows, LabelSets, Gaussian, Gaussian>, x: &DenseRows) -> Mat<f64> {
-    m.coefficients(x).unwrap() * m.distinct_outputs().to_indicator()
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
-
-    /// Any partitioning of the rows, merged in any order, gives the
-    /// single-machine model (the map-reduce fit of `okr.dask`).
-    #[test]
-    fn partitioned_fit_merged_in_any_order_equals_the_single_fit(
-        n in 12usize..60,
-        m in 2usize..10,
-        cuts in proptest::collection::vec(1usize..59, 0..4),
-        order_seed in 0u64..1000,
-        seed in 0u64..1000,
-    ) {
-        let m = m.min(n);
-        let x = random_rows(n, 3, seed);
-        let y = label_sets(n, 4, seed + 1);
-        let xt = random_rows(5, 3, seed + 2);
-        let params = Nystroem::params(Gaussian::new(0.7).unwrap(), Gaussian::new(0.5).unwrap())
-            .lambda(1e-2)
-            .anchors(Anchors::Uniform(m))
-            .seed(seed)
-            .check()
-            .unwrap();
-        let single = params.fit(&x, &y).unwrap();
-        // Partition boundaries from the cuts (distinct, inside 1..n).
-        let mut bounds: Vec<usize> = cuts.into_iter().filter(|&c| c < n).collect();
-        bounds.push(0);
-        bounds.push(n);
-        bounds.sort_unstable();
-        bounds.dedup();
-        let idx = params.anchor_indices(n).unwrap();
-        let anchors = x.select(&idx);
-        let mut stats: Vec<_> = bounds
-            .windows(2)
-            .map(|w| params.partition_stats(&anchors, &idx, &x.slice(w[0]..w[1]), &y.slice(w[0]..w[1])).unwrap())
-            .collect();
-        // Merge in a seeded order: repeatedly join two random statistics.
-        let mut s = order_seed;
-        while stats.len() > 1 {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let a = (s >> 33) as usize % stats.len();
-            let left = stats.swap_remove(a);
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let b = (s >> 33) as usize % stats.len();
-            let right = stats.swap_remove(b);
-            stats.push(left.merge(right).unwrap());
-        }
-        let merged = stats.pop().unwrap();
-        prop_assert_eq!(merged.n_samples(), n);
-        let model = params.finalize(anchors, merged).unwrap();
-        let (a, b) = (label_scores(&single, &xt), label_scores(&model, &xt));
-        prop_assert!(rel_err(&a, &b) < 1e-10, "rel err {}", rel_err(&a, &b));
-        prop_assert_eq!(model.distinct_outputs().n_rows(), single.distinct_outputs().n_rows());
-    }
-}
-
-#[test]
-fn statistics_of_different_anchors_do_not_merge() {
-    let x = random_rows(20, 3, 1);
-    let y = label_sets(20, 4, 2);
-    let p = |seed| {
-        Nystroem::params(Gaussian::new(0.7).unwrap(), Gaussian::new(0.5).unwrap())
-            .anchors(Anchors::Uniform(5))
-            .seed(seed)
-            .check()
-            .unwrap()
-    };
-    let stats = |seed| {
-        let params = p(seed);
-        let idx = params.anchor_indices(20).unwrap();
-        params.partition_stats(&x.select(&idx), &idx, &x, &y).unwrap()
-    };
-    let err = stats(1).merge(stats(2)).unwrap_err().to_string();
-    assert!(err.contains("different anchors"), "{err}");
 }

@@ -12,8 +12,8 @@ mod convert;
 mod errors;
 mod model;
 mod params;
-mod partition;
 mod score_model;
+mod stream;
 mod surrogate;
 mod threads;
 
@@ -73,10 +73,12 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<codes::CodeModel>()?;
     m.add_function(wrap_pyfunction!(codes::fit_autoencoder, m)?)?;
     m.add_function(wrap_pyfunction!(codes::fit_kpca, m)?)?;
-    m.add_function(wrap_pyfunction!(partition::nystroem_anchor_indices, m)?)?;
-    m.add_function(wrap_pyfunction!(partition::nystroem_partition_stats, m)?)?;
-    m.add_function(wrap_pyfunction!(partition::nystroem_merge, m)?)?;
-    m.add_function(wrap_pyfunction!(partition::nystroem_finalize, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_plan_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_statistics, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_finalize, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_stats_info, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;
     Ok(())

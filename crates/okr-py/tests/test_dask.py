@@ -1,6 +1,7 @@
 """okr.dask on a LocalCluster (2 worker processes, 127.0.0.1): the
-map-reduce Nystroem fit equals the single-machine fit, survives a worker
-killed during the statistics, and reports okr's errors on the driver."""
+map-reduce fits of NystroemKRR, SIOKR and SISOKR equal the single-machine
+fits, survive a worker killed during the statistics, and report okr's errors
+on the driver."""
 
 import functools
 import os
@@ -39,21 +40,34 @@ def _data(seed=0, n=230, d=6, l=5):
 
 
 EST = okr.NystroemKRR(n_components=40, gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=3)
+ESTIMATORS = {
+    "nystroem": EST,
+    "siokr": okr.SIOKR(input_sketch="uniform:40", gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=4),
+    "sisokr": okr.SISOKR(
+        input_sketch="uniform:40", output_sketch="gaussian:20", gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=5
+    ),
+}
 
 
 @pytest.mark.parametrize("kind", ["labels", "vectors"])
-def test_distributed_fit_equals_the_single_machine_fit(client, kind):
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_distributed_fit_equals_the_single_machine_fit(client, kind, name):
     X, Y = _data()
     if kind == "vectors":
         Y = Y + np.linspace(0.1, 0.4, Y.shape[1])
     Xt = _data(seed=9)[0][:50]
-    single = clone(EST).fit(X, Y)
-    dist = okr.dask.fit(clone(EST), da.from_array(X, chunks=(37, 6)), da.from_array(Y, chunks=(37, 5)), client=client)
+    single = clone(ESTIMATORS[name]).fit(X, Y)
+    dist = okr.dask.fit(
+        clone(ESTIMATORS[name]), da.from_array(X, chunks=(37, 6)), da.from_array(Y, chunks=(37, 5)), client=client
+    )
+    assert type(dist) is type(single)
+    assert dist.dask_report_["partitions"] == 7
+    np.testing.assert_array_equal(dist.candidates_, single.candidates_)
     a, b = single.decision_function(Xt), dist.decision_function(Xt)
     assert np.max(np.abs(a - b)) <= 1e-10 * (1 + np.max(np.abs(a)))
     np.testing.assert_array_equal(single.predict(Xt), dist.predict(Xt))
     # Prediction mapped over partitions with the model shipped once.
-    lazy = okr.dask.predict(dist, da.from_array(Xt, chunks=(20, 6)))
+    lazy = okr.dask.predict(dist, da.from_array(Xt, chunks=(20, 6)), client=client)
     np.testing.assert_array_equal(client.compute(lazy).result(), np.asarray(single.predict(Xt), dtype=float))
     lazy = okr.dask.decision_function(dist, da.from_array(Xt, chunks=(20, 6)))
     np.testing.assert_allclose(client.compute(lazy).result(), a, rtol=1e-9, atol=1e-10)
@@ -70,10 +84,11 @@ def _kill_once(marker):
 def test_a_worker_killed_during_the_statistics_is_retried(client, tmp_path):
     X, Y = _data(seed=1)
     Xt = _data(seed=8)[0][:30]
-    single = clone(EST).fit(X, Y)
+    est = ESTIMATORS["sisokr"]
+    single = clone(est).fit(X, Y)
     marker = str(tmp_path / "killed")
     dist = okr.dask.fit(
-        clone(EST),
+        clone(est),
         da.from_array(X, chunks=(60, 6)),
         da.from_array(Y, chunks=(60, 5)),
         client=client,
@@ -84,11 +99,44 @@ def test_a_worker_killed_during_the_statistics_is_retried(client, tmp_path):
     assert np.max(np.abs(a - b)) <= 1e-10 * (1 + np.max(np.abs(a)))
 
 
-def test_a_bad_row_raises_okrs_error_on_the_driver(client):
+@pytest.mark.parametrize("name", ["nystroem", "siokr"])
+def test_a_bad_row_raises_okrs_error_on_the_driver(client, name):
     X, Y = _data(seed=2)
     X[150, 2] = np.nan
     with pytest.raises(ValueError, match=r"non-finite value \(NaN or infinity\) at row"):
-        okr.dask.fit(clone(EST), da.from_array(X, chunks=(50, 6)), da.from_array(Y, chunks=(50, 5)), client=client)
+        okr.dask.fit(
+            clone(ESTIMATORS[name]), da.from_array(X, chunks=(50, 6)), da.from_array(Y, chunks=(50, 5)), client=client
+        )
+
+
+def test_delayed_partitions_fit_as_arrays_do(client):
+    import dask
+
+    X, Y = _data(seed=4)
+    est = ESTIMATORS["siokr"]
+    single = clone(est).fit(X, Y)
+    bounds = [0, 70, 71, 160, 230]
+    parts = [(dask.delayed(X[a:b]), dask.delayed(Y[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
+    dist = okr.dask.fit(clone(est), parts, None, client=client)
+    Xt = _data(seed=7)[0][:20]
+    a, b = single.decision_function(Xt), dist.decision_function(Xt)
+    assert np.max(np.abs(a - b)) <= 1e-10 * (1 + np.max(np.abs(a)))
+    # Prediction over delayed blocks, dense and sparse.
+    import scipy.sparse as sp
+
+    blocks = [dask.delayed(Xt[:8]), dask.delayed(sp.csr_matrix(Xt[8:]))]
+    preds = client.gather(client.compute(okr.dask.predict(dist, blocks, client=client)))
+    np.testing.assert_array_equal(np.concatenate(preds), np.asarray(single.predict(Xt), dtype=float))
+
+
+def test_other_estimators_and_leverage_sketches_are_refused():
+    X, Y = _data()
+    Xd, Yd = da.from_array(X, chunks=(100, 6)), da.from_array(Y, chunks=(100, 5))
+    with pytest.raises(TypeError, match="NystroemKRR, SIOKR and SISOKR"):
+        okr.dask.fit(okr.IOKR(gamma=0.2, output_gamma=0.3), Xd, Yd)
+    est = okr.SIOKR(input_sketch="leverage:20", gamma=0.2, output_gamma=0.3)
+    with pytest.raises(ValueError, match="leverage scores need all rows"):
+        okr.dask.fit(est, Xd, Yd)
 
 
 def test_widths_must_be_given():

@@ -4,6 +4,8 @@
 //! processes, in one run: fit and decode seconds, F1 (equal), peak memory
 //! per worker, bytes shipped. Writes `docs/results/dask-scale.{md,json}`.
 
+pub mod files;
+
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;

@@ -1,22 +1,19 @@
-use std::ops::Range;
-
-use faer::{Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{Anchors, Nystroem, NystroemValidParams};
 use crate::core::checks::check_training_set;
+use crate::partition::{PartitionPlan, SampledRows};
 use crate::sketch::distinct_uniform;
-use crate::sketched::{RidgeSystem, Whitening, sum_rows_by_group};
-use crate::stream::{StreamedProducts, stream_products};
+use crate::sketched::{RidgeSystem, sum_rows_by_group};
 use crate::{Error, Fit, Result};
 
 impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     /// [`fit`](Self::fit) with $K_{nm}$ streamed in chunks of `chunk_rows`
     /// training rows: each chunk's block $K(\text{anchors}, x_c)$ is added into
     /// $K_{mn}K_{nm}$ (SYRK-shaped) and $K_{mn}P$, then dropped. $K_{mm}$ is
-    /// whitened before the pass and freed, so the peak is about three
+    /// whitened after the pass (finalize) and freed, so the peak is about three
     /// `m x m` matrices (the accumulator, the whitening factor and the
     /// system's factorization) plus $W$ and one `m x chunk_rows` block.
     /// The result does not depend on `chunk_rows` beyond rounding.
@@ -30,10 +27,11 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
-        // One partition of the map-reduce fit (see `partition`).
-        let (_, anchor_indices, anchors) = self.anchors_for(x, y)?;
-        let stats = self.partition_stats_chunked(&anchors, &anchor_indices, x, y, chunk_rows)?;
-        self.finalize(anchors, stats)
+        // One partition of the map-reduce fit (see `crate::partition`).
+        let n = check_training_set(x, y)?;
+        let plan = self.plan(n, &SampledRows::select_from(x, y, self.plan_rows(n)?))?;
+        let stats = plan.statistics_chunked(x, y, 0, chunk_rows)?;
+        plan.finalize(stats)
     }
 
     /// The reference fit that forms $K_{nm}$ `(n, m)` whole (memory
@@ -71,6 +69,9 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
 
     /// The anchors' indices among `n` rows: seeded uniform draw (sorted) or the given ones.
     pub(crate) fn draw_anchors(&self, n: usize) -> Result<Vec<usize>> {
+        if n == 0 {
+            return Err(Error::Empty { what: "training set" });
+        }
         Ok(match &self.anchors {
             Anchors::Uniform(m) => {
                 let mut idx = distinct_uniform(n, *m, &mut ChaCha8Rng::seed_from_u64(self.seed));
@@ -88,39 +89,6 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
                 v.clone()
             }
         })
-    }
-
-    /// The whitened ridge system and the streamed right-hand sides
-    /// ($K_{mn}P$ for `groups`, $K_{mn}T$ for `t`).
-    pub(crate) fn streamed_system<X: Rows>(
-        &self,
-        x: &X,
-        anchors: &X,
-        chunk_rows: usize,
-        groups: Option<(&[usize], usize)>,
-        t: Option<MatRef<'_, f64>>,
-        n: usize,
-    ) -> Result<(RidgeSystem, StreamedProducts)>
-    where
-        KX: Kernel<X>,
-    {
-        if chunk_rows == 0 {
-            return Err(Error::InvalidParameter { name: "chunk_rows", value: "0".into(), expected: "an integer >= 1" });
-        }
-        // K_mm is whitened and dropped before the m x m accumulator exists.
-        let whitening = {
-            let kmm = self.input_kernel.gram(anchors);
-            Whitening::new(kmm.as_ref(), self.pinv_rtol, self.lambda)?
-        };
-        let par = Par::rayon(0);
-        let fill = |rows: Range<usize>, block: MatMut<'_, f64>| {
-            self.input_kernel.gram_block_into(anchors, &x.slice(rows), block, par)
-        };
-        let prods = stream_products(n, anchors.n_rows(), chunk_rows, fill, groups, t, |_, _| {}, par);
-        let ata = prods.ata;
-        let prods = StreamedProducts { ata: Mat::zeros(0, 0), ..prods };
-        let system = RidgeSystem::from_whitened(whitening, ata, n as f64 * self.lambda, self.lambda)?;
-        Ok((system, prods))
     }
 }
 

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::stream::DEFAULT_CHUNK_ROWS;
 pub use params::{Anchors, NystroemParams, NystroemValidParams};
-pub use partition::{ConcatRows, NystroemStats};
+pub use partition::NystroemPlan;
 
 use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};

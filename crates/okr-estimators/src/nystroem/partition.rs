@@ -1,276 +1,195 @@
-//! Nystroem KRR fitted over row partitions (map-reduce; `okr.dask` runs it
-//! on a cluster): the fit needs the data only through sums over training
-//! rows,
-//!
-//! $$K_{mn}K_{nm} = \sum_p K_{m p} K_{p m},\qquad
-//!   K_{mn}P = \sum_p K_{m p} P_p,$$
-//!
-//! an `m x m` matrix and one `m`-column per distinct output. So
-//!
-//! 1. the driver draws the anchors once ([`NystroemValidParams::anchor_indices`],
-//!    the same draw as the single-machine fit) and ships their rows;
-//! 2. each partition computes its [`NystroemStats`] (its rows streamed in
-//!    chunks, as in the single-machine fit): `n_p`, $K_{mp}K_{pm}$, its
-//!    distinct outputs with the column sums of $K_{mp}$ over each, and the
-//!    output index of every row;
-//! 3. statistics [`merge`](NystroemStats::merge) by summing (distinct outputs
-//!    of both sides are matched, so the merged outputs are the distinct
-//!    outputs of the union in first-occurrence order of the merge order);
-//! 4. [`finalize`](NystroemValidParams::finalize) whitens $K_{mm}$, factorizes
-//!    and solves once, as the single-machine fit does after its pass.
-//!
-//! The single-machine [`fit`](crate::Fit::fit) gives the one-partition model
-//! up to rounding; any partitioning merged in any order gives the same
-//! predictions (tested to 1e-10). A statistic is `m^2 + m k_p` doubles.
+//! Nystroem KRR over row partitions (see [`crate::partition`]): the plan is
+//! the anchors, a partition's statistics are $K_{mp}K_{pm}$ and
+//! $K_{mp}P_p$ with its distinct outputs, finalize whitens $K_{mm}$ and
+//! solves.
 
-use faer::{Mat, Par};
-use okr_kernels::{DenseRows, Kernel, LabelSets, Rows};
+use faer::Par;
+use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 use super::{Nystroem, NystroemValidParams};
+use crate::partition::{
+    OutputSums, PartitionError, PartitionPlan, PartitionStats, PlanRows, SampledRows, check_partition, fingerprint,
+};
 use crate::sketched::{RidgeSystem, Whitening};
-use crate::stream::stream_products;
+use crate::stream::{StreamedProducts, stream_products};
 use crate::{Error, Result};
 
-/// Output containers whose rows can be concatenated (merging statistics
-/// joins the partitions' distinct outputs).
-pub trait ConcatRows: Rows {
-    /// The rows of `self` followed by those of `other`.
-    ///
-    /// # Errors
-    /// [`Error::ShapeMismatch`] when the widths differ.
-    fn concat(&self, other: &Self) -> Result<Self>;
-}
-
-impl ConcatRows for LabelSets {
-    fn concat(&self, other: &Self) -> Result<Self> {
-        if self.n_labels() != other.n_labels() {
-            return Err(Error::ShapeMismatch {
-                what: "merged label sets",
-                expected: self.n_labels(),
-                got: other.n_labels(),
-            });
-        }
-        let sets = self.iter().chain(other.iter()).map(<[usize]>::to_vec).collect();
-        Ok(LabelSets::new(self.n_labels(), sets)?)
-    }
-}
-
-impl ConcatRows for DenseRows {
-    fn concat(&self, other: &Self) -> Result<Self> {
-        let (a, b) = (self.as_mat(), other.as_mat());
-        if a.ncols() != b.ncols() {
-            return Err(Error::ShapeMismatch { what: "merged output vectors", expected: a.ncols(), got: b.ncols() });
-        }
-        let n = a.nrows();
-        Ok(DenseRows::new(Mat::from_fn(
-            n + b.nrows(),
-            a.ncols(),
-            |i, j| if i < n { a[(i, j)] } else { b[(i - n, j)] },
-        ))?)
-    }
-}
-
-/// The sufficient statistics of a set of training rows for a Nystroem fit
-/// on fixed anchors.
+/// The plan of a partitioned Nystroem fit: the hyper-parameters, `n`, and
+/// the anchors drawn as the single-machine fit draws them (indices and rows).
+///
+/// # Example
+/// ```
+/// use okr_estimators::nystroem::Anchors;
+/// use okr_estimators::partition::{PartitionPlan, SampledRows};
+/// use okr_estimators::{DenseRows, Gaussian, Mat, Nystroem, ParamGuard, Rows};
+/// let x = DenseRows::new(Mat::from_fn(30, 2, |i, j| ((i * 5 + j) % 7) as f64 / 7.0))?;
+/// let y = DenseRows::new(Mat::from_fn(30, 1, |i, _| (i % 3) as f64))?;
+/// let params = Nystroem::params(Gaussian::new(1.0)?, Gaussian::new(1.0)?).anchors(Anchors::Uniform(8)).check()?;
+/// let plan = params.plan(30, &SampledRows::select_from(&x, &y, params.plan_rows(30)?))?;
+/// let a = plan.statistics(&x.slice(0..12), &y.slice(0..12), 0)?;
+/// let b = plan.statistics(&x.slice(12..30), &y.slice(12..30), 12)?;
+/// let model = plan.finalize(b.merge(a)?)?;
+/// assert_eq!(model.anchor_indices().len(), 8);
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct NystroemStats<Y> {
-    /// Indices of the anchors the statistics were computed on.
-    anchor_indices: Vec<usize>,
-    /// Rows summed.
+pub struct NystroemPlan<X, KX, KY> {
+    params: NystroemValidParams<KX, KY>,
     n: usize,
-    /// $\sum_i k_m(x_i) k_m(x_i)^\top$ `(m, m)`.
-    #[serde(with = "okr_linalg::serde_mat")]
-    ata: Mat<f64>,
-    /// Distinct outputs, first-occurrence order.
-    outputs: Y,
-    /// $\sum_{i: y_i = \text{output}_g} k_m(x_i)$ `(m, n_outputs)`.
-    #[serde(with = "okr_linalg::serde_mat")]
-    at_p: Mat<f64>,
-    /// Output index of every row, in row order.
-    output_of: Vec<usize>,
+    anchor_indices: Vec<usize>,
+    anchors: X,
+    id: u64,
 }
 
-impl<Y: ConcatRows> NystroemStats<Y> {
-    /// Rows summed.
-    pub fn n_samples(&self) -> usize {
-        self.n
-    }
-
-    /// Checks the shapes a deserialized statistic must have (bytes from
-    /// another process are not trusted).
-    ///
-    /// # Errors
-    /// [`Error::ShapeMismatch`] naming the inconsistent part.
-    pub fn validate(&self) -> Result<()> {
-        let m = self.anchor_indices.len();
-        let k = self.outputs.n_rows();
-        let bad = |what: &'static str, expected: usize, got: usize| Err(Error::ShapeMismatch { what, expected, got });
-        if self.ata.nrows() != m || self.ata.ncols() != m {
-            return bad("statistics: anchor cross-product", m, self.ata.nrows());
-        }
-        if self.at_p.nrows() != m || self.at_p.ncols() != k {
-            return bad("statistics: output sums", k, self.at_p.ncols());
-        }
-        if self.output_of.len() != self.n {
-            return bad("statistics: output index per row", self.n, self.output_of.len());
-        }
-        if let Some(&g) = self.output_of.iter().find(|&&g| g >= k) {
-            return bad("statistics: output index", k, g);
-        }
-        Ok(())
-    }
-
-    /// Sums two statistics on the same anchors; `other`'s rows come after
-    /// `self`'s.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when the anchors differ,
-    /// [`Error::ShapeMismatch`] when the output widths differ.
-    pub fn merge(self, other: Self) -> Result<Self> {
-        if self.anchor_indices != other.anchor_indices || self.ata.nrows() != other.ata.nrows() {
-            return Err(Error::InvalidParameter {
-                name: "statistics",
-                value: "computed on different anchors".into(),
-                expected: "statistics of one plan (the same anchors)",
-            });
-        }
-        let k_self = self.outputs.n_rows();
-        let joined = self.outputs.concat(&other.outputs)?;
-        let (outputs, group_of) = joined.group_duplicates();
-        let m = self.ata.nrows();
-        let mut at_p = Mat::zeros(m, outputs.n_rows());
-        for (src, block) in [(0, &self.at_p), (k_self, &other.at_p)] {
-            for j in 0..block.ncols() {
-                let mut dst = at_p.col_mut(group_of[src + j]);
-                dst += block.col(j);
-            }
-        }
-        let output_of = self
-            .output_of
-            .iter()
-            .map(|&g| group_of[g])
-            .chain(other.output_of.iter().map(|&g| group_of[k_self + g]))
-            .collect();
-        Ok(Self {
-            anchor_indices: self.anchor_indices,
-            n: self.n + other.n,
-            ata: self.ata + other.ata,
-            outputs,
-            at_p,
-            output_of,
-        })
-    }
+fn plan_id<KX, KY>(params: &NystroemValidParams<KX, KY>, n: usize, anchor_indices: &[usize]) -> u64 {
+    fingerprint(&("nystroem", n, anchor_indices, params.lambda.to_bits(), params.pinv_rtol.to_bits()))
 }
 
 impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
-    /// The anchors' indices among `n` training rows: the single-machine
-    /// fit's draw (seeded uniform without replacement, sorted) or the given ones.
+    /// The training rows the plan needs among `n`: the anchors (the
+    /// single-machine fit's draw).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for a given index `>= n` or more anchors than rows.
-    pub fn anchor_indices(&self, n: usize) -> Result<Vec<usize>> {
-        self.draw_anchors(n)
+    /// [`Error::Empty`] for `n = 0`, [`Error::InvalidParameter`] for a given
+    /// anchor index `>= n`.
+    pub fn plan_rows(&self, n: usize) -> Result<PlanRows> {
+        Ok(PlanRows::new(self.draw_anchors(n)?, Vec::new()))
     }
 
-    /// The statistics of the rows `x`, `y` on the `anchors` (rows
-    /// `anchor_indices` of the whole training set), streamed in chunks.
+    /// The plan for `n` training rows from the rows gathered at
+    /// [`plan_rows`](Self::plan_rows).
     ///
     /// # Errors
-    /// [`Error::Empty`] / [`Error::ShapeMismatch`] for the partition.
-    pub fn partition_stats<X, Y>(&self, anchors: &X, anchor_indices: &[usize], x: &X, y: &Y) -> Result<NystroemStats<Y>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-    {
-        self.partition_stats_chunked(anchors, anchor_indices, x, y, super::DEFAULT_CHUNK_ROWS)
+    /// As [`plan_rows`](Self::plan_rows), and [`Error::InvalidParameter`]
+    /// when `rows` lacks an anchor.
+    pub fn plan<X: Rows, Y: Rows>(&self, n: usize, rows: &SampledRows<X, Y>) -> Result<NystroemPlan<X, KX, KY>> {
+        let anchor_indices = self.draw_anchors(n)?;
+        let anchors = rows.x_at(&anchor_indices)?;
+        let id = plan_id(self, n, &anchor_indices);
+        Ok(NystroemPlan { params: self.clone(), n, anchor_indices, anchors, id })
+    }
+}
+
+impl<X: Rows, KX: Clone, KY: Clone> NystroemPlan<X, KX, KY> {
+    /// Training indices of the anchors.
+    pub fn anchor_indices(&self) -> &[usize] {
+        &self.anchor_indices
     }
 
-    /// [`partition_stats`](Self::partition_stats) with `chunk_rows` rows per streamed block.
-    pub(crate) fn partition_stats_chunked<X, Y>(
+    /// Checks a deserialized plan (bytes from another process).
+    ///
+    /// # Errors
+    /// [`PartitionError::Corrupt`] naming the inconsistent part.
+    pub fn validate(&self) -> Result<()> {
+        // Hyper-parameters out of range would panic in the streamed pass.
+        crate::ParamGuard::check_ref(&super::NystroemParams(self.params.clone()))?;
+        let ok = self.anchors.n_rows() == self.anchor_indices.len()
+            && !self.anchor_indices.is_empty()
+            && self.anchor_indices.iter().all(|&i| i < self.n)
+            && self.id == plan_id(&self.params, self.n, &self.anchor_indices);
+        if ok { Ok(()) } else { Err(PartitionError::Corrupt { what: "Nystroem plan".into() }.into()) }
+    }
+
+    /// [`PartitionPlan::statistics`] with `chunk_rows` rows per streamed block.
+    ///
+    /// # Errors
+    /// As [`PartitionPlan::statistics`], and [`Error::InvalidParameter`] for `chunk_rows = 0`.
+    pub fn statistics_chunked<Y: Rows>(
         &self,
-        anchors: &X,
-        anchor_indices: &[usize],
         x: &X,
         y: &Y,
+        first_row: usize,
         chunk_rows: usize,
-    ) -> Result<NystroemStats<Y>>
+    ) -> Result<PartitionStats<Y>>
     where
-        X: Rows,
-        Y: Rows,
         KX: Kernel<X>,
     {
         if chunk_rows == 0 {
             return Err(Error::InvalidParameter { name: "chunk_rows", value: "0".into(), expected: "an integer >= 1" });
         }
-        let n = crate::core::checks::check_training_set(x, y)?;
-        if anchors.n_rows() != anchor_indices.len() {
-            return Err(Error::ShapeMismatch {
-                what: "anchor rows",
-                expected: anchor_indices.len(),
-                got: anchors.n_rows(),
-            });
-        }
+        let n_p = crate::core::checks::check_training_set(x, y)?;
+        check_partition(first_row, n_p, self.n)?;
         let (outputs, output_of) = y.group_duplicates();
+        let groups = Some((output_of.as_slice(), outputs.n_rows()));
+        let prods = self.stream(x, chunk_rows, groups, None);
+        let at_p = prods.at_groups.expect("groups were given");
+        let sums = OutputSums::new(outputs, output_of, at_p, first_row);
+        Ok(PartitionStats::new(self.id, first_row, n_p, prods.ata, None, None, Some(sums)))
+    }
+}
+
+impl<X: Rows, KX: Kernel<X>, KY> NystroemPlan<X, KX, KY> {
+    /// One pass over the partition `x` in chunks: $K_{mp}K_{pm}$ and the
+    /// requested right-hand sides ($K_{mp}P$ for `groups`, $K_{mp}T$ for `t`).
+    pub(crate) fn stream(
+        &self,
+        x: &X,
+        chunk_rows: usize,
+        groups: Option<(&[usize], usize)>,
+        t: Option<faer::MatRef<'_, f64>>,
+    ) -> StreamedProducts {
         let par = Par::rayon(0);
         let fill = |rows: std::ops::Range<usize>, block: faer::MatMut<'_, f64>| {
-            self.input_kernel.gram_block_into(anchors, &x.slice(rows), block, par)
+            self.params.input_kernel.gram_block_into(&self.anchors, &x.slice(rows), block, par)
         };
-        let prods = stream_products(
-            n,
-            anchors.n_rows(),
-            chunk_rows,
-            fill,
-            Some((&output_of, outputs.n_rows())),
-            None,
-            |_, _| {},
-            par,
-        );
-        Ok(NystroemStats {
-            anchor_indices: anchor_indices.to_vec(),
-            n,
-            ata: prods.ata,
-            outputs,
-            at_p: prods.at_groups.expect("groups were given"),
-            output_of,
-        })
+        stream_products(x.n_rows(), self.anchors.n_rows(), chunk_rows, fill, groups, t, |_, _| {}, par)
     }
 
-    /// The model from merged statistics: whitening of $K_{mm}$, the ridge
-    /// system $F^\top F + n\lambda I$ and its solve, as the single-machine fit.
-    ///
-    /// # Errors
-    /// [`Error::ShapeMismatch`] when `anchors` are not the statistics'
-    /// anchors, [`Error::ZeroRank`], [`Error::Linalg`].
-    pub fn finalize<X, Y>(&self, anchors: X, stats: NystroemStats<Y>) -> Result<Nystroem<X, Y, KX, KY>>
-    where
-        X: Rows,
-        Y: Rows,
-        KX: Kernel<X>,
-    {
-        if anchors.n_rows() != stats.anchor_indices.len() {
-            return Err(Error::ShapeMismatch {
-                what: "anchor rows",
-                expected: stats.anchor_indices.len(),
-                got: anchors.n_rows(),
-            });
-        }
+    /// The whitened ridge system from the merged $K_{mn}K_{nm}$: $K_{mm}$ is
+    /// whitened and dropped before the system is formed.
+    pub(crate) fn system(&self, ata: faer::Mat<f64>) -> Result<RidgeSystem> {
+        let p = &self.params;
         let whitening = {
-            let kmm = self.input_kernel.gram(&anchors);
-            Whitening::new(kmm.as_ref(), self.pinv_rtol, self.lambda)?
+            let kmm = p.input_kernel.gram(&self.anchors);
+            Whitening::new(kmm.as_ref(), p.pinv_rtol, p.lambda)?
         };
-        let n = stats.n;
-        let system = RidgeSystem::from_whitened(whitening, stats.ata, n as f64 * self.lambda, self.lambda)?;
+        RidgeSystem::from_whitened(whitening, ata, self.n as f64 * p.lambda, p.lambda)
+    }
+
+    /// The anchor rows.
+    pub(crate) fn anchors(&self) -> &X {
+        &self.anchors
+    }
+}
+
+impl<X, Y, KX, KY> PartitionPlan<X, Y> for NystroemPlan<X, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Clone,
+{
+    type Model = Nystroem<X, Y, KX, KY>;
+
+    fn n_samples(&self) -> usize {
+        self.n
+    }
+
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn statistics(&self, x: &X, y: &Y, first_row: usize) -> Result<PartitionStats<Y>> {
+        self.statistics_chunked(x, y, first_row, super::DEFAULT_CHUNK_ROWS)
+    }
+
+    /// Whitening of $K_{mm}$, the ridge system $F^\top F + n\lambda I$ and
+    /// its solve against $F^\top P$, as the single-machine fit.
+    fn finalize(&self, stats: PartitionStats<Y>) -> Result<Nystroem<X, Y, KX, KY>> {
+        let parts = stats.into_complete(self.id, self.n)?;
+        let sums =
+            parts.outputs.ok_or_else(|| PartitionError::Corrupt { what: "statistics without outputs".into() })?;
+        let system = self.system(parts.ata)?;
         let rank = system.rank();
-        let weights = system.core(system.whiten(stats.at_p));
+        let weights = system.core(system.whiten(sums.at_p));
         Ok(Nystroem {
-            params: self.clone(),
-            anchors,
-            anchor_indices: stats.anchor_indices,
+            params: self.params.clone(),
+            anchors: self.anchors.clone(),
+            anchor_indices: self.anchor_indices.clone(),
             weights,
-            outputs: stats.outputs,
-            output_of: stats.output_of,
+            outputs: sums.outputs,
+            output_of: sums.output_of,
             rank,
         })
     }

@@ -8,14 +8,17 @@ use super::{NystroemReducedRank, NystroemReducedRankValidParams};
 use crate::core::checks::check_training_set;
 use crate::core::projected_atom_products_into;
 use crate::nystroem::{Anchors, NystroemParams};
+use crate::partition::{PartitionPlan, SampledRows};
 use crate::sketch::distinct_uniform;
-use crate::{Error, Fit, Nystroem, ParamGuard, Result};
+use crate::{Error, Fit, Nystroem, Result};
 
 /// The projection learned by Algorithm 1 on a subset, over the subset's
 /// distinct outputs.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Projection<Y> {
     pub(crate) outputs: Y,
     /// $G_u$ `(p, n_u)`.
+    #[serde(with = "okr_linalg::serde_mat")]
     pub(crate) encoder: Mat<f64>,
     pub(crate) mu: Vec<f64>,
     pub(crate) numerical_rank: usize,
@@ -90,7 +93,7 @@ where
 }
 
 /// `k` training indices: uniform distinct ones from `seed`, or the given ones checked.
-fn draw_indices(choice: &Anchors, n: usize, seed: u64, name: &'static str) -> Result<Vec<usize>> {
+pub(crate) fn draw_indices(choice: &Anchors, n: usize, seed: u64, name: &'static str) -> Result<Vec<usize>> {
     match choice {
         Anchors::Uniform(k) => {
             let mut idx = distinct_uniform(n, *k, &mut ChaCha8Rng::seed_from_u64(seed));
@@ -111,7 +114,7 @@ fn draw_indices(choice: &Anchors, n: usize, seed: u64, name: &'static str) -> Re
 }
 
 impl<KX: Clone, KY: Clone> NystroemReducedRankValidParams<KX, KY> {
-    fn nystroem_params(&self) -> NystroemParams<KX, KY> {
+    pub(crate) fn nystroem_params(&self) -> NystroemParams<KX, KY> {
         Nystroem::params(self.input_kernel.clone(), self.output_kernel.clone())
             .lambda(self.lambda2())
             .anchors(self.anchors.clone())
@@ -221,34 +224,20 @@ where
     /// [`Error::InvalidParameter`] for an index `>= n`, [`Error::ZeroRank`]
     /// for a zero $K_h$ or Nystroem system, [`Error::Linalg`].
     fn fit(&self, x: &X, y: &'y Y) -> Result<NystroemReducedRank<X, Y, KX, KY>> {
+        // One partition of the map-reduce fit (see `crate::partition`).
         let n = check_training_set(x, y)?;
-        let nys = self.nystroem_params().check()?;
-        let (n_, anchor_indices, anchors) = nys.anchors_for(x, y)?;
-        debug_assert_eq!(n, n_);
-        let (subset_indices, proj) = self.projection(x, y, n)?;
-        let (distinct, output_of) = y.group_duplicates();
-        let uy_u = projected_outputs(&self.output_kernel, &proj, &distinct)?;
-        let t = Mat::from_fn(n, uy_u.ncols(), |i, j| uy_u[(output_of[i], j)]);
-        let (system, prods) = nys.streamed_system(x, &anchors, self.chunk_rows, None, Some(t.as_ref()), n)?;
-        let nystroem_rank = system.rank();
-        let predict_map = system.core(system.whiten(prods.at_t.expect("a right-hand side was given")));
-        Ok(NystroemReducedRank {
-            params: self.clone(),
-            anchors,
-            anchor_indices,
-            subset_indices,
-            outputs: proj.outputs,
-            encoder: proj.encoder,
-            predict_map,
-            mu: proj.mu,
-            numerical_rank: proj.numerical_rank,
-            nystroem_rank,
-        })
+        let plan = self.plan(n, &SampledRows::select_from(x, y, self.plan_rows(n)?))?;
+        let stats = plan.statistics(x, y, 0)?;
+        plan.finalize(stats)
     }
 }
 
 /// $UY_u = K_y(\text{distinct}, Y_S)\, G_S^\top$ `(n_distinct, p)`, in tiles.
-fn projected_outputs<Y: Rows, KY: Kernel<Y>>(ky: &KY, proj: &Projection<Y>, distinct: &Y) -> Result<Mat<f64>> {
+pub(crate) fn projected_outputs<Y: Rows, KY: Kernel<Y>>(
+    ky: &KY,
+    proj: &Projection<Y>,
+    distinct: &Y,
+) -> Result<Mat<f64>> {
     let mut g = Mat::zeros(proj.encoder.nrows(), distinct.n_rows());
     projected_atom_products_into(ky, &proj.outputs, distinct, proj.encoder.as_ref(), g.as_mut(), Par::rayon(0))?;
     Ok(g.transpose().to_owned())

@@ -25,12 +25,14 @@
 
 mod fit;
 mod params;
+mod partition;
 
 use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{NystroemReducedRankParams, NystroemReducedRankValidParams};
+pub use partition::NystroemReducedRankPlan;
 
 use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};

@@ -2,6 +2,8 @@
 //! $R K(X, B)$, $K R^\top$, $R K R^\top$ from the Gram columns of the
 //! support only.
 
+use std::borrow::Cow;
+
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
@@ -126,7 +128,32 @@ impl Sketch {
     /// If `x` does not have `n` rows.
     #[track_caller]
     pub fn sketch_cross<R: Rows, K: Kernel<R>>(&self, kernel: &K, x: &R, b: &R, par: Par) -> Mat<f64> {
-        let prepared = PreparedSketch::new(self, x);
+        self.sketch_cross_prepared(kernel, &PreparedSketch::new(self, x), b, par)
+    }
+
+    /// [`sketch_cross`](Self::sketch_cross) from the rows on the support
+    /// (`|S|` rows, support order) instead of all sketched rows.
+    ///
+    /// # Panics
+    /// If `support_rows` does not have `|S|` rows.
+    #[track_caller]
+    pub fn sketch_cross_from_support<R: Rows, K: Kernel<R>>(
+        &self,
+        kernel: &K,
+        support_rows: &R,
+        b: &R,
+        par: Par,
+    ) -> Mat<f64> {
+        self.sketch_cross_prepared(kernel, &PreparedSketch::from_support(self, support_rows), b, par)
+    }
+
+    fn sketch_cross_prepared<R: Rows, K: Kernel<R>>(
+        &self,
+        kernel: &K,
+        prepared: &PreparedSketch<'_, R>,
+        b: &R,
+        par: Par,
+    ) -> Mat<f64> {
         let nb = b.n_rows();
         let mut out = Mat::zeros(self.m, nb);
         let tile = prepared.max_block_cols(nb);
@@ -222,11 +249,11 @@ where
 
 /// A sketch with the training rows it touches gathered once, to compute
 /// blocks $R\, K(X, B)$ for many `B` (row chunks of a streamed fit).
-pub(crate) struct PreparedSketch<'s, R> {
+pub(crate) struct PreparedSketch<'s, R: Clone> {
     sketch: &'s Sketch,
     /// The rows of `X` on the support: in sketch-row order for a scaled
     /// selection, in support order otherwise.
-    rows: R,
+    rows: Cow<'s, R>,
     /// For a scaled selection, the value of each sketch row.
     selection: Option<Vec<f64>>,
 }
@@ -242,9 +269,29 @@ impl<'s, R: Rows> PreparedSketch<'s, R> {
         match sketch.scaled_selection() {
             Some(selection) => {
                 let in_row_order: Vec<usize> = selection.iter().map(|&(s, _)| sketch.support[s]).collect();
-                Self { sketch, rows: x.select(&in_row_order), selection: Some(selection.iter().map(|e| e.1).collect()) }
+                let rows = Cow::Owned(x.select(&in_row_order));
+                Self { sketch, rows, selection: Some(selection.iter().map(|e| e.1).collect()) }
             }
-            None => Self { sketch, rows: x.select(&sketch.support), selection: None },
+            None => Self { sketch, rows: Cow::Owned(x.select(&sketch.support)), selection: None },
+        }
+    }
+
+    /// From the rows on the support, in support order (`|S|` rows, for
+    /// example shipped to a worker in a partition plan); borrowed when the
+    /// sketch is not a scaled selection.
+    ///
+    /// # Panics
+    /// If `support_rows` does not have `|S|` rows.
+    #[track_caller]
+    pub(crate) fn from_support(sketch: &'s Sketch, support_rows: &'s R) -> Self {
+        assert_eq!(support_rows.n_rows(), sketch.support.len(), "support rows vs sketch support");
+        match sketch.scaled_selection() {
+            Some(selection) => {
+                let in_row_order: Vec<usize> = selection.iter().map(|&(s, _)| s).collect();
+                let rows = Cow::Owned(support_rows.select(&in_row_order));
+                Self { sketch, rows, selection: Some(selection.iter().map(|e| e.1).collect()) }
+            }
+            None => Self { sketch, rows: Cow::Borrowed(support_rows), selection: None },
         }
     }
 
@@ -263,7 +310,7 @@ impl<'s, R: Rows> PreparedSketch<'s, R> {
     pub(crate) fn sketch_block_into<K: Kernel<R>>(&self, kernel: &K, b: &R, mut dst: MatMut<'_, f64>, par: Par) {
         match &self.selection {
             Some(scale) => {
-                kernel.gram_block_into(&self.rows, b, dst.as_mut(), par);
+                kernel.gram_block_into(self.rows.as_ref(), b, dst.as_mut(), par);
                 for_each_column(dst, par, |_, col| {
                     for (v, &s) in col.iter_mut().zip(scale) {
                         *v *= s;
@@ -272,7 +319,7 @@ impl<'s, R: Rows> PreparedSketch<'s, R> {
             }
             None => {
                 let mut g = Mat::zeros(self.rows.n_rows(), b.n_rows());
-                kernel.gram_block_into(&self.rows, b, g.as_mut(), par);
+                kernel.gram_block_into(self.rows.as_ref(), b, g.as_mut(), par);
                 self.sketch.apply_support_into(g.as_ref(), dst, par);
             }
         }

@@ -9,6 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{SketchedAtoms, SketchedIokr, SketchedIokrValidParams};
 use crate::core::checks::check_training_set;
+use crate::partition::{PartitionPlan, PlanRows, SampledRows};
 use crate::sketch::{PreparedSketch, Sketch};
 use crate::stream::{StreamedProducts, stream_products};
 use crate::{Error, Fit, Result};
@@ -84,7 +85,7 @@ pub(crate) fn psd_pinv(a: MatRef<'_, f64>, rtol: f64, what: &'static str) -> Res
 /// Rows of $A = K R^\top$ per streamed chunk: the `m x chunk` block stays
 /// within about 8 MiB (fewer fresh pages, L3-resident), and at least 256
 /// rows keep the SYRK into $A^\top A$ GEMM-shaped.
-fn stream_chunk_rows(m: usize) -> usize {
+pub(crate) fn stream_chunk_rows(m: usize) -> usize {
     ((8 << 20) / 8 / m.max(1)).clamp(256, crate::stream::DEFAULT_CHUNK_ROWS)
 }
 
@@ -94,6 +95,7 @@ fn stream_chunk_rows(m: usize) -> usize {
 /// (exactly symmetric). Each chunk is $A_c^\top = R\, K(X, X_c)$ `(m, c)`,
 /// at most `chunk_rows` rows (fewer when a dense sketch's Gram temporary
 /// would pass 64 MiB); $R K R^\top = \sum_c A_c^\top R_c^\top$.
+#[cfg(test)]
 fn stream_sketched_gram<R: Rows, K: Kernel<R>>(
     r: &Sketch,
     kernel: &K,
@@ -103,16 +105,35 @@ fn stream_sketched_gram<R: Rows, K: Kernel<R>>(
     chunk_rows: usize,
     par: Par,
 ) -> (StreamedProducts, Mat<f64>) {
-    let (n, m) = (x.n_rows(), r.nrows());
     let prepared = PreparedSketch::new(r, x);
+    let (prods, mut rkr) = stream_sketched(r, &prepared, kernel, x, 0, (group_of, n_groups), chunk_rows, par);
+    okr_linalg::products::symmetrize_in_place(rkr.as_mut());
+    (prods, rkr)
+}
+
+/// [`stream_sketched_gram`] for the contiguous rows `x` starting at global
+/// row `first_row` (a partition), the support rows already gathered in
+/// `prepared`; $R K R^\top$ is returned unsymmetrized (a partial sum).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stream_sketched<R: Rows, K: Kernel<R>>(
+    r: &Sketch,
+    prepared: &PreparedSketch<'_, R>,
+    kernel: &K,
+    x: &R,
+    first_row: usize,
+    groups: (&[usize], usize),
+    chunk_rows: usize,
+    par: Par,
+) -> (StreamedProducts, Mat<f64>) {
+    let (n, m) = (x.n_rows(), r.nrows());
     let chunk = chunk_rows.min(prepared.max_block_cols(n));
     let fill =
         |rows: Range<usize>, block: MatMut<'_, f64>| prepared.sketch_block_into(kernel, &x.slice(rows), block, par);
     let mut rkr = Mat::zeros(m, m);
-    let add_rkr =
-        |first: usize, block: MatRef<'_, f64>| r.add_right_product_of_columns(first, block, rkr.as_mut(), par);
-    let prods = stream_products(n, m, chunk, fill, Some((group_of, n_groups)), None, add_rkr, par);
-    okr_linalg::products::symmetrize_in_place(rkr.as_mut());
+    let add_rkr = |first: usize, block: MatRef<'_, f64>| {
+        r.add_right_product_of_columns(first_row + first, block, rkr.as_mut(), par)
+    };
+    let prods = stream_products(n, m, chunk, fill, Some(groups), None, add_rkr, par);
     (prods, rkr)
 }
 
@@ -328,117 +349,135 @@ where
     /// [`Error::Linalg`] for a failed decomposition.
     fn fit(&self, x: &X, y: &'y Y) -> Result<SketchedIokr<X, Y, KX, KY>> {
         let n = check_training_set(x, y)?;
+        if self.input_sketch.is_some() {
+            // One partition of the map-reduce fit (see `crate::partition`),
+            // with the draws made on the data (leverage scores need it).
+            let (rx, ry) = self.draws(|spec, output, rng| match output {
+                false => Sketch::draw_for_kernel(spec, &self.input_kernel, x, self.lambda, rng),
+                true => Sketch::draw_for_kernel(spec, &self.output_kernel, y, self.lambda, rng),
+            })?;
+            let rows = PlanRows::new(rx.support().to_vec(), ry.as_ref().map_or(Vec::new(), |r| r.support().to_vec()));
+            let plan = self.plan_from_draws(n, &SampledRows::select_from(x, y, rows), rx, ry)?;
+            let stats = plan.statistics(x, y, 0)?;
+            return plan.finalize(stats);
+        }
+        // ISOKR / IOKR: the input side is an n x n ridge solve.
         let par = Par::rayon(0);
         let ridge = n as f64 * self.lambda;
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        // Input sketch first, so its draw does not depend on the output side.
-        let rx = match &self.input_sketch {
-            Some(spec) => Some(Sketch::draw_for_kernel(spec, &self.input_kernel, x, self.lambda, &mut rng)?),
-            None => None,
-        };
         let (outputs, output_of) = y.group_duplicates();
-        // Identical samples span the same feature direction: merging them in a
-        // sub-sampling sketch leaves the estimator unchanged and makes R K R^T
-        // non-singular (Cholesky instead of an eigendecomposition).
-        // Only the sampled rows are grouped: grouping all of X would hold a
-        // copy of it (its row keys and distinct rows).
-        let rx = rx.map(|r| {
-            let support = r.support();
-            let (_, group_in_support) = x.select(support).group_duplicates();
-            let mut group_of: Vec<usize> = (0..n).map(|i| i + support.len()).collect();
-            for (&col, &g) in support.iter().zip(&group_in_support) {
-                group_of[col] = g;
-            }
-            r.merge_duplicate_columns(&group_of).unwrap_or(r)
-        });
-
-        // Output side: E = R_Y K_Y R_Y^T and D = K_Y R_Y^T (n, m_Y), whose rows
-        // repeat within a group of identical outputs: only the distinct rows
-        // D_u (n_distinct, m_Y) are computed, D = P D_u with the group map P.
         let output = match &self.output_sketch {
             Some(spec) => {
                 let ry = Sketch::draw_for_kernel(spec, &self.output_kernel, y, self.lambda, &mut rng)?;
                 let ry = ry.merge_duplicate_columns(&output_of).unwrap_or(ry);
-                // D_u^T = R_Y K_Y(Y, outputs) (m_Y, n_distinct); D_u is its transposed view.
-                let du_t = ry.sketch_cross(&self.output_kernel, y, &outputs, par);
-                let du = du_t.transpose();
-                let m = ry.nrows();
-                let d_support = Mat::from_fn(ry.support().len(), m, |s, j| du[(output_of[ry.support()[s]], j)]);
-                let mut e = Mat::zeros(m, m);
-                ry.apply_support_into(d_support.as_ref(), e.as_mut(), par);
-                okr_linalg::products::symmetrize_in_place(e.as_mut());
-                let (e_inv, rank) = PsdInverse::new(e.as_ref(), self.pinv_rtol, self.lambda, "R_Y K_Y R_Y^T")?;
-                let atoms = SketchedAtoms {
-                    support: y.select(ry.support()),
-                    support_indices: ry.support().to_vec(),
-                    weights: ry.support_matrix(),
-                    gram: e,
-                };
-                Some((du_t, e_inv, atoms, rank))
+                let y_support = y.select(ry.support());
+                Some(self.output_side(&ry, &y_support, &outputs, &output_of)?)
             }
             None => None,
         };
-
-        let (x_support, x_support_indices, input_map, input_rank) = match rx {
-            Some(rx) => {
-                // A = K_X R_X^T (n, m_X) is streamed in row chunks, never held:
-                // each chunk's A_c^T = R_X K(X, X_c) goes into A^T A, A^T P
-                // (rows summed by output group) and R_X K_X R_X^T.
-                let m = rx.nrows();
-                let chunk = stream_chunk_rows(m);
-                let (prods, rkr) =
-                    stream_sketched_gram(&rx, &self.input_kernel, x, &output_of, outputs.n_rows(), chunk, par);
-                let system =
-                    RidgeSystem::from_cross_product(prods.ata, rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
-                drop(rkr);
-                // A^T T (m, n_atoms) = (A^T P) D_u E^+ (or A^T P without an
-                // output sketch), then F^T T = Phi^T A^T T.
-                let at_groups = prods.at_groups.expect("groups were given");
-                let at_right = match &output {
-                    Some((du_t, e_inv, _, _)) => {
-                        let mut ad = Mat::zeros(m, du_t.nrows());
-                        matmul(ad.as_mut(), Accum::Replace, at_groups.as_ref(), du_t.transpose(), 1.0, par);
-                        e_inv.apply_right(ad.as_ref())
-                    }
-                    None => at_groups,
-                };
-                let ft_right = system.whiten(at_right);
-                let core = system.core(ft_right);
-                let rank = system.rank();
-                let z = rx.apply_support_transpose(core.as_ref());
-                (x.select(rx.support()), rx.support().to_vec(), z, Some(rank))
+        let build = || {
+            let mut k = self.input_kernel.gram(x);
+            for i in 0..n {
+                k[(i, i)] += ridge;
             }
-            None => {
-                let build = || {
-                    let mut k = self.input_kernel.gram(x);
-                    for i in 0..n {
-                        k[(i, i)] += ridge;
-                    }
-                    k
-                };
-                let (chol, _) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), par)?;
-                let rhs = match &output {
-                    Some((du_t, e_inv, _, _)) => {
-                        let t = e_inv.apply_right(du_t.transpose());
-                        Mat::from_fn(n, t.ncols(), |i, j| t[(output_of[i], j)])
-                    }
-                    None => Mat::from_fn(n, outputs.n_rows(), |i, u| if output_of[i] == u { 1.0 } else { 0.0 }),
-                };
-                (x.clone(), (0..n).collect(), chol.solve(rhs.as_ref(), par), None)
-            }
+            k
         };
+        let (chol, _) = Cholesky::factor_with(build, JitterPolicy::with_lambda(self.lambda), par)?;
+        let rhs = match &output {
+            Some(o) => {
+                let t = o.e_inv.apply_right(o.du_t.transpose());
+                Mat::from_fn(n, t.ncols(), |i, j| t[(output_of[i], j)])
+            }
+            None => Mat::from_fn(n, outputs.n_rows(), |i, u| if output_of[i] == u { 1.0 } else { 0.0 }),
+        };
+        let input_map = chol.solve(rhs.as_ref(), par);
         Ok(SketchedIokr {
             params: self.clone(),
             n_samples: n,
-            x_support,
-            x_support_indices,
+            x_support: x.clone(),
+            x_support_indices: (0..n).collect(),
             input_map,
             outputs,
             output_of,
-            output_rank: output.as_ref().map(|o| o.3),
-            atoms: output.map(|o| o.2),
-            input_rank,
+            output_rank: output.as_ref().map(|o| o.rank),
+            atoms: output.map(|o| o.atoms),
+            input_rank: None,
         })
+    }
+}
+
+/// The output side of a model with an output sketch $R_Y$: $D_u^\top =
+/// R_Y K_Y(Y, U)$ `(m_Y, u)` over the distinct outputs $U$, the inverse of
+/// $E = R_Y K_Y R_Y^\top$ and the atoms.
+pub(crate) struct OutputSide<Y> {
+    pub(crate) du_t: Mat<f64>,
+    pub(crate) e_inv: PsdInverse,
+    pub(crate) atoms: SketchedAtoms<Y>,
+    pub(crate) rank: usize,
+}
+
+impl<KX, KY> SketchedIokrValidParams<KX, KY> {
+    /// The output side from the (merged) output sketch, its support's
+    /// outputs, the distinct training outputs and every sample's output
+    /// index. $D = K_Y R_Y^\top$ `(n, m_Y)` repeats its rows within a group
+    /// of identical outputs: only the distinct rows $D_u$ are computed
+    /// ($D = P D_u$), and $E = R_{Y,S} D_S$ from the support's rows of $D$.
+    pub(crate) fn output_side<Y: Rows>(
+        &self,
+        ry: &Sketch,
+        y_support: &Y,
+        outputs: &Y,
+        output_of: &[usize],
+    ) -> Result<OutputSide<Y>>
+    where
+        KY: Kernel<Y>,
+    {
+        let par = Par::rayon(0);
+        // D_u^T = R_Y K_Y(Y, outputs) (m_Y, n_distinct); D_u is its transposed view.
+        let du_t = ry.sketch_cross_from_support(&self.output_kernel, y_support, outputs, par);
+        let du = du_t.transpose();
+        let m = ry.nrows();
+        let d_support = Mat::from_fn(ry.support().len(), m, |s, j| du[(output_of[ry.support()[s]], j)]);
+        let mut e = Mat::zeros(m, m);
+        ry.apply_support_into(d_support.as_ref(), e.as_mut(), par);
+        okr_linalg::products::symmetrize_in_place(e.as_mut());
+        let (e_inv, rank) = PsdInverse::new(e.as_ref(), self.pinv_rtol, self.lambda, "R_Y K_Y R_Y^T")?;
+        let atoms = SketchedAtoms {
+            support: y_support.clone(),
+            support_indices: ry.support().to_vec(),
+            weights: ry.support_matrix(),
+            gram: e,
+        };
+        Ok(OutputSide { du_t, e_inv, atoms, rank })
+    }
+
+    /// The input map $Z$ `(|S_X|, n_atoms)` and the rank kept, from the
+    /// streamed sums $A^\top A$, $R_X K_X R_X^\top$ and $A^\top P$:
+    /// $A^\top T = (A^\top P) D_u E^\dagger$ (or $A^\top P$ without an
+    /// output sketch), then $Z = R_{X,S}^\top \Phi (F^\top F + n\lambda I)^{-1} \Phi^\top A^\top T$.
+    pub(crate) fn input_side<Y>(
+        &self,
+        rx: &Sketch,
+        n: usize,
+        ata: Mat<f64>,
+        rkr: Mat<f64>,
+        at_groups: Mat<f64>,
+        output: Option<&OutputSide<Y>>,
+    ) -> Result<(Mat<f64>, usize)> {
+        let par = Par::rayon(0);
+        let ridge = n as f64 * self.lambda;
+        let system = RidgeSystem::from_cross_product(ata, rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
+        drop(rkr);
+        let at_right = match output {
+            Some(o) => {
+                let mut ad = Mat::zeros(at_groups.nrows(), o.du_t.nrows());
+                matmul(ad.as_mut(), Accum::Replace, at_groups.as_ref(), o.du_t.transpose(), 1.0, par);
+                o.e_inv.apply_right(ad.as_ref())
+            }
+            None => at_groups,
+        };
+        let core = system.core(system.whiten(at_right));
+        Ok((rx.apply_support_transpose(core.as_ref()), system.rank()))
     }
 }
 

@@ -22,12 +22,14 @@
 
 mod fit;
 mod params;
+mod partition;
 
 use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{SketchedIokrParams, SketchedIokrValidParams};
+pub use partition::SketchedPlan;
 
 use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
@@ -37,7 +39,7 @@ pub(crate) use fit::{RidgeSystem, Whitening, sum_rows_by_group};
 /// The output atoms of a model with an output sketch: the training outputs
 /// the sketch touches and its restriction $R_{Y,S}$.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct SketchedAtoms<Y> {
+pub(crate) struct SketchedAtoms<Y> {
     support: Y,
     support_indices: Vec<usize>,
     #[serde(with = "okr_linalg::serde_mat")]

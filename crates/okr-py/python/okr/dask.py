@@ -1,23 +1,36 @@
-"""okr on a Dask cluster: Nystroem KRR fitted as a map-reduce, prediction
-mapped over partitions.
+"""okr on a Dask cluster: the streamed fits of NystroemKRR, SIOKR and SISOKR
+as a map-reduce, prediction mapped over partitions.
 
-The fit needs the data only through sums over training rows (see the Rust
-docs of ``okr_estimators::nystroem::NystroemStats``): the driver draws the
-anchors (the single-machine draw) and gathers their rows; every partition
-computes its statistics on a worker (``K_mp K_pm``, ``m x m``, and one
-``m``-column per distinct output: ``m^2 + m k_p`` doubles shipped back);
-statistics are summed in a tree; the driver factorizes and solves once. The
-model equals the single-machine ``NystroemKRR`` fit up to rounding (tested
-to 1e-10). Kernel widths must be given (their defaults are medians over the
-whole data).
+These fits need the data only through sums over training rows (see the Rust
+docs of ``okr_estimators::partition``):
+
+1. the driver draws the anchors / sketches from the estimator's seed (the
+   single-machine draws), gathers the few rows they touch and builds a
+   *plan* (bytes: the hyper-parameters, the anchors or the sketch with its
+   support rows), shipped once to every worker;
+2. every partition computes its *statistics* on a worker (``A^T A`` and,
+   with a sketch, ``R K R^T``: ``m x m`` each; ``A^T P``: one ``m``-column
+   per distinct output of the partition), the GIL released;
+3. statistics are summed in a tree of merges (refused for statistics of
+   another plan or overlapping rows);
+4. the driver whitens, factorizes and solves once (``O(m^3)``).
+
+The fitted estimator equals the single-machine fit of the same class up to
+rounding (tested to 1e-10). Kernel widths must be given (their defaults are
+medians over the whole data). Nystroem reduced rank is fitted the same way in
+the Rust library (``NystroemReducedRankPlan``); the Python package has no
+estimator class for it yet.
 
     from dask.distributed import Client
     import dask.array as da, okr, okr.dask
     client = Client(...)                                   # any Dask cluster
     X = da.from_zarr(...); Y = da.from_zarr(...)           # rows chunked alike
-    est = okr.NystroemKRR(n_components=5000, gamma=1e-3, output_gamma=0.2, random_state=0)
-    okr.dask.fit(est, X, Y)                                # an ordinary fitted estimator
-    labels = okr.dask.predict(est, X_test).compute()
+    est = okr.SIOKR(input_sketch="uniform:5000", gamma=1e-3, output_gamma=0.2, random_state=0)
+    okr.dask.fit(est, X, Y, client=client)                 # an ordinary fitted estimator
+    labels = okr.dask.predict(est, X_test, client=client).compute()
+
+``X`` may also be a list of ``(x, y)`` pairs of delayed partitions (for
+example read from files on the workers), with ``Y=None``.
 
 A failing task (a worker that dies) is retried by Dask; okr's errors (a NaN
 in a partition) reach the driver as the ``ValueError`` okr raised.
@@ -28,9 +41,11 @@ import scipy.sparse as sp
 
 from . import _okr
 from ._base import _label_csr
-from .estimators import NystroemKRR
+from .estimators import SIOKR, SISOKR, NystroemKRR
 
 __all__ = ["fit", "predict", "decision_function"]
+
+_ESTIMATORS = ((NystroemKRR, "nystroem"), (SISOKR, "sketched"), (SIOKR, "sketched"))
 
 
 def _dask():
@@ -43,6 +58,11 @@ def _dask():
 
 
 def _rows(x):
+    if sp.issparse(x):
+        x = sp.csr_matrix(x, dtype=np.float64)
+        x.sum_duplicates()
+        x.sort_indices()
+        return x
     x = np.asarray(x, dtype=np.float64)
     # Arrays received over the network may be unaligned views of a frame.
     if not x.flags.aligned:
@@ -54,76 +74,135 @@ def _outputs(y, kind):
     return _label_csr(y) if kind == "labels" else np.ascontiguousarray(_rows(y))
 
 
-def _partition_stats(params, anchors, anchor_indices, x, y, kind, n, hook):
+def _partition_stats(plan, x, y, kind, first_row, hook):
     if hook is not None:
         hook()
-    return _okr.nystroem_partition_stats(
-        params, _rows(anchors), anchor_indices, _rows(x), _outputs(y, kind), kind, n, 1
-    )
+    return _okr.stream_statistics(plan, _rows(x), _outputs(y, kind), kind, first_row, 1)
+
+
+def _take(x, local):
+    out = x[local]
+    return sp.csr_matrix(out) if sp.issparse(out) else np.asarray(out)
 
 
 def _row_partitions(X, Y):
-    """(x, y) delayed pairs over the same row blocks."""
-    _, da = _dask()
+    """(x, y) delayed pairs over the same row blocks, their row counts, n_features, output_dim, Y dtype."""
+    dask, da = _dask()
+    if Y is None:
+        parts = list(X)
+        if not parts:
+            raise ValueError("no partitions")
+        # One small task per partition for its shape (loads the partition once more).
+        shapes = dask.compute(*[dask.delayed(lambda x, y: (x.shape, y.shape, np.dtype(y.dtype)))(x, y) for x, y in parts])
+        if any(xs[0] != ys[0] for xs, ys, _ in shapes):
+            raise ValueError("a partition's x and y have different numbers of rows")
+        sizes = [xs[0] for xs, _, _ in shapes]
+        return parts, sizes, shapes[0][0][1], shapes[0][1][1], shapes[0][2]
     X = da.asarray(X)
     Y = da.asarray(Y)
     if Y.ndim != 2 or X.ndim != 2 or X.shape[0] != Y.shape[0]:
         raise ValueError(f"X {X.shape} and Y {Y.shape} must be 2-D with the same number of rows")
     X = X.rechunk({1: -1})
     Y = Y.rechunk({0: X.chunks[0], 1: -1})
-    return list(zip(X.to_delayed().ravel(), Y.to_delayed().ravel())), X
+    parts = list(zip(X.to_delayed().ravel(), Y.to_delayed().ravel()))
+    return parts, list(X.chunks[0]), X.shape[1], Y.shape[1], np.dtype(Y.dtype)
+
+
+def _gather(dask, parts, offsets, indices, side):
+    """The rows at sorted global ``indices`` of the x (side 0) or y (side 1) partitions."""
+    indices = np.asarray(indices, dtype=np.int64)
+    pieces = []
+    for p, (lo, hi) in enumerate(zip(offsets[:-1], offsets[1:])):
+        local = indices[(indices >= lo) & (indices < hi)] - lo
+        if len(local):
+            pieces.append(dask.delayed(_take)(parts[p][side], local))
+    if not pieces:
+        return None
+    pieces = dask.compute(*pieces)
+    return sp.vstack(pieces, format="csr") if sp.issparse(pieces[0]) else np.concatenate(pieces, axis=0)
+
+
+def _compute(dask, client, *nodes):
+    if client is not None:
+        return client.gather(client.compute(list(nodes)))
+    return dask.compute(*nodes)
 
 
 def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
-    """Fit ``estimator`` (a :class:`okr.NystroemKRR` with ``gamma`` and
-    ``output_gamma`` set) on dask arrays ``X`` ``(n, d)`` and ``Y`` ``(n, p)``
-    whose rows are chunked alike. ``Y`` is a 0/1 label indicator
-    (``y_kind="labels"``, the default for integer or boolean ``Y``) or vector
-    outputs (``"vectors"``, the default for float ``Y``). Runs on ``client``
-    (default: the current Dask client or scheduler). ``partition_hook``, if
-    given, is called on the worker before each partition (tests use it to
-    kill a worker). Returns the fitted estimator."""
+    """Fit ``estimator`` (:class:`okr.NystroemKRR`, :class:`okr.SIOKR` or
+    :class:`okr.SISOKR`, with ``gamma`` and ``output_gamma`` set) on dask
+    arrays ``X`` ``(n, d)`` and ``Y`` ``(n, p)`` (rows chunked alike; ``Y`` is
+    rechunked to ``X``'s rows), or on a list of ``(x, y)`` delayed partitions
+    (``Y=None``). ``Y`` is a 0/1 label indicator (``y_kind="labels"``, the
+    default for integer or boolean ``Y``) or vector outputs (``"vectors"``,
+    the default for float ``Y``). Runs on ``client`` (default: the current
+    Dask scheduler). ``partition_hook``, if given, is called on the worker
+    before each partition's statistics (tests use it to kill a worker).
+
+    Returns the estimator, fitted (the same class and attributes as a
+    single-machine fit), with ``dask_report_``: the bytes of the plan, of the
+    partition statistics and of the merged statistics, and the partition count.
+    """
     dask, _ = _dask()
-    if not isinstance(estimator, NystroemKRR):
-        raise TypeError(f"okr.dask.fit fits NystroemKRR, not {type(estimator).__name__}")
+    name = next((n for cls, n in _ESTIMATORS if type(estimator) is cls), None)
+    if name is None:
+        raise TypeError(f"okr.dask.fit fits NystroemKRR, SIOKR and SISOKR, not {type(estimator).__name__}")
     if estimator.gamma is None or estimator.output_gamma is None:
         raise ValueError("okr.dask needs gamma and output_gamma (their defaults are medians over the whole data)")
-    parts, X = _row_partitions(X, Y)
-    n, d = X.shape
+    parts, sizes, d, output_dim, y_dtype = _row_partitions(X, Y)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(offsets[-1])
     if y_kind is None:
-        y_kind = "vectors" if np.dtype(Y.dtype).kind in "fc" else "labels"
+        y_kind = "vectors" if y_dtype.kind in "fc" else "labels"
     if y_kind not in ("labels", "vectors"):
         raise ValueError(f"invalid y_kind = {y_kind!r}: expected 'labels' or 'vectors'")
     params = estimator._params_for_okr()
-    anchor_indices = _okr.nystroem_anchor_indices(params, n)
-    anchors = _rows(X[np.asarray(anchor_indices)].compute())
-    anchors_node = dask.delayed(anchors, pure=True)
+    x_idx, y_idx = _okr.stream_plan_rows(name, params, n, d, y_kind, output_dim)
+    x_rows = _gather(dask, parts, offsets, x_idx, 0)
+    y_rows = _gather(dask, parts, offsets, y_idx, 1)
+    if y_rows is None:
+        y_rows = np.zeros((0, output_dim))
+    plan = _okr.stream_plan(
+        name, params, n, x_idx, _rows(x_rows), y_idx, _outputs(y_rows, y_kind), y_kind, output_dim
+    )
+    # One graph node holds the plan: shipped once to each worker that needs it.
+    plan_node = dask.delayed(plan, pure=True)
     stats = [
-        dask.delayed(_partition_stats, pure=False)(params, anchors_node, anchor_indices, x, y, y_kind, n, partition_hook)
-        for x, y in parts
+        dask.delayed(_partition_stats, pure=False)(plan_node, x, y, y_kind, int(lo), partition_hook)
+        for (x, y), lo in zip(parts, offsets[:-1])
     ]
-    while len(stats) > 1:  # a tree of pairwise sums, in row order
-        stats = [
-            dask.delayed(_okr.nystroem_merge, pure=False)(stats[i], stats[i + 1], y_kind) if i + 1 < len(stats) else stats[i]
-            for i in range(0, len(stats), 2)
+    sizes_node = dask.delayed(lambda *s: [len(b) for b in s])(*stats)
+    level = stats
+    while len(level) > 1:  # a tree of pairwise sums
+        level = [
+            dask.delayed(_okr.stream_merge, pure=False)(level[i], level[i + 1], y_kind) if i + 1 < len(level) else level[i]
+            for i in range(0, len(level), 2)
         ]
-    merged = client.compute(stats[0]).result() if client is not None else stats[0].compute()
-    output_dim = Y.shape[1]
-    estimator.model_ = _okr.nystroem_finalize(params, anchors, merged, y_kind, output_dim, n, estimator.n_jobs)
+    merged, stat_sizes = _compute(dask, client, level[0], sizes_node)
+    estimator.model_ = _okr.stream_finalize(plan, merged, y_kind, estimator.n_jobs)
     estimator.candidates_ = estimator.model_.candidates()
     estimator.n_outputs_ = estimator.model_.output_dim
     estimator.n_features_in_ = d
     estimator._mode = y_kind
     estimator._y_sparse = False
-    estimator._y_dtype = np.dtype(Y.dtype)
+    estimator._y_dtype = y_dtype
+    estimator.dask_report_ = {
+        "partitions": len(parts),
+        "plan_bytes": len(plan),
+        "statistics_bytes": int(sum(stat_sizes)),
+        "merged_bytes": len(merged),
+    }
     return estimator
 
 
-def _apply(method, estimator, X, width):
+def _apply(method, estimator, X, width, client):
     dask, da = _dask()
+    # The model is shipped once: scattered to every worker, or one graph node.
+    est = client.scatter(estimator, broadcast=True) if client is not None else dask.delayed(estimator, pure=True)
+    if isinstance(X, (list, tuple)):
+        # Delayed blocks (dense or sparse, e.g. read on the workers): one delayed result each.
+        return [dask.delayed(method)(est, b) for b in X]
     X = da.asarray(X).rechunk({1: -1})
-    # One graph node holds the model: shipped once to each worker that needs it.
-    est = dask.delayed(estimator, pure=True)
     blocks = [
         da.from_delayed(dask.delayed(method)(est, b), shape=(rows, width), dtype=np.float64)
         for b, rows in zip(X.to_delayed().ravel(), X.chunks[0])
@@ -140,12 +219,15 @@ def _decision_block(est, x):
     return est.decision_function(x)
 
 
-def predict(estimator, X):
+def predict(estimator, X, client=None):
     """``estimator.predict`` over the row blocks of the dask array ``X``
-    (a lazy dask array, float64)."""
-    return _apply(_predict_block, estimator, X, estimator.n_outputs_)
+    (a lazy dask array, float64), the model scattered once to the workers
+    of ``client`` (or one graph node without a client). ``X`` may also be a
+    list of delayed blocks (dense or sparse): a list of delayed predictions
+    is returned."""
+    return _apply(_predict_block, estimator, X, estimator.n_outputs_, client)
 
 
-def decision_function(estimator, X):
+def decision_function(estimator, X, client=None):
     """``estimator.decision_function`` over the row blocks of ``X`` (lazy)."""
-    return _apply(_decision_block, estimator, X, estimator.n_outputs_)
+    return _apply(_decision_block, estimator, X, estimator.n_outputs_, client)

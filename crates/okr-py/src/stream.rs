@@ -1,0 +1,314 @@
+//! The row-partitioned fits for `okr.dask` (see `okr_estimators::partition`):
+//! Nystroem KRR (`nystroem`) and SIOKR / SISOKR (`sketched` with an input
+//! sketch). The driver lists the rows the plan needs (`stream_plan_rows`),
+//! gathers them and builds the plan (`stream_plan`, bytes shipped to the
+//! workers once); every partition computes its statistics
+//! (`stream_statistics`, bytes); statistics merge by summing
+//! (`stream_merge`); the driver finalizes (`stream_finalize`, a fitted
+//! `Model`). Plans and statistics travel as postcard bytes and are validated
+//! when read back. Every computation releases the GIL.
+
+use okr_estimators::nystroem::Anchors;
+use okr_estimators::partition::{
+    ConcatRows, NystroemPlan, PartitionPlan, PartitionStats, PlanRows, SampledRows, SketchedPlan,
+};
+use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
+use okr_estimators::sketch::SketchSpec;
+use okr_estimators::{Nystroem, ParamGuard, SketchedIokr};
+use okr_kernels::{DenseRows, Features, Kernel, KernelSpec, LabelSets};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::convert::{self, Outputs};
+use crate::errors::to_py;
+use crate::model::Model;
+use crate::params::{KernelChoice, Params};
+use crate::surrogate::SavedOutputs;
+use crate::threads;
+
+/// A plan of either estimator, with what the fitted model records.
+#[derive(Serialize, Deserialize)]
+#[serde(bound(serialize = "Y: Serialize", deserialize = "Y: DeserializeOwned"))]
+struct Plan<Y> {
+    estimator: AnyPlan<Y>,
+    n_features: usize,
+    output_dim: usize,
+    seed: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(bound(serialize = "Y: Serialize", deserialize = "Y: DeserializeOwned"))]
+#[allow(clippy::large_enum_variant)] // one plan per fit
+enum AnyPlan<Y> {
+    Nystroem(NystroemPlan<Features, KernelSpec, KernelSpec>),
+    Sketched(SketchedPlan<Features, Y, KernelSpec, KernelSpec>),
+}
+
+/// Output containers the partitioned fits take.
+trait StreamOutputs: SavedOutputs + ConcatRows + Serialize + DeserializeOwned {}
+impl StreamOutputs for LabelSets {}
+impl StreamOutputs for DenseRows {}
+
+fn bad_kind(kind: &str) -> PyErr {
+    PyValueError::new_err(format!("unknown output kind {kind:?}: expected labels or vectors"))
+}
+
+fn encode<T: Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyBytes>> {
+    let b = postcard::to_stdvec(v).map_err(|e| PyValueError::new_err(format!("cannot encode: {e}")))?;
+    Ok(PyBytes::new(py, &b).unbind())
+}
+
+fn decode_plan<Y: StreamOutputs>(b: &[u8]) -> PyResult<Plan<Y>> {
+    let p: Plan<Y> = postcard::from_bytes(b).map_err(|e| PyValueError::new_err(format!("corrupt okr plan: {e}")))?;
+    match &p.estimator {
+        AnyPlan::Nystroem(n) => n.validate(),
+        AnyPlan::Sketched(s) => s.validate(),
+    }
+    .map_err(to_py)?;
+    Ok(p)
+}
+
+fn decode_stats<Y: StreamOutputs>(b: &[u8]) -> PyResult<PartitionStats<Y>> {
+    let s: PartitionStats<Y> =
+        postcard::from_bytes(b).map_err(|e| PyValueError::new_err(format!("corrupt okr statistics: {e}")))?;
+    s.validate().map_err(to_py)?;
+    Ok(s)
+}
+
+/// Validated parameters of either estimator (kernels built on the
+/// gathered rows: the widths must be given).
+enum Params2 {
+    Nystroem(okr_estimators::NystroemValidParams<KernelSpec, KernelSpec>),
+    Sketched(okr_estimators::SketchedIokrValidParams<KernelSpec, KernelSpec>),
+}
+
+fn sketch_spec(text: Option<String>, n: usize) -> PyResult<Option<SketchSpec>> {
+    let Some(text) = text else { return Ok(None) };
+    let mut spec: SketchSpec = text.parse().map_err(to_py)?;
+    spec.check().map_err(to_py)?;
+    // As the single-machine fit: a sketch never has more rows than samples.
+    spec.size = spec.size.min(n.max(1));
+    Ok(Some(spec))
+}
+
+fn params_for(estimator: &str, dict: &Bound<'_, PyDict>, x: &Features, y: &Outputs, n: usize) -> PyResult<Params2> {
+    let p = Params(dict);
+    if p.f64("gamma")?.is_none() || p.f64("output_gamma")?.is_none() {
+        return Err(PyValueError::new_err(
+            "okr.dask needs gamma and output_gamma (their defaults are medians over the whole data)",
+        ));
+    }
+    let kx = KernelChoice::input(&p)?.build_input(x)?;
+    let ky = KernelChoice::output(&p)?.build_output(y)?;
+    let lam = p.f64_or("lam", 1e-3)?;
+    let seed = p.seed()?;
+    match estimator {
+        "nystroem" => {
+            let anchors = Anchors::Uniform(p.usize_or("n_components", 1000)?.min(n.max(1)));
+            let v = Nystroem::params(kx, ky).lambda(lam).anchors(anchors).seed(seed).check().map_err(to_py)?;
+            Ok(Params2::Nystroem(v))
+        }
+        "sketched" => {
+            let v = SketchedIokr::params(kx, ky)
+                .lambda(lam)
+                .input_sketch(sketch_spec(p.string("input_sketch")?, n)?)
+                .output_sketch(sketch_spec(p.string("output_sketch")?, n)?)
+                .seed(seed)
+                .check()
+                .map_err(to_py)?;
+            Ok(Params2::Sketched(v))
+        }
+        other => Err(PyValueError::new_err(format!(
+            "okr.dask fits nystroem and sketched (SIOKR / SISOKR) estimators, not {other:?}"
+        ))),
+    }
+}
+
+/// Placeholder outputs of the right kind and width (the kernels only read
+/// their width when the widths are given).
+fn empty_outputs(y_kind: &str, output_dim: usize) -> PyResult<Outputs> {
+    match y_kind {
+        "labels" => Ok(Outputs::Labels(LabelSets::new(output_dim, vec![Vec::new()]).map_err(to_py)?)),
+        "vectors" => Ok(Outputs::Vectors(DenseRows::new(faer::Mat::zeros(1, output_dim)).map_err(to_py)?)),
+        other => Err(bad_kind(other)),
+    }
+}
+
+/// The global row indices `(x_rows, y_rows)` the plan needs among `n`
+/// (sorted, distinct): gather `X[x_rows]` and `Y[y_rows]` for `stream_plan`.
+#[pyfunction]
+#[pyo3(signature = (estimator, params, n, n_features, y_kind, output_dim))]
+pub fn stream_plan_rows(
+    estimator: &str,
+    params: &Bound<'_, PyDict>,
+    n: usize,
+    n_features: usize,
+    y_kind: &str,
+    output_dim: usize,
+) -> PyResult<(Vec<usize>, Vec<usize>)> {
+    let x = Features::Dense(DenseRows::new(faer::Mat::zeros(1, n_features)).map_err(to_py)?);
+    let rows: PlanRows = match params_for(estimator, params, &x, &empty_outputs(y_kind, output_dim)?, n)? {
+        Params2::Nystroem(p) => p.plan_rows(n),
+        Params2::Sketched(p) => p.plan_rows(n),
+    }
+    .map_err(to_py)?;
+    Ok((rows.x, rows.y))
+}
+
+fn plan_typed<Y: StreamOutputs>(
+    py: Python<'_>,
+    p: Params2,
+    n: usize,
+    rows: SampledRows<Features, Y>,
+    info: (usize, usize, u64),
+) -> PyResult<Py<PyBytes>>
+where
+    KernelSpec: Kernel<Y>,
+{
+    let estimator = py
+        .detach(|| match p {
+            Params2::Nystroem(p) => p.plan(n, &rows).map(AnyPlan::Nystroem),
+            Params2::Sketched(p) => p.plan(n, &rows).map(AnyPlan::Sketched),
+        })
+        .map_err(to_py)?;
+    let (n_features, output_dim, seed) = info;
+    encode(py, &Plan { estimator, n_features, output_dim, seed })
+}
+
+/// The plan (bytes) for `n` training rows from the rows gathered at
+/// `stream_plan_rows`: `x` at `x_rows`, `y` at `y_rows` (`y_kind` labels
+/// or vectors, `output_dim` wide).
+#[pyfunction]
+#[pyo3(signature = (estimator, params, n, x_rows, x, y_rows, y, y_kind, output_dim))]
+#[allow(clippy::too_many_arguments)]
+pub fn stream_plan(
+    py: Python<'_>,
+    estimator: &str,
+    params: &Bound<'_, PyDict>,
+    n: usize,
+    x_rows: Vec<usize>,
+    x: &Bound<'_, PyAny>,
+    y_rows: Vec<usize>,
+    y: &Bound<'_, PyAny>,
+    y_kind: &str,
+    output_dim: usize,
+) -> PyResult<Py<PyBytes>> {
+    let x = convert::inputs(x)?;
+    let y = convert::outputs(y, y_kind)?;
+    let p = params_for(estimator, params, &x, &y, n)?;
+    let info = (x.n_features(), output_dim, Params(params).seed()?);
+    match y {
+        Outputs::Labels(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),
+        Outputs::Vectors(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),
+    }
+}
+
+fn statistics_typed<Y: StreamOutputs>(
+    py: Python<'_>,
+    plan: &[u8],
+    x: &Features,
+    y: &Y,
+    first_row: usize,
+    n_jobs: Option<i64>,
+) -> PyResult<Py<PyBytes>>
+where
+    KernelSpec: Kernel<Y>,
+{
+    let plan = decode_plan::<Y>(plan)?;
+    let stats = py.detach(|| {
+        threads::run(n_jobs, || match &plan.estimator {
+            AnyPlan::Nystroem(p) => p.statistics(x, y, first_row),
+            AnyPlan::Sketched(p) => p.statistics(x, y, first_row),
+        })
+    })?;
+    encode(py, &stats.map_err(to_py)?)
+}
+
+/// One partition's statistics (bytes): its rows `x`, `y` starting at global
+/// row `first_row`, under the plan `plan` (bytes).
+#[pyfunction]
+#[pyo3(signature = (plan, x, y, y_kind, first_row, n_jobs=None))]
+pub fn stream_statistics(
+    py: Python<'_>,
+    plan: &[u8],
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    y_kind: &str,
+    first_row: usize,
+    n_jobs: Option<i64>,
+) -> PyResult<Py<PyBytes>> {
+    let x = convert::inputs(x)?;
+    match convert::outputs(y, y_kind)? {
+        Outputs::Labels(y) => statistics_typed(py, plan, &x, &y, first_row, n_jobs),
+        Outputs::Vectors(y) => statistics_typed(py, plan, &x, &y, first_row, n_jobs),
+    }
+}
+
+fn merge_typed<Y: StreamOutputs>(py: Python<'_>, a: &[u8], b: &[u8]) -> PyResult<Py<PyBytes>> {
+    let (a, b) = (decode_stats::<Y>(a)?, decode_stats::<Y>(b)?);
+    let merged = py.detach(|| a.merge(b)).map_err(to_py)?;
+    encode(py, &merged)
+}
+
+/// Two statistics summed (bytes); refused (`ValueError`) for statistics of
+/// different plans or overlapping rows.
+#[pyfunction]
+pub fn stream_merge(py: Python<'_>, a: &[u8], b: &[u8], y_kind: &str) -> PyResult<Py<PyBytes>> {
+    match y_kind {
+        "labels" => merge_typed::<LabelSets>(py, a, b),
+        "vectors" => merge_typed::<DenseRows>(py, a, b),
+        other => Err(bad_kind(other)),
+    }
+}
+
+fn finalize_typed<Y: StreamOutputs>(py: Python<'_>, plan: &[u8], stats: &[u8], n_jobs: Option<i64>) -> PyResult<Model>
+where
+    KernelSpec: Kernel<Y>,
+{
+    let plan = decode_plan::<Y>(plan)?;
+    let stats = decode_stats::<Y>(stats)?;
+    let start = std::time::Instant::now();
+    let model: SavedEstimator = py
+        .detach(|| {
+            threads::run(n_jobs, || match &plan.estimator {
+                AnyPlan::Nystroem(p) => p.finalize(stats).map(Y::nystroem),
+                AnyPlan::Sketched(p) => p.finalize(stats).map(Y::sketched),
+            })
+        })?
+        .map_err(to_py)?;
+    let mut info = ModelInfo::new(plan.n_features, plan.output_dim);
+    info.seed = plan.seed;
+    info.fit_seconds = start.elapsed().as_secs_f64();
+    Model::new(SavedModel::new(model, info).map_err(to_py)?)
+}
+
+/// The fitted model from the plan and the statistics merged over all rows.
+#[pyfunction]
+#[pyo3(signature = (plan, stats, y_kind, n_jobs=None))]
+pub fn stream_finalize(
+    py: Python<'_>,
+    plan: &[u8],
+    stats: &[u8],
+    y_kind: &str,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    match y_kind {
+        "labels" => finalize_typed::<LabelSets>(py, plan, stats, n_jobs),
+        "vectors" => finalize_typed::<DenseRows>(py, plan, stats, n_jobs),
+        other => Err(bad_kind(other)),
+    }
+}
+
+/// `(rows, numbers)` of statistics bytes: the rows covered and the size in
+/// bytes of their numbers (for reports of what was shipped).
+#[pyfunction]
+pub fn stream_stats_info(stats: &[u8], y_kind: &str) -> PyResult<(usize, usize)> {
+    match y_kind {
+        "labels" => decode_stats::<LabelSets>(stats).map(|s| (s.n_samples(), s.size_bytes())),
+        "vectors" => decode_stats::<DenseRows>(stats).map(|s| (s.n_samples(), s.size_bytes())),
+        other => Err(bad_kind(other)),
+    }
+}
