@@ -6,6 +6,7 @@ on the driver."""
 import functools
 import os
 import sys
+import uuid
 
 import cloudpickle
 import dask.array as da
@@ -127,6 +128,34 @@ def test_delayed_partitions_fit_as_arrays_do(client):
     blocks = [dask.delayed(Xt[:8]), dask.delayed(sp.csr_matrix(Xt[8:]))]
     preds = client.gather(client.compute(okr.dask.predict(dist, blocks, client=client)))
     np.testing.assert_array_equal(np.concatenate(preds), np.asarray(single.predict(Xt), dtype=float))
+
+
+def _load_counted(X, lo, hi, log_dir):
+    """Rows lo..hi of X, leaving one file in log_dir per call."""
+    with open(os.path.join(log_dir, f"{lo}-{uuid.uuid4().hex}"), "w"):
+        pass
+    return X[lo:hi]
+
+
+def test_each_delayed_partition_is_read_once(client, tmp_path):
+    import dask
+
+    X, Y = _data(seed=5)
+    bounds = [0, 100, 230]
+    parts = [
+        (dask.delayed(_load_counted)(X, a, b, str(tmp_path)), dask.delayed(Y[a:b])) for a, b in zip(bounds[:-1], bounds[1:])
+    ]
+    dist = okr.dask.fit(clone(EST), parts, None, client=client)
+    # Shapes, the anchors' rows and the statistics all read the persisted partitions.
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["0", "100"]
+    report = dist.dask_report_
+    assert all(report[k] >= 0.0 for k in ("plan_s", "statistics_s", "finalize_s"))
+
+
+def test_tasks_use_the_worker_thread_count(client):
+    # Two single-threaded workers on one machine must not each start a pool of all its cores.
+    assert client.submit(okr.dask._worker_threads, None, pure=False).result() == 1
+    assert okr.dask._worker_threads(7) == 7  # on the driver: the default
 
 
 def test_other_estimators_and_leverage_sketches_are_refused():

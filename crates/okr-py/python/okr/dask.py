@@ -36,6 +36,9 @@ A failing task (a worker that dies) is retried by Dask; okr's errors (a NaN
 in a partition) reach the driver as the ``ValueError`` okr raised.
 """
 
+import copy
+import time
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -74,10 +77,22 @@ def _outputs(y, kind):
     return _label_csr(y) if kind == "labels" else np.ascontiguousarray(_rows(y))
 
 
+def _worker_threads(default):
+    """The thread count of the Dask worker running this task (``default``
+    outside a worker): okr's rayon pool must not exceed it, or the worker
+    processes of one machine oversubscribe its cores."""
+    try:
+        from distributed import get_worker
+
+        return int(get_worker().state.nthreads)
+    except (ImportError, ValueError, AttributeError):
+        return default
+
+
 def _partition_stats(plan, x, y, kind, first_row, hook):
     if hook is not None:
         hook()
-    return _okr.stream_statistics(plan, _rows(x), _outputs(y, kind), kind, first_row, 1)
+    return _okr.stream_statistics(plan, _rows(x), _outputs(y, kind), kind, first_row, _worker_threads(1))
 
 
 def _take(x, local):
@@ -85,27 +100,39 @@ def _take(x, local):
     return sp.csr_matrix(out) if sp.issparse(out) else np.asarray(out)
 
 
-def _row_partitions(X, Y):
-    """(x, y) delayed pairs over the same row blocks, their row counts, n_features, output_dim, Y dtype."""
+def _persist(dask, client, nodes):
+    """``nodes`` computed once and kept in the cluster's memory (the fit
+    reads every partition three times: shapes, the plan's rows, statistics)."""
+    nodes = list(nodes)
+    return list(client.persist(nodes)) if client is not None else list(dask.persist(*nodes))
+
+
+def _row_partitions(X, Y, client):
+    """(x, y) delayed pairs over the same row blocks (persisted), their row
+    counts, n_features, output_dim, Y dtype, and what holds the persisted data."""
     dask, da = _dask()
     if Y is None:
         parts = list(X)
         if not parts:
             raise ValueError("no partitions")
-        # One small task per partition for its shape (loads the partition once more).
+        flat = _persist(dask, client, [p for pair in parts for p in pair])
+        parts = list(zip(flat[0::2], flat[1::2]))
+        # One small task per partition for its shape.
         shapes = dask.compute(*[dask.delayed(lambda x, y: (x.shape, y.shape, np.dtype(y.dtype)))(x, y) for x, y in parts])
         if any(xs[0] != ys[0] for xs, ys, _ in shapes):
             raise ValueError("a partition's x and y have different numbers of rows")
         sizes = [xs[0] for xs, _, _ in shapes]
-        return parts, sizes, shapes[0][0][1], shapes[0][1][1], shapes[0][2]
+        return parts, sizes, shapes[0][0][1], shapes[0][1][1], shapes[0][2], parts
     X = da.asarray(X)
     Y = da.asarray(Y)
     if Y.ndim != 2 or X.ndim != 2 or X.shape[0] != Y.shape[0]:
         raise ValueError(f"X {X.shape} and Y {Y.shape} must be 2-D with the same number of rows")
     X = X.rechunk({1: -1})
     Y = Y.rechunk({0: X.chunks[0], 1: -1})
+    X, Y = _persist(dask, client, [X, Y])
     parts = list(zip(X.to_delayed().ravel(), Y.to_delayed().ravel()))
-    return parts, list(X.chunks[0]), X.shape[1], Y.shape[1], np.dtype(Y.dtype)
+    # The persisted arrays hold the cluster's copies: the caller keeps them for the whole fit.
+    return parts, list(X.chunks[0]), X.shape[1], Y.shape[1], np.dtype(Y.dtype), (X, Y)
 
 
 def _gather(dask, parts, offsets, indices, side):
@@ -141,7 +168,9 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
 
     Returns the estimator, fitted (the same class and attributes as a
     single-machine fit), with ``dask_report_``: the bytes of the plan, of the
-    partition statistics and of the merged statistics, and the partition count.
+    partition statistics and of the merged statistics, the partition count,
+    and the wall seconds of the plan, statistics (with merges) and finalize
+    steps.
     """
     dask, _ = _dask()
     name = next((n for cls, n in _ESTIMATORS if type(estimator) is cls), None)
@@ -149,7 +178,8 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
         raise TypeError(f"okr.dask.fit fits NystroemKRR, SIOKR and SISOKR, not {type(estimator).__name__}")
     if estimator.gamma is None or estimator.output_gamma is None:
         raise ValueError("okr.dask needs gamma and output_gamma (their defaults are medians over the whole data)")
-    parts, sizes, d, output_dim, y_dtype = _row_partitions(X, Y)
+    started = time.perf_counter()
+    parts, sizes, d, output_dim, y_dtype, persisted = _row_partitions(X, Y, client)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     n = int(offsets[-1])
     if y_kind is None:
@@ -165,6 +195,7 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
     plan = _okr.stream_plan(
         name, params, n, x_idx, _rows(x_rows), y_idx, _outputs(y_rows, y_kind), y_kind, output_dim
     )
+    planned = time.perf_counter()
     # One graph node holds the plan: shipped once to each worker that needs it.
     plan_node = dask.delayed(plan, pure=True)
     stats = [
@@ -179,7 +210,10 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
             for i in range(0, len(level), 2)
         ]
     merged, stat_sizes = _compute(dask, client, level[0], sizes_node)
+    del persisted  # the partitions' copies on the cluster can go
+    reduced = time.perf_counter()
     estimator.model_ = _okr.stream_finalize(plan, merged, y_kind, estimator.n_jobs)
+    finalized = time.perf_counter()
     estimator.candidates_ = estimator.model_.candidates()
     estimator.n_outputs_ = estimator.model_.output_dim
     estimator.n_features_in_ = d
@@ -191,6 +225,11 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
         "plan_bytes": len(plan),
         "statistics_bytes": int(sum(stat_sizes)),
         "merged_bytes": len(merged),
+        # Driver wall seconds of each step: the plan (shapes, gathered rows),
+        # statistics and merges on the cluster, the finalize.
+        "plan_s": planned - started,
+        "statistics_s": reduced - planned,
+        "finalize_s": finalized - reduced,
     }
     return estimator
 
@@ -210,13 +249,24 @@ def _apply(method, estimator, X, width, client):
     return da.concatenate(blocks, axis=0)
 
 
+def _on_worker_threads(est):
+    """``est`` (a shallow copy sharing the fitted model) decoding with the
+    worker's threads."""
+    threads = _worker_threads(None)
+    if threads is None or threads == est.n_jobs:
+        return est
+    est = copy.copy(est)
+    est.n_jobs = threads
+    return est
+
+
 def _predict_block(est, x):
-    out = est.predict(x)
+    out = _on_worker_threads(est).predict(x)
     return out.toarray() if sp.issparse(out) else np.asarray(out, dtype=np.float64)
 
 
 def _decision_block(est, x):
-    return est.decision_function(x)
+    return _on_worker_threads(est).decision_function(x)
 
 
 def predict(estimator, X, client=None):
