@@ -14,6 +14,7 @@ use anyhow::{Context, Result};
 use okr_eval::{MetricRecord, write_records};
 use serde_json::Value;
 
+use crate::common::process::load_average;
 use crate::python_tests::{python_with_okr, run, target_dir, workspace_root};
 
 const RUN_PY: &str = include_str!("run.py");
@@ -36,6 +37,7 @@ pub fn run_experiment(out_dir: &Path, seed: u64, scale: f64, anchors: usize) -> 
     let script = dir.join("run.py");
     std::fs::write(&script, RUN_PY)?;
     let json = dir.join("dask-scale.json");
+    let load_before = load_average();
     run(
         Command::new(&python)
             .arg(&script)
@@ -45,11 +47,12 @@ pub fn run_experiment(out_dir: &Path, seed: u64, scale: f64, anchors: usize) -> 
             .arg(&json),
         "dask-scale run.py",
     )?;
+    let load = (load_before, load_average());
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json)?).context("dask-scale output")?;
-    write(out_dir, &v, scale)
+    write(out_dir, &v, scale, load)
 }
 
-fn write(out_dir: &Path, v: &Value, scale: f64) -> Result<()> {
+fn write(out_dir: &Path, v: &Value, scale: f64, load: (Option<f64>, Option<f64>)) -> Result<()> {
     let f = |p: &str| v.pointer(p).and_then(Value::as_f64).unwrap_or(f64::NAN);
     let (s_fit, s_dec, d_fit, d_dec) =
         (f("/single/fit_s"), f("/single/decode_s"), f("/dask/fit_s"), f("/dask/decode_s"));
@@ -92,10 +95,14 @@ fn write(out_dir: &Path, v: &Value, scale: f64) -> Result<()> {
          (`8 (m^2 + m k_p + n_p)` bytes per partition), the model once per worker for prediction. Largest \
          difference of the decision functions on 200 test points: {:.2e}. The data were persisted on the \
          workers before the timed fit. On a shared machine the times are upper bounds: the DGEMM rate \
-         above shows the load (this machine measures 116-221 GFLOP/s when quiet).",
+         above shows the load (this machine measures 116-221 GFLOP/s when quiet); 1-minute load average {} \
+         before and {} after on {} cores.",
         f("/dask/anchor_rows_bytes") / 1e6,
         f("/dask/statistics_bytes_upper_bound") / 1e6,
-        f("/max_abs_decision_diff")
+        f("/max_abs_decision_diff"),
+        load.0.map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}")),
+        load.1.map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}")),
+        std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     let mut recs = Vec::new();
     for (method, fit, dec, f1) in
