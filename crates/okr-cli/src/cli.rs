@@ -7,11 +7,15 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 
 pub mod data;
+pub mod gen_args;
 pub mod output;
+pub mod rank;
 pub mod tune;
 
 pub use data::DataCommand;
+pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
+pub use rank::RankArgs;
 pub use tune::{CvKind, TuneArgs};
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
@@ -110,6 +114,9 @@ pub enum Command {
     /// weights). They read h(x) with a linear output kernel, which is exact for
     /// IOKR (alpha does not depend on the output kernel).
     Eval(EvalArgs),
+    /// Rank each query's own candidate set (retrieval) with a saved model; writes a CSV table.
+    #[command(long_about = rank::RANK_HELP)]
+    Rank(RankArgs),
     /// Describe a model file: estimator, kernels, hyper-parameters, label names, versions.
     Info(InfoArgs),
     /// Encode an input file with a saved kernel autoencoder (--estimator kae or k2ae).
@@ -532,37 +539,6 @@ pub struct EvalArgs {
     /// Format of --predictions (default: by extension, .csv csv, .json/.jsonl json, else labels).
     #[arg(long, value_enum, value_name = "FORMAT", requires = "predictions")]
     pub predictions_format: Option<OutputFormat>,
-}
-
-/// Output formats of `okr gen`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GenFormat {
-    /// Mulan ARFF (sparse rows for sparse presets).
-    Arff,
-    /// svmlight multi-label (1-based features).
-    Svmlight,
-    /// CSV with a header.
-    Csv,
-}
-
-/// Arguments of `okr gen`.
-#[derive(Debug, Clone, Args)]
-pub struct GenArgs {
-    /// Shape preset.
-    #[arg(long, default_value = "bibtex", value_name = "NAME")]
-    pub preset: String,
-    /// Scale the numbers of training and test points by this factor.
-    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", allow_hyphen_values = true)]
-    pub scale: f64,
-    /// Seed of the generator.
-    #[arg(long, default_value_t = 0, value_name = "SEED")]
-    pub seed: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = GenFormat::Arff, value_name = "FORMAT")]
-    pub format: GenFormat,
-    /// Output directory (created); files are <preset>-standin-{train,test}.<ext> (--out-dir is an alias).
-    #[arg(long, short = 'o', alias = "out-dir", value_name = "DIR")]
-    pub output: PathBuf,
 }
 
 #[cfg(test)]

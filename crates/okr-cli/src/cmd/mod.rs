@@ -7,6 +7,7 @@ mod gen_data;
 mod info;
 mod kae;
 mod predict;
+mod rank;
 mod render;
 mod scores;
 mod tune;
@@ -37,6 +38,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Predict(a) => predict::run(&a),
         Command::Info(a) => info::run(&a),
+        Command::Rank(a) => rank::run(&a),
         Command::Eval(mut a) => {
             data::resolve_eval(&mut a)?;
             eval::run(&a)

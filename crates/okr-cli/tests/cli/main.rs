@@ -8,6 +8,7 @@ mod data;
 mod memory;
 mod metrics;
 mod outputs;
+mod rank;
 mod reliability;
 mod tune;
 mod user_data;
