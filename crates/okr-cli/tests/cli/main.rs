@@ -12,6 +12,7 @@ mod rank;
 mod reliability;
 mod tune;
 mod user_data;
+mod vectors;
 
 struct Dir(tempfile::TempDir);
 
