@@ -7,11 +7,17 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 
 pub mod data;
+pub mod gen_args;
 pub mod output;
+pub mod outputs;
+pub mod rank;
 pub mod tune;
 
 pub use data::DataCommand;
+pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
+pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag};
+pub use rank::RankArgs;
 pub use tune::{CvKind, TuneArgs};
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
@@ -76,6 +82,9 @@ pub enum Command {
     /// lists) or features and labels (ignored). Writes one line per input: the predicted labels, comma separated
     /// (0-based), or the top-k candidates with --top-k; --output-format csv / json
     /// write label names, --scores the scores.
+    ///
+    /// Vector models (fit --output-kind vector) write the decoded candidate vectors
+    /// (top-k `;`-separated), or with --output-format json {candidate_ids, scores, output}.
     Predict(PredictArgs),
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
     ///
@@ -97,6 +106,10 @@ pub enum Command {
     ///
     /// and with --per-label, "per_label": one {label, precision, recall, f1,
     /// support} per label, in label order (fractions; support a count).
+    /// With --outputs (fingerprint models) the true outputs come from that file, and
+    /// "output_kernel_loss" (mean ||psi(yhat) - psi(y)||^2) is added. Vector models
+    /// need --outputs and print estimator, output_kind, n_test, output_dim,
+    /// n_candidates, output_kernel_loss (+ _se), mse_h, fit_seconds, decode_seconds.
     ///
     /// The set metrics equal scikit-learn's f1_score (average samples / micro /
     /// macro), hamming_loss, accuracy_score, jaccard_score(average="samples") and
@@ -110,6 +123,9 @@ pub enum Command {
     /// weights). They read h(x) with a linear output kernel, which is exact for
     /// IOKR (alpha does not depend on the output kernel).
     Eval(EvalArgs),
+    /// Rank each query's own candidate set (retrieval) with a saved model; writes a CSV table.
+    #[command(long_about = rank::RANK_HELP)]
+    Rank(RankArgs),
     /// Describe a model file: estimator, kernels, hyper-parameters, label names, versions.
     Info(InfoArgs),
     /// Encode an input file with a saved kernel autoencoder (--estimator kae or k2ae).
@@ -358,13 +374,20 @@ pub struct FitArgs {
     /// Polynomial input kernel offset (default 1; --input-kernel polynomial only).
     #[arg(long, value_name = "COEF0", allow_hyphen_values = true)]
     pub coef0: Option<f64>,
-    /// Output kernel on label vectors.
+    /// What the model predicts: label sets, fingerprints or vectors (see --help).
+    #[arg(long, value_enum, default_value_t = OutputKindFlag::Labels, value_name = "KIND")]
+    pub output_kind: OutputKindFlag,
+    /// The training outputs of --output-kind fingerprint and vector.
+    #[command(flatten)]
+    pub output_file: OutputFileArgs,
+    /// Output kernel on label vectors, fingerprints or vectors.
     #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
     pub output_kernel: KernelKind,
     /// Output kernel gamma.
     #[arg(long, value_name = "GAMMA", allow_hyphen_values = true, conflicts_with = "output_sigma2")]
     pub output_gamma: Option<f64>,
-    /// Output Gaussian width sigma^2; default: mean number of labels per training point.
+    /// Output Gaussian width sigma^2; default: mean number of labels (set bits) per
+    /// training point; vectors: the median squared distance between training outputs.
     #[arg(long, value_name = "SIGMA2", allow_hyphen_values = true)]
     pub output_sigma2: Option<f64>,
     /// Standardize features with the training mean and standard deviation, whatever
@@ -521,6 +544,9 @@ pub struct EvalArgs {
     /// Candidates and resources.
     #[command(flatten)]
     pub decode: DecodeArgs,
+    /// The true outputs of a fingerprint or vector model.
+    #[command(flatten)]
+    pub output_file: OutputFileArgs,
     /// Add precision, recall, F1 and support of every label ("per_label").
     #[arg(long)]
     pub per_label: bool,
@@ -532,37 +558,6 @@ pub struct EvalArgs {
     /// Format of --predictions (default: by extension, .csv csv, .json/.jsonl json, else labels).
     #[arg(long, value_enum, value_name = "FORMAT", requires = "predictions")]
     pub predictions_format: Option<OutputFormat>,
-}
-
-/// Output formats of `okr gen`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GenFormat {
-    /// Mulan ARFF (sparse rows for sparse presets).
-    Arff,
-    /// svmlight multi-label (1-based features).
-    Svmlight,
-    /// CSV with a header.
-    Csv,
-}
-
-/// Arguments of `okr gen`.
-#[derive(Debug, Clone, Args)]
-pub struct GenArgs {
-    /// Shape preset.
-    #[arg(long, default_value = "bibtex", value_name = "NAME")]
-    pub preset: String,
-    /// Scale the numbers of training and test points by this factor.
-    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", allow_hyphen_values = true)]
-    pub scale: f64,
-    /// Seed of the generator.
-    #[arg(long, default_value_t = 0, value_name = "SEED")]
-    pub seed: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = GenFormat::Arff, value_name = "FORMAT")]
-    pub format: GenFormat,
-    /// Output directory (created); files are <preset>-standin-{train,test}.<ext> (--out-dir is an alias).
-    #[arg(long, short = 'o', alias = "out-dir", value_name = "DIR")]
-    pub output: PathBuf,
 }
 
 #[cfg(test)]

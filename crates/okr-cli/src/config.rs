@@ -162,7 +162,7 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
             bail!("{flag} applies to --input-kernel polynomial only");
         }
     }
-    if a.data.label_count == Some(0) && !autoencoder {
+    if a.data.label_count == Some(0) && !autoencoder && a.output_kind == crate::cli::OutputKindFlag::Labels {
         bail!(
             "invalid --label-count 0 with --estimator {estimator}: a model without labels predicts nothing \
              (0 labels suit only kae and k2ae)"

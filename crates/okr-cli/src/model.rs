@@ -55,6 +55,15 @@ pub fn shape(saved: &SavedModel) -> Shape {
     Shape { n_features: saved.info.n_features, n_labels: saved.info.n_labels }
 }
 
+/// Shape of the input files the model reads: vector-output models read
+/// features alone (their outputs are files of their own).
+pub fn input_shape(saved: &SavedModel) -> Shape {
+    match saved.model {
+        Model::Vectors(_) => Shape { n_features: saved.info.n_features, n_labels: 0 },
+        _ => shape(saved),
+    }
+}
+
 /// `(requested, used)` rank of the low-rank estimators; `None` for the others.
 pub fn ranks(model: &Model) -> Option<(usize, usize)> {
     model.ranks()

@@ -402,6 +402,41 @@ pub fn gaussian_rbf_loss(pred: &[f64], truth: &[f64], gamma: f64) -> Result<f64>
     Ok(rbf_loss((-gamma * d2).exp()))
 }
 
+/// Output-kernel loss of each prediction, $\|\psi(\hat y_i) - \psi(y_i)\|^2 =
+/// k(\hat y_i, \hat y_i) + k(y_i, y_i) - 2 k(\hat y_i, y_i)$ ([`rkhs_squared_error`]),
+/// row `i` of `pred` against row `i` of `truth`. For a Gaussian output kernel
+/// it is the [`rbf_loss`] $2 - 2k(\hat y, y)$.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] if the containers have different numbers of rows.
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, Linear};
+/// let pred = DenseRows::new(faer::mat![[1.0, 2.0]])?;
+/// let truth = DenseRows::new(faer::mat![[0.0, 2.0]])?;
+/// assert_eq!(okr_eval::output_kernel_losses(&Linear, &pred, &truth)?, vec![1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn output_kernel_losses<Y, K>(kernel: &K, pred: &Y, truth: &Y) -> Result<Vec<f64>>
+where
+    Y: okr_kernels::Rows,
+    K: okr_kernels::Kernel<Y> + ?Sized,
+{
+    if pred.n_rows() != truth.n_rows() {
+        return Err(Error::ShapeMismatch { what: "predicted outputs", expected: truth.n_rows(), got: pred.n_rows() });
+    }
+    Ok((0..pred.n_rows())
+        .map(|i| {
+            rkhs_squared_error(
+                kernel.eval(pred, i, pred, i),
+                kernel.eval(truth, i, truth, i),
+                kernel.eval(pred, i, truth, i),
+            )
+        })
+        .collect())
+}
+
 /// One measured figure of an experiment, as stored in `docs/results/<name>.json`
 /// (design.md, "Result records"). A results file is a JSON array of these.
 ///

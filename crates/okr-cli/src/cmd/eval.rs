@@ -94,8 +94,28 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     if let Some(path) = &a.predictions {
         return eval_file(a, path);
     }
-    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode, true)?;
+    let mf = crate::model::load(&a.model)?;
+    if let okr_estimators::persist::Model::Vectors(v) = &mf.model {
+        return crate::cmd::outputs::eval(a, &mf, v);
+    }
+    // Fingerprint models: the true fingerprints from --outputs, not label columns.
+    let truth = a.output_file.outputs.as_deref();
+    let (mf, mut data, candidates, decoder) =
+        load_for_decoding(mf, &a.model, &a.input, &a.data, &a.decode, truth.is_none())?;
     check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
+    if let Some(path) = truth {
+        let fp = crate::cmd::outputs::read_fingerprints(path, &a.output_file, Some(mf.info.n_labels))?;
+        if fp.n_rows() != data.n_samples() {
+            bail!(
+                "{}: {} outputs for the {} rows of {}",
+                path.display(),
+                fp.n_rows(),
+                data.n_samples(),
+                a.input.display()
+            );
+        }
+        data.y = fp;
+    }
     let report = if let okr_estimators::persist::Model::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");
@@ -124,7 +144,15 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             threshold: None,
             decode_seconds: pred.decode_seconds,
         };
-        metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?
+        let mut report = metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?;
+        if truth.is_some()
+            && let Some(m) = mf.model.surrogate()
+        {
+            // Fingerprints: the output-kernel loss of the decoded candidates too.
+            let losses = okr_eval::output_kernel_losses(m.output_kernel(), &e.predicted, &data.y)?;
+            report["output_kernel_loss"] = json!(losses.iter().sum::<f64>() / losses.len().max(1) as f64);
+        }
+        report
     };
     write_result(None, |w| writeln!(w, "{report}"))
 }

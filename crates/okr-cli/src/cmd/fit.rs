@@ -14,7 +14,7 @@ use okr_estimators::{Iokr, Kde, Nystroem, ParamGuard, ReducedRankIokr, SketchedI
 use okr_eval::{Dataset, Features, Standardizer};
 use okr_kernels::{Gaussian, KernelSpec, LabelSets};
 
-use crate::cli::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, TraceNormSolverKind};
+use crate::cli::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, OutputKindFlag, TraceNormSolverKind};
 use crate::config::{KernelFlags, build_kernel, index_base, read_data, set_threads};
 use crate::model::{info, ranks, save_fitted};
 
@@ -22,6 +22,9 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let checked = check(a)?;
     if matches!(a.estimator, EstimatorKind::Kae | EstimatorKind::K2ae) {
         return super::kae::fit(a);
+    }
+    if a.output_kind != OutputKindFlag::Labels {
+        return super::outputs::fit(a);
     }
     let data = read_data(&a.train, &a.data, None)?;
     if checked.leml {
@@ -39,6 +42,7 @@ pub(crate) struct Checked {
 /// Checks the flags and hyper-parameters, so that a bad value fails before
 /// a large file is read.
 pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
+    super::outputs::check_fit(a)?;
     crate::config::check_fit_flags(a)?;
     set_threads(a.threads)?;
     let lambda = a.lambda.unwrap_or(DEFAULT_LAMBDA);
@@ -156,6 +160,94 @@ pub(crate) fn prepare_inputs(a: &FitArgs, data: &Dataset) -> Result<Inputs> {
     })
 }
 
+/// The resolved kernels and hyper-parameters of a kernel-output estimator.
+pub(crate) struct Resolved {
+    pub kx: KernelSpec,
+    pub ky: KernelSpec,
+    pub lambda: f64,
+    pub lambda1: f64,
+    pub lambda2: f64,
+    pub solver: TraceNormSolver,
+    pub input_sketch: Option<SketchSpec>,
+    pub output_sketch: Option<SketchSpec>,
+    pub anchors: Anchors,
+}
+
+impl Resolved {
+    /// The flags' hyper-parameters around the kernels and the ridge.
+    pub(crate) fn new(a: &FitArgs, kx: KernelSpec, ky: KernelSpec, lambda: f64) -> Result<Self> {
+        let (input_sketch, output_sketch) = sketch_flags(a)?;
+        let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
+            TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
+            TraceNormSolverKind::Als => TraceNormSolver::Als,
+            TraceNormSolverKind::Convex => TraceNormSolver::Convex,
+        };
+        let lambda1 = a.lambda1.unwrap_or(lambda);
+        let lambda2 = a.lambda2.unwrap_or(lambda1);
+        let anchors = anchors_flag(a)?;
+        Ok(Self { kx, ky, lambda, lambda1, lambda2, solver, input_sketch, output_sketch, anchors })
+    }
+}
+
+/// Fits `--estimator` with the [`Resolved`] parameters on `(x, y)` and wraps
+/// it in the variant of the same name of `$model` (`Model` for label sets and
+/// fingerprints, `VectorModel` for vectors).
+macro_rules! fit_estimator {
+    ($a:expr, $r:expr, $x:expr, $y:expr, $model:ident) => {{
+        let (a, r) = (&$a, &$r);
+        let (kx, ky) = (r.kx.clone(), r.ky.clone());
+        match a.estimator {
+            EstimatorKind::Iokr => $model::Iokr(Iokr::params(kx, ky).lambda(r.lambda).fit($x, $y)?),
+            EstimatorKind::ReducedRank => $model::ReducedRank(
+                ReducedRankIokr::params(kx, ky)
+                    .rank(a.rank_or_default())
+                    .lambda1(r.lambda1)
+                    .lambda2(r.lambda2)
+                    .fit($x, $y)?,
+            ),
+            EstimatorKind::Kde => $model::Kde(
+                Kde::params(kx, ky).rank(a.rank_or_default()).lambda(r.lambda).centered(a.centered).fit($x, $y)?,
+            ),
+            EstimatorKind::TraceNorm => $model::TraceNorm(
+                TraceNorm::params(kx, ky)
+                    .rank(a.rank_or_default())
+                    .lambda(r.lambda)
+                    .solver(r.solver)
+                    .seed(a.seed)
+                    .fit($x, $y)?,
+            ),
+            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => $model::Sketched(
+                SketchedIokr::params(kx, ky)
+                    .lambda(r.lambda)
+                    .input_sketch(r.input_sketch)
+                    .output_sketch(r.output_sketch)
+                    .seed(a.seed)
+                    .fit($x, $y)?,
+            ),
+            EstimatorKind::Nystroem => $model::Nystroem(
+                Nystroem::params(kx, ky).lambda(r.lambda).anchors(r.anchors.clone()).seed(a.seed).fit($x, $y)?,
+            ),
+            EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("fitted elsewhere"),
+        }
+    }};
+}
+pub(crate) use fit_estimator;
+
+/// The input kernel of `--input-kernel` on the prepared inputs (default
+/// Gaussian width: the median heuristic), with sparse standardization as
+/// feature weights; and the median squared distance.
+pub(crate) fn input_kernel(a: &FitArgs, x: &Features, weights: Option<&[f64]>) -> Result<(KernelSpec, f64)> {
+    let in_flags =
+        KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree(), coef0: a.coef0() };
+    let median = median_sq_distance(x);
+    let kx = build_kernel(&in_flags, || default_gamma(median), "input")?;
+    let kx: KernelSpec = match (weights, kx) {
+        (Some(w), KernelSpec::Gaussian(g)) => Gaussian::new(g.gamma())?.with_feature_weights(w.to_vec())?.into(),
+        (_, kx) => kx,
+    };
+    Ok((kx, median))
+}
+
 /// Fits a decoding estimator on `data` and saves it; `chosen` says where
 /// tuned hyper-parameters came from (`okr tune`).
 pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Result<()> {
@@ -169,13 +261,6 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
         EstimatorKind::Nystroem => "nystroem",
         EstimatorKind::TraceNorm => "trace-norm",
         EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("fitted elsewhere"),
-    };
-    let (input_sketch, output_sketch) = sketch_flags(a)?;
-    let anchors = anchors_flag(a)?;
-    let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
-        TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
-        TraceNormSolverKind::Als => TraceNormSolver::Als,
-        TraceNormSolverKind::Convex => TraceNormSolver::Convex,
     };
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
     if l == 0 {
@@ -191,21 +276,13 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     let ky = build_kernel(&out_flags, || 1.0 / (2.0 * mean_card.max(1.0)), "output")?;
 
     let Inputs { standardizer, weights, x, note } = prepare_inputs(a, data)?;
-    let in_flags =
-        KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree(), coef0: a.coef0() };
-    let median = median_sq_distance(&x);
-    let kx = build_kernel(&in_flags, || default_gamma(median), "input")?;
-    let kx: KernelSpec = match (&weights, kx) {
-        (Some(w), KernelSpec::Gaussian(g)) => Gaussian::new(g.gamma())?.with_feature_weights(w.clone())?.into(),
-        (_, kx) => kx,
-    };
+    let (kx, median) = input_kernel(a, &x, weights.as_deref())?;
     let (lambda, lambda_note) = match (a.lambda, a.estimator) {
         (Some(lambda), _) => (lambda, chosen.unwrap_or("--lambda").to_string()),
         (None, EstimatorKind::Iokr) => loo_lambda(a, data, &x, &kx, &ky)?,
         (None, _) => (DEFAULT_LAMBDA, format!("default of --estimator {name}; --lambda to set it")),
     };
-    let lambda1 = a.lambda1.unwrap_or(lambda);
-    let lambda2 = a.lambda2.unwrap_or(lambda1);
+    let est = Resolved::new(a, kx.clone(), ky.clone(), lambda)?;
     let gamma_note = match (a.gamma, a.sigma2, chosen) {
         (Some(_), _, Some(c)) => c.to_string(),
         (Some(_), _, None) => "--gamma".into(),
@@ -226,33 +303,9 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     let spinner = ProgressBar::new_spinner().with_message(format!("fitting {name} on {n} samples"));
     spinner.enable_steady_tick(Duration::from_millis(120));
     let t = Instant::now();
-    let y = &data.y;
-    let iokr = || Iokr::params(kx.clone(), ky.clone()).lambda(lambda);
-    let rr =
-        || ReducedRankIokr::params(kx.clone(), ky.clone()).rank(a.rank_or_default()).lambda1(lambda1).lambda2(lambda2);
-    let kde = || Kde::params(kx.clone(), ky.clone()).rank(a.rank_or_default()).lambda(lambda).centered(a.centered);
-    let tn = || {
-        TraceNorm::params(kx.clone(), ky.clone()).rank(a.rank_or_default()).lambda(lambda).solver(solver).seed(a.seed)
-    };
-    let sketched = || {
-        SketchedIokr::params(kx.clone(), ky.clone())
-            .lambda(lambda)
-            .input_sketch(input_sketch)
-            .output_sketch(output_sketch)
-            .seed(a.seed)
-    };
-    let nystroem = || Nystroem::params(kx.clone(), ky.clone()).lambda(lambda).anchors(anchors.clone()).seed(a.seed);
     // Sparse models keep the raw rows (any standardization is in the kernel's weights).
     let x = if data.x.is_sparse() { &data.x } else { &x };
-    let model = match a.estimator {
-        EstimatorKind::Iokr => Model::Iokr(iokr().fit(x, y)?),
-        EstimatorKind::ReducedRank => Model::ReducedRank(rr().fit(x, y)?),
-        EstimatorKind::Kde => Model::Kde(kde().fit(x, y)?),
-        EstimatorKind::TraceNorm => Model::TraceNorm(tn().fit(x, y)?),
-        EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => Model::Sketched(sketched().fit(x, y)?),
-        EstimatorKind::Nystroem => Model::Nystroem(nystroem().fit(x, y)?),
-        EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("fitted above"),
-    };
+    let model = fit_estimator!(a, est, x, &data.y, Model);
     let fit_seconds = t.elapsed().as_secs_f64();
     spinner.finish_and_clear();
 
@@ -395,7 +448,7 @@ fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
 
 /// Requested sizes that exceed what `n` training samples allow (the
 /// estimator caps them), as warnings.
-fn capped_sizes(a: &FitArgs, n: usize) -> Vec<String> {
+pub(crate) fn capped_sizes(a: &FitArgs, n: usize) -> Vec<String> {
     use okr_estimators::sketch::SketchKind;
     let mut out = Vec::new();
     for (flag, sketch) in [("--input-sketch", a.input_sketch), ("--output-sketch", a.output_sketch)] {
@@ -429,7 +482,7 @@ pub(crate) fn default_gamma(median: f64) -> f64 {
 }
 
 /// `gaussian, gamma = 0.0123 (note)` and the like.
-fn describe_kernel(k: &KernelSpec, note: &str) -> String {
+pub(crate) fn describe_kernel(k: &KernelSpec, note: &str) -> String {
     let note = if note.is_empty() { String::new() } else { format!(" ({note})") };
     match k {
         KernelSpec::Gaussian(g) => format!("gaussian, gamma = {:.6}{note}", g.gamma()),

@@ -88,6 +88,7 @@ fn parameters(model: &Model) -> Value {
         Model::NystroemReducedRank(m) => to_value(m.params_used()),
         Model::TraceNorm(m) => to_value(m.params_used()),
         Model::Leml(m) => to_value(m.fitted_params()),
+        Model::Vectors(v) => vector_parameters(v),
         _ => json!({}),
     };
     if let (Some(obj), Some((requested, used))) = (p.as_object_mut(), crate::model::ranks(model)) {
@@ -96,6 +97,27 @@ fn parameters(model: &Model) -> Value {
     }
     if let (Some(obj), Some(s)) = (p.as_object_mut(), model.surrogate()) {
         obj.insert("n_atoms".into(), s.n_atoms().into());
+    }
+    p
+}
+
+/// The parameters of a vector-output model, with its output dimension and atoms.
+fn vector_parameters(v: &okr_estimators::persist::VectorModel) -> Value {
+    use okr_estimators::SurrogateModel;
+    use okr_estimators::persist::VectorModel as V;
+    let mut p = match v {
+        V::Iokr(m) => to_value(m.params_used()),
+        V::ReducedRank(m) => to_value(m.params_used()),
+        V::Kde(m) => to_value(m.params_used()),
+        V::Sketched(m) => to_value(m.params_used()),
+        V::Nystroem(m) => to_value(m.params_used()),
+        V::NystroemReducedRank(m) => to_value(m.params_used()),
+        V::TraceNorm(m) => to_value(m.params_used()),
+        _ => json!({}),
+    };
+    if let Some(obj) = p.as_object_mut() {
+        obj.insert("output_dim".into(), v.output_width().into());
+        obj.insert("n_atoms".into(), v.surrogate().n_atoms().into());
     }
     p
 }

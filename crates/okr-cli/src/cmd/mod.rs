@@ -6,7 +6,9 @@ mod fit;
 mod gen_data;
 mod info;
 mod kae;
+mod outputs;
 mod predict;
+mod rank;
 mod render;
 mod scores;
 mod tune;
@@ -32,11 +34,15 @@ pub fn run(cli: Cli) -> Result<()> {
             fit::run(&a)
         }
         Command::Tune(mut a) => {
+            if a.fit.output_kind != crate::cli::OutputKindFlag::Labels || a.fit.output_file.outputs.is_some() {
+                bail!("okr tune fits label sets only: use okr fit for --output-kind fingerprint or vector");
+            }
             data::resolve_fit(&mut a.fit)?;
             tune::run(&a)
         }
         Command::Predict(a) => predict::run(&a),
         Command::Info(a) => info::run(&a),
+        Command::Rank(a) => rank::run(&a),
         Command::Eval(mut a) => {
             data::resolve_eval(&mut a)?;
             eval::run(&a)
@@ -47,11 +53,12 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Loads what `predict` and `eval` share: the model, the data file read with
-/// the model's widths, the candidates (a file, or the model's distinct
+/// Loads what `predict` and `eval` share, given the loaded model `mf` of
+/// file `model`: the data file read with the model's widths, the candidates (a file, or the model's distinct
 /// training outputs), and the decoder with the memory budget. The data file
 /// may hold features only unless `need_labels` (evaluation).
 pub fn load_for_decoding(
+    mf: SavedModel,
     model: &std::path::Path,
     data_path: &std::path::Path,
     data_args: &crate::cli::DataArgs,
@@ -59,7 +66,6 @@ pub fn load_for_decoding(
     need_labels: bool,
 ) -> Result<(SavedModel, Dataset, LabelSets, CandidateDecoder)> {
     crate::config::set_threads(decode.threads)?;
-    let mf = crate::model::load(model)?;
     if is_autoencoder(&mf.model) {
         anyhow::bail!(
             "{} is a {} model (an autoencoder): use `okr encode`, not predict / eval",

@@ -17,7 +17,11 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         inputs.extend(a.render.thresholds.as_deref().map(|c| ("thresholds file", c)));
         okr_eval::check_not_input(out, &inputs)?;
     }
-    let (mf, data, candidates, decoder) = load_for_decoding(&a.model, &a.input, &a.data, &a.decode, false)?;
+    let mf = crate::model::load(&a.model)?;
+    if let okr_estimators::persist::Model::Vectors(v) = &mf.model {
+        return crate::cmd::outputs::predict(a, &mf, v);
+    }
+    let (mf, data, candidates, decoder) = load_for_decoding(mf, &a.model, &a.input, &a.data, &a.decode, false)?;
     check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
     let names = label_names(&mf.info);
     // The whole prediction is made before the output is opened, so a failure

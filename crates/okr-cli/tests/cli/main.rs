@@ -8,9 +8,11 @@ mod data;
 mod memory;
 mod metrics;
 mod outputs;
+mod rank;
 mod reliability;
 mod tune;
 mod user_data;
+mod vectors;
 
 struct Dir(tempfile::TempDir);
 

@@ -1,0 +1,159 @@
+//! `okr rank`: per-query candidate sets ranked with a saved model
+//! ([`okr_decode::per_query`]), written as one CSV table, with the retrieval
+//! summary ([`okr_eval::retrieval_metrics`]) on standard error or in a JSON file.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use okr_decode::per_query::{CandidateFileMode, CandidateFileReader, PerQueryDecoder, TextRows, read_candidate_pool};
+use okr_estimators::SurrogateModel;
+use okr_estimators::persist::Model;
+use okr_eval::{Features, RankSummary, RetrievalMetrics};
+use okr_kernels::LabelSets;
+use serde_json::json;
+
+use crate::cli::RankArgs;
+use crate::config::{check_data_flags, read_for_model, set_threads};
+use crate::model::{inputs, is_autoencoder, shape};
+use crate::output::write_result;
+
+pub fn run(a: &RankArgs) -> Result<()> {
+    check_data_flags(&a.input, &a.data, None)?;
+    set_threads(a.threads)?;
+    let mut files = vec![
+        ("input file", a.input.as_path()),
+        ("model", a.model.as_path()),
+        ("candidate file", a.candidates_per_query.as_path()),
+    ];
+    files.extend(a.pool.as_deref().map(|p| ("pool file", p)));
+    for out in [&a.output, &a.summary].into_iter().flatten() {
+        okr_eval::check_not_input(out, &files)?;
+    }
+    let mf = crate::model::load(&a.model)?;
+    let width = mf.info.n_labels;
+    let table = match &mf.model {
+        Model::Vectors(v) => {
+            let data = read_for_model(&a.input, &a.data, crate::model::input_shape(&mf))?.data;
+            let x = inputs(&mf, &data)?;
+            rank_with::<okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width)?
+        }
+        m => {
+            let Some(model) = m.surrogate() else {
+                let what = if is_autoencoder(m) { "an autoencoder" } else { "a label-score model" };
+                bail!("{} is a {} model ({what}): okr rank needs a decoding estimator", a.model.display(), m.name());
+            };
+            check_data_flags(&a.input, &a.data, Some(width))?;
+            let data = read_for_model(&a.input, &a.data, shape(&mf))?.data;
+            let x = inputs(&mf, &data)?;
+            rank_with::<LabelSets, _>(a, model, &x, width)?
+        }
+    };
+    write_result(a.output.as_deref(), |w| w.write_all(&table.text))?;
+    summarize(a.summary.as_deref(), table.n_queries, &table.optimistic, &table.pessimistic)
+}
+
+/// The ranked table and the true ranks of the queries that mark one.
+struct Ranked {
+    text: Vec<u8>,
+    n_queries: usize,
+    optimistic: Vec<usize>,
+    pessimistic: Vec<usize>,
+}
+
+/// Ranks the queries of the candidate file with candidates of type `Y`.
+fn rank_with<Y, M>(a: &RankArgs, model: &M, x: &Features, width: usize) -> Result<Ranked>
+where
+    Y: TextRows,
+    M: SurrogateModel<Features, Y> + ?Sized,
+{
+    let file = &a.candidates_per_query;
+    let reader = CandidateFileReader::<Y>::open(file, width)?;
+    let pool = match (reader.mode(), &a.pool) {
+        (CandidateFileMode::Pool, Some(p)) => Some(read_candidate_pool::<Y>(p, width)?),
+        (CandidateFileMode::Pool, None) => bail!("{} is in pool mode: give the pool with --pool FILE", file.display()),
+        (CandidateFileMode::Inline, Some(_)) => {
+            bail!("--pool does not apply: {} lists its candidates inline", file.display())
+        }
+        (CandidateFileMode::Inline, None) => None,
+    };
+    let decoder = PerQueryDecoder::new().memory_budget(a.memory_budget.saturating_mul(1 << 20)).top_k(a.top_k);
+    // The table is built in full before the output opens, so a failure leaves
+    // an existing output file as it was.
+    let mut out = Ranked {
+        text: b"query_id,rank,candidate_id,score,true_rank_optimistic,true_rank_pessimistic\n".to_vec(),
+        n_queries: 0,
+        optimistic: Vec::new(),
+        pessimistic: Vec::new(),
+    };
+    decoder.rank(model, x, pool.as_ref(), reader, |r| {
+        out.n_queries += 1;
+        let (opt, pes) = match r.true_rank {
+            Some(t) => {
+                out.optimistic.push(t.optimistic);
+                out.pessimistic.push(t.pessimistic);
+                (t.optimistic.to_string(), t.pessimistic.to_string())
+            }
+            None => (String::new(), String::new()),
+        };
+        let id = csv_field(&r.id);
+        for (rank, (c, s)) in r.ids.iter().zip(&r.scores).enumerate() {
+            writeln!(out.text, "{id},{},{c},{s:?},{opt},{pes}", rank + 1).expect("writing to memory");
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Prints the retrieval summary on standard error, or writes it as JSON.
+fn summarize(path: Option<&Path>, n_queries: usize, optimistic: &[usize], pessimistic: &[usize]) -> Result<()> {
+    let metrics = (!optimistic.is_empty())
+        .then(|| okr_eval::retrieval_metrics(optimistic, pessimistic))
+        .transpose()
+        .context("retrieval summary")?;
+    match path {
+        Some(p) => {
+            let doc = summary_json(n_queries, metrics.as_ref());
+            okr_eval::write_atomic(p, |w| writeln!(w, "{doc}"))?;
+        }
+        None => match &metrics {
+            Some(m) => eprintln!(
+                "okr rank: {n_queries} queries, {} with a true candidate; optimistic {}; pessimistic {}",
+                m.n_queries,
+                summary_text(&m.optimistic),
+                summary_text(&m.pessimistic)
+            ),
+            None => eprintln!("okr rank: {n_queries} queries, none marks a true candidate"),
+        },
+    }
+    Ok(())
+}
+
+fn summary_text(s: &RankSummary) -> String {
+    format!(
+        "top-1/5/10/20 accuracy {:.4}/{:.4}/{:.4}/{:.4}, mean rank {:.4}, median rank {}",
+        s.top_k[0], s.top_k[1], s.top_k[2], s.top_k[3], s.mean_rank, s.median_rank
+    )
+}
+
+/// `{n_queries, n_with_truth, optimistic: {top_1, top_5, top_10, top_20,
+/// mean_rank, median_rank}, pessimistic: {...}}` (null without true candidates).
+fn summary_json(n_queries: usize, m: Option<&RetrievalMetrics>) -> serde_json::Value {
+    let one = |s: &RankSummary| {
+        json!({
+            "top_1": s.top_k[0], "top_5": s.top_k[1], "top_10": s.top_k[2], "top_20": s.top_k[3],
+            "mean_rank": s.mean_rank, "median_rank": s.median_rank,
+        })
+    };
+    json!({
+        "n_queries": n_queries,
+        "n_with_truth": m.map_or(0, |m| m.n_queries),
+        "optimistic": m.map(|m| one(&m.optimistic)),
+        "pessimistic": m.map(|m| one(&m.pessimistic)),
+    })
+}
+
+/// A query id as one CSV field (quoted when it holds a comma or a quote).
+fn csv_field(id: &str) -> String {
+    if id.contains([',', '"']) { format!("\"{}\"", id.replace('"', "\"\"")) } else { id.to_string() }
+}
