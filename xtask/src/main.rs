@@ -102,13 +102,11 @@ const EXPERIMENTS: &[Experiment] = &[
         leml::experiments::run_delicious_ablation(&a.out_dir, a.seed)
     }),
     Experiment::new(
-        "tn-jester",
-        "trace norm vs SELF+HS on jester3 ranking (Table 1); OKR_TN_MAX_USERS caps the users",
-        |a| {
-            let max_users = std::env::var("OKR_TN_MAX_USERS").ok().and_then(|v| v.parse().ok());
-            trace_norm::jester::run(&a.out_dir, a.seed, max_users)
-        },
-    ),
+        "tn-table1",
+        "Table 1: trace norm vs SELF+HS on sushi, ml100k, jester3 (real) and jester1/2 (stand-ins); --datasets reruns columns",
+        |a| trace_norm::table1::run(&a.out_dir, a.seed, a.datasets.as_deref()),
+    )
+    .aliases(&["tn-jester"]),
     Experiment::new(
         "tn-jester-standins",
         "the other Table 1 rows on seeded stand-ins of their shapes (labelled)",
@@ -116,6 +114,10 @@ const EXPERIMENTS: &[Experiment] = &[
     ),
     Experiment::new("tn-jester-render", "re-renders tn-jester.md from its records", |a| {
         trace_norm::jester::rerender(&a.out_dir)
+    })
+    .render_only(),
+    Experiment::new("tn-table1-render", "re-renders tn-table1.md from its records", |a| {
+        trace_norm::table1::rerender(&a.out_dir)
     })
     .render_only(),
     Experiment::new("tn-label-ranking", "trace norm on the 21 label-ranking data sets", |a| {
@@ -190,6 +192,12 @@ const EXPERIMENTS: &[Experiment] = &[
 impl Experiment {
     const fn new(name: &'static str, description: &'static str, run: fn(&RunArgs) -> Result<()>) -> Self {
         Self { name, aliases: &[], description, run, in_all: true }
+    }
+
+    /// Other names that run it.
+    const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
     }
 
     /// Marks a re-rendering of existing records, which `reproduce all` skips.

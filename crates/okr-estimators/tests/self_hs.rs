@@ -95,3 +95,40 @@ fn bad_input_is_an_error() {
     let model = params.fit(x.as_ref(), &entries).unwrap();
     assert!(matches!(model.predict(Mat::<f64>::zeros(2, 4).as_ref()), Err(Error::ShapeMismatch { .. })));
 }
+
+/// Chunked scoring equals the unchunked fit + score (and the brute-force
+/// ridge) at every query, for chunk sizes 1, 2, 3 and all tasks at once,
+/// with queries on rows of other features, repeated and unobserved tasks.
+#[test]
+fn chunked_scores_equal_unchunked_fit_and_score() {
+    use okr_estimators::trace_norm::score_lambda_path_chunked;
+    for (n, d, n_tasks, seed) in [(30usize, 8usize, 6usize, 3u64), (60, 12, 9, 4)] {
+        let (x, entries) = problem(n, d, n_tasks, seed);
+        let mut r = lcg(seed + 100);
+        let xq = Mat::from_fn(7, d, |_, _| r());
+        let queries: Vec<(usize, usize)> =
+            (0..40).map(|i| ((i * 5) % 7, (i * 7 + i / 3) % n_tasks)).chain([(0, 0), (0, 0)]).collect();
+        let lambdas = [1e-3, 0.1, 10.0];
+        let full = SelfHs::fit_lambda_path(x.as_ref(), &entries, &lambdas).unwrap();
+        for chunk in [1, 2, 3, n_tasks + 5] {
+            let got = score_lambda_path_chunked(x.as_ref(), &entries, &lambdas, xq.as_ref(), &queries, chunk).unwrap();
+            assert_eq!(got.len(), lambdas.len());
+            for (li, model) in full.iter().enumerate() {
+                let want_w = brute_force(&x, &entries, lambdas[li]);
+                for (qi, &(q, t)) in queries.iter().enumerate() {
+                    let unchunked = model.score(xq.as_ref(), q, t);
+                    assert!((got[li][qi] - unchunked).abs() < 1e-12, "chunk {chunk} query {qi}");
+                    let brute: f64 = (0..d).map(|k| xq[(q, k)] * want_w[(k, t)]).sum();
+                    assert!((got[li][qi] - brute).abs() < 1e-9 * (1.0 + brute.abs()));
+                }
+                // The unobserved last task scores 0.
+                assert!(queries.iter().zip(&got[li]).filter(|((_, t), _)| *t == n_tasks - 1).all(|(_, v)| *v == 0.0));
+            }
+        }
+        // Bad input.
+        assert!(score_lambda_path_chunked(x.as_ref(), &entries, &[0.0], xq.as_ref(), &queries, 2).is_err());
+        assert!(score_lambda_path_chunked(x.as_ref(), &entries, &lambdas, xq.as_ref(), &queries, 0).is_err());
+        let short = Mat::<f64>::zeros(3, d + 1);
+        assert!(score_lambda_path_chunked(x.as_ref(), &entries, &lambdas, short.as_ref(), &[], 2).is_err());
+    }
+}

@@ -14,6 +14,7 @@
 //!   [`MetricRecord`]s of `docs/results/`.
 //! - [`retrieval_metrics()`]: top-1/5/10/20 accuracy and mean / median rank of the
 //!   true candidate of per-query candidate sets, ties counted both ways.
+//! - [`probe`]: a least-squares linear classifier on codes ([`probe::LinearProbe`]), for separability.
 //! - [`split`]: seeded [`train_test_split`], [`KFold`], [`ShuffleSplit`].
 //! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
 //! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes.
@@ -40,6 +41,7 @@ pub mod label_metrics;
 pub mod metrics;
 pub mod output;
 pub mod output_readers;
+pub mod probe;
 pub mod ranking_metrics;
 pub mod readers;
 pub mod retrieval_metrics;

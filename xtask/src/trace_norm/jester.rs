@@ -24,8 +24,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use faer::Mat;
 use okr_decode::ranking::best_order;
-use okr_estimators::trace_norm::SelfHs;
 use okr_estimators::trace_norm::masked::{MaskedOptions, MaskedTraceNorm, TaskEntries};
+use okr_estimators::trace_norm::score_lambda_path_chunked;
 use okr_eval::MetricRecord;
 use okr_eval::ranking_metrics::pairwise_ranking_loss;
 use okr_eval::readers::ranking::{Ratings, read_ratings};
@@ -235,13 +235,66 @@ fn evaluate(users: &[EvalUser], n_items: usize, score: &(dyn Fn(usize, usize) ->
     (losses.iter().sum::<f64>() / losses.len().max(1) as f64, exact)
 }
 
-/// The pair scores of the SELF + HS model `w` on the full task indices
-/// (`compact` maps them to `w`'s tasks; an unmapped task predicts 0).
-fn hs_scorer<'a>(x: &'a Mat<f64>, w: &'a SelfHs, compact: &'a [u32]) -> impl Fn(usize, usize) -> f64 + Sync + 'a {
-    move |u, t| match compact[t] {
-        u32::MAX => 0.0,
-        c => w.score(x.as_ref(), u, c as usize),
+/// SELF + HS pair scores of one evaluation part, per lambda: per user, `(full
+/// task, score)` sorted by task; tasks no training user observes score 0.
+struct HsTable {
+    per_lambda: Vec<Vec<Vec<(usize, f64)>>>,
+}
+
+impl HsTable {
+    fn get(&self, li: usize, u: usize, t: usize) -> f64 {
+        let row = &self.per_lambda[li][u];
+        row.binary_search_by_key(&t, |p| p.0).map_or(0.0, |k| row[k].1)
     }
+}
+
+/// The SELF + HS scores of every lambda on the validation and test pairs, by
+/// [`score_lambda_path_chunked`] (tasks solved 1024 at a time).
+fn hs_tables(
+    x: &Mat<f64>,
+    entries: &TaskEntries,
+    compact: &[u32],
+    lambdas: &[f64],
+    val: &[EvalUser],
+    test: &[EvalUser],
+    n_items: usize,
+) -> Result<(HsTable, HsTable)> {
+    // (part, user, full task) of every query, and the (user, compact task) pairs scored.
+    let mut keys = Vec::new();
+    let mut queries = Vec::new();
+    for (p, part) in [val, test].into_iter().enumerate() {
+        for (u, e) in part.iter().enumerate() {
+            for &(i, j) in &e.pairs {
+                let (a, b) = (e.items[i], e.items[j]);
+                let t = task(n_items, a.min(b), a.max(b));
+                if compact[t] != u32::MAX {
+                    keys.push((p, u, t));
+                    queries.push((u, compact[t] as usize));
+                }
+            }
+        }
+    }
+    let scores = score_lambda_path_chunked(x.as_ref(), entries, lambdas, x.as_ref(), &queries, 1024)?;
+    let mut tabs: Vec<HsTable> = [val.len(), test.len()]
+        .iter()
+        .map(|&n| HsTable { per_lambda: vec![vec![Vec::new(); n]; lambdas.len()] })
+        .collect();
+    for (li, s) in scores.iter().enumerate() {
+        for (&(p, u, t), &v) in keys.iter().zip(s) {
+            tabs[p].per_lambda[li][u].push((t, v));
+        }
+    }
+    for tab in &mut tabs {
+        for rows in &mut tab.per_lambda {
+            for row in rows.iter_mut() {
+                row.sort_unstable_by_key(|p| p.0);
+                row.dedup_by_key(|p| p.0);
+            }
+        }
+    }
+    let test_tab = tabs.pop().context("two tables")?;
+    let val_tab = tabs.pop().context("two tables")?;
+    Ok((val_tab, test_tab))
 }
 
 /// The trace-norm grid searched on split 0's validation part.
@@ -311,11 +364,13 @@ fn run_split(
         Some(sel) => vec![HS_LAMBDAS[sel.hs]],
         None => HS_LAMBDAS.to_vec(),
     };
-    let ws = SelfHs::fit_lambda_path(x.as_ref(), &entries, &hs_lambdas)?;
+    // Chunked fit + score (memory-bounded: ml100k's ~1M pair tasks would need
+    // 13 GB of weights per lambda), validation and test queries at once.
+    let (val_tab, test_tab) = hs_tables(&x, &entries, &compact, &hs_lambdas, &val, &test, n_items)?;
     let fit_s = t0.elapsed().as_secs_f64();
     let mut best: Option<(f64, usize)> = None;
-    for (li, w) in ws.iter().enumerate() {
-        let (v, _) = evaluate(&val, n_items, &hs_scorer(&x, w, &compact));
+    for li in 0..hs_lambdas.len() {
+        let (v, _) = evaluate(&val, n_items, &|u, t| val_tab.get(li, u, t));
         let line = format!("| {seed} | {} | self-hs | {:.0e} | - | {v:.4} | |\n", conv.name(), hs_lambdas[li]);
         eprint!("    {line}");
         log.push_str(&line);
@@ -325,7 +380,7 @@ fn run_split(
     }
     let (v, li) = best.context("empty HS grid")?;
     let hs_sel = HS_LAMBDAS.iter().position(|&l| l == hs_lambdas[li]).unwrap_or(0);
-    let (te, ex) = evaluate(&test, n_items, &hs_scorer(&x, &ws[li], &compact));
+    let (te, ex) = evaluate(&test, n_items, &|u, t| test_tab.get(li, u, t));
     out.push(SplitResult {
         method: "self-hs",
         val: v,
@@ -669,26 +724,26 @@ pub fn rerender(out_dir: &Path) -> Result<()> {
 /// the machine is shared), with `clean` rerun on the same users for comparison.
 pub const CODE_USERS: usize = 2500;
 
-/// Runs `tn-jester`: jester3 (real) under `clean` on all users, then both
-/// conventions on the first [`CODE_USERS`] users. `max_users` caps the users
-/// everywhere (smoke runs only).
-pub fn run(out_dir: &Path, seed: u64, max_users: Option<usize>) -> Result<()> {
-    let t0 = Instant::now();
+/// The jester3 rows of Table 1 (real data) under experiment name `experiment`:
+/// `clean` on all users, then both conventions on the first [`CODE_USERS`]
+/// users; returns the records (tagged with `users`) and the validation log.
+/// `max_users` caps the users everywhere (smoke runs only).
+pub fn jester3_records(experiment: &str, seed: u64, max_users: Option<usize>) -> Result<(Vec<MetricRecord>, String)> {
     let mut ratings = load_jester3()?;
     if let Some(m) = max_users {
         ratings.users.truncate(m);
     }
-    eprintln!("tn-jester: jester3, {} users, {} ratings", ratings.users.len(), ratings.n_ratings());
+    eprintln!("{experiment}: jester3, {} users, {} ratings", ratings.users.len(), ratings.n_ratings());
     let tag = |recs: Vec<MetricRecord>, users: usize| -> Vec<MetricRecord> {
         recs.into_iter().map(|r| r.with_setting("users", users as u64)).collect()
     };
     let (recs, mut log) =
-        run_dataset("tn-jester", "jester3", &ratings, false, &[Convention::Clean], SPLITS, seed, &JESTER3_GRID)?;
+        run_dataset(experiment, "jester3", &ratings, false, &[Convention::Clean], SPLITS, seed, &JESTER3_GRID)?;
     let mut records = tag(recs, ratings.users.len());
     let mut sub = ratings.clone();
     sub.users.truncate(CODE_USERS);
     let (recs, log2) = run_dataset(
-        "tn-jester",
+        experiment,
         "jester3",
         &sub,
         false,
@@ -699,15 +754,11 @@ pub fn run(out_dir: &Path, seed: u64, max_users: Option<usize>) -> Result<()> {
     )?;
     records.extend(tag(recs, sub.users.len()));
     log.push_str(&log2);
-    let notes = format!(
-        "{}\n\n## Validation log\n\nSplit 0 runs the grid; splits 1-4 refit with split 0's selection.\n\n| split | convention | method | lambda | rank | val loss | |\n|---|---|---|---|---|---|---|\n{log}\n\nTotal {:.0} s.\n",
-        NOTES,
-        t0.elapsed().as_secs_f64()
-    );
-    write(out_dir, "tn-jester", &records, &notes)
+    Ok((records, log))
 }
 
-const NOTES: &str = "Paper: Luise, Stamos, Pontil, Ciliberto (ICML 2019), Table 1, jester3 column \
+/// The jester3 protocol notes.
+pub const NOTES: &str = "Paper: Luise, Stamos, Pontil, Ciliberto (ICML 2019), Table 1, jester3 column \
 (SELF + trace norm 0.343 ± 0.003, SELF + HS 0.375 ± 0.005). `item-mean` is a sanity baseline \
 (items ordered by mean training rating, the same order for every user); a random order scores 0.5.\n\n\
 Protocol: per-user 50/20/30 split (floor / ceil, nothing dropped), 5 splits (seeds 0..4), linear kernel on \

@@ -5,4 +5,5 @@
 pub mod jester;
 pub mod label_ranking;
 pub mod standins;
+pub mod table1;
 pub mod theory;

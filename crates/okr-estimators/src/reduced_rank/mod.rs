@@ -26,6 +26,7 @@
 //! The model at rank $q \le p$ is a prefix of the model at rank $p$
 //! (see [`ReducedRankIokr::truncated`]), so one fit serves a whole sweep over $p$.
 
+pub mod assumptions;
 mod fit;
 mod params;
 

@@ -27,7 +27,7 @@ use okr_kernels::{Kernel, KernelSpec, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
-pub use self_hs::{SelfHs, SelfHsParams, SelfHsValidParams};
+pub use self_hs::{SelfHs, SelfHsParams, SelfHsValidParams, score_lambda_path_chunked};
 pub use solvers::{
     ConvexSolution, FactorizedSolution, FistaResult, SolverOptions, StepRule, StopReason, convex_trace_norm,
     factorized_als, factorized_gd, factorized_objective, fista_svt, scaled_init,
