@@ -113,10 +113,12 @@ pub const F32_SHORTLIST_EXTRA: usize = 7;
 /// (GEMM and the shortlist's dot products) are within the f64 analogue;
 /// Cauchy-Schwarz bounds the sum. With a gap above $\delta_t$ the f64 best
 /// is the strict f32 best, so it is in the shortlist and wins the re-scoring.
-/// More generally the decisions can only differ when the shortlist's
-/// `top_k + 7` places all go to candidates within $\delta_t$ of the f64 best.
-/// The bound is worst-case: observed f32 errors are about
-/// $\sqrt r$ times smaller. Returns infinity when $(r+4)u \ge 1$.
+/// Conversely, the f64 best is missed only when `top_k + 7` candidates of
+/// its candidate tile lie within $\delta_t$ of it, or when a shortlisted
+/// candidate ties it to within f64 rounding. The bound is worst-case
+/// (rounding errors of random sign typically grow like $\sqrt r$, not $r$);
+/// `cargo xtask bench --precision` reports differing decisions against it.
+/// Returns infinity when $(r+4)u \ge 1$.
 ///
 /// # Example
 /// ```
