@@ -9,7 +9,9 @@
 //! - `cargo xtask test`: the whole test suite, Rust (`cargo test --workspace`)
 //!   and Python (the okr package built with maturin, pytest).
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
-//!   phase (`docs/results/bench.{md,json}`).
+//!   phase (`docs/results/bench.{md,json}`); `--precision`: f32 against f64
+//!   decoding on Bibtex and a quarter of the Bookmarks stand-in
+//!   (`docs/results/bench-f32.{md,json}`).
 //!
 //! The experiments are organised by paper (`reduced_rank/`, `sketch/`,
 //! `leml/`, `trace_norm/`, `kae/`); what they share is in `common/`. The
@@ -19,6 +21,7 @@
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 mod bench;
+mod bench_precision;
 mod common;
 mod dask_scale;
 mod fuzz;
@@ -299,6 +302,11 @@ enum Command {
         /// Output directory (default: docs/results of the workspace).
         #[arg(long)]
         out_dir: Option<PathBuf>,
+        /// Instead: f32 against f64 decoding on Bibtex and a quarter of the
+        /// Bookmarks stand-in (time, identical decisions, F1, near-ties);
+        /// writes docs/results/bench-f32.{md,json}.
+        #[arg(long)]
+        precision: bool,
     },
     /// The whole test suite: `cargo test --workspace`, then the Python
     /// package built with maturin in target/py-venv and its pytest suite.
@@ -348,7 +356,8 @@ fn run() -> Result<()> {
             Ok(())
         }
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
-        Command::Bench { out_dir } => bench::run(&results_dir(out_dir)),
+        Command::Bench { out_dir, precision: false } => bench::run(&results_dir(out_dir)),
+        Command::Bench { out_dir, precision: true } => bench_precision::run(&results_dir(out_dir)),
         Command::Fuzz { target, seconds, seed } => fuzz::run(&target, seconds, seed),
         Command::Test { python_only } => python_tests::run_all(python_only),
     }

@@ -13,11 +13,22 @@ use crate::{Error, Result};
 /// |---|---|---|---|
 /// | `memory_budget` | 1 GiB | peak bytes for coefficient, atom-product and score tiles (tiles never go below one row) | `> 0` |
 /// | `top_k` | 1 | number of best candidates kept per test point | `>= 1` |
+/// | `precision` | [`Precision::F64`] | arithmetic of the score GEMM; [`Precision::F32`] scores in single precision and re-scores a shortlist in double | `F64`, `F32` |
 ///
 /// For `n_atoms = r`, the decoder caches the whole atom-product matrix
 /// `G` `(r, n_candidates)` when it fits in half the budget (computed once);
 /// otherwise it recomputes `G` in candidate tiles for each tile of test rows.
 /// Scores of a tile are one GEMM, `S = G^T C^T`, scanned in parallel.
+///
+/// With [`Precision::F32`] the GEMM runs in single precision (about twice
+/// the arithmetic rate and half the score memory), the best
+/// `top_k + 7` candidates of each row and candidate tile by the f32 scores
+/// (the shortlist, [`F32_SHORTLIST_EXTRA`] beyond `top_k`) are re-scored in
+/// double precision, and the top-k is taken from the re-scored shortlist.
+/// The returned scores are the double-precision ones. The decision equals
+/// the f64 decision whenever the f64 best beats the runner-up by more than
+/// [`f32_margin`] (ties: lowest index, as in f64); see there for the bound.
+/// A row whose f32 scores overflow is re-scored entirely in double.
 ///
 /// # Example
 /// ```
@@ -39,12 +50,87 @@ use crate::{Error, Result};
 pub struct CandidateDecoder {
     memory_budget: usize,
     top_k: usize,
+    #[serde(default)]
+    precision: Precision,
 }
 
 impl Default for CandidateDecoder {
     fn default() -> Self {
-        Self { memory_budget: 1 << 30, top_k: 1 }
+        Self { memory_budget: 1 << 30, top_k: 1, precision: Precision::F64 }
     }
+}
+
+/// Arithmetic of the decoding scores.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// Scores by an f64 GEMM (the reference).
+    #[default]
+    F64,
+    /// Scores by an f32 GEMM, the shortlist re-scored in f64 (see
+    /// [`CandidateDecoder`] and [`f32_margin`]).
+    F32,
+}
+
+impl std::str::FromStr for Precision {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "f64" => Ok(Self::F64),
+            "f32" => Ok(Self::F32),
+            _ => Err(Error::InvalidParameter { name: "precision", value: s.into(), expected: "f64 or f32" }),
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::F64 => "f64",
+            Self::F32 => "f32",
+        })
+    }
+}
+
+/// How many candidates beyond `top_k` each row keeps, per candidate tile, by
+/// its f32 scores for re-scoring in f64 under [`Precision::F32`].
+pub const F32_SHORTLIST_EXTRA: usize = 7;
+
+/// The near-tie margin of [`Precision::F32`] for one test row: if the f64
+/// best candidate's score is lower than every other candidate's by more than
+///
+/// $$\delta_t = 4\,\gamma_{r+4}\,\|c_t\|_2\,\max_c \|g_c\|_2 + 2^{-50} \max_c |k(c,c)|,
+/// \qquad \gamma_n = \frac{n u}{1 - n u},\; u = 2^{-24},$$
+///
+/// the f32 decision is the f64 decision. Here `coef_norm` is
+/// $\|c_t\|_2$ (the row's coefficients, length $r$ = `n_atoms`),
+/// `max_atom_norm` is the largest column norm of the atom products $G$ and
+/// `max_norm` is $\max_c |k(c,c)|$.
+///
+/// Why: each f32 score is within $2\gamma_{r+2}\sum_i |c_{ti} g_{ic}|$
+/// (rounding of $c_t$ and $G$ to f32 and any-order f32 summation) plus the
+/// f64 rounding of adding $k(c,c)$ of the exact score, and the f64 scores
+/// (GEMM and the shortlist's dot products) are within the f64 analogue;
+/// Cauchy-Schwarz bounds the sum. With a gap above $\delta_t$ the f64 best
+/// is the strict f32 best, so it is in the shortlist and wins the re-scoring.
+/// Conversely, the f64 best is missed only when `top_k + 7` candidates of
+/// its candidate tile lie within $\delta_t$ of it, or when a shortlisted
+/// candidate ties it to within f64 rounding. The bound is worst-case
+/// (rounding errors of random sign typically grow like $\sqrt r$, not $r$);
+/// `cargo xtask bench --precision` reports differing decisions against it.
+/// Returns infinity when $(r+4)u \ge 1$.
+///
+/// # Example
+/// ```
+/// let m = okr_decode::f32_margin(1000, 2.0, 3.0, 1.0);
+/// assert!(m > 4.0 * 1004.0 * 2f64.powi(-24) * 6.0 && m < 1.5e-3);
+/// ```
+pub fn f32_margin(n_atoms: usize, coef_norm: f64, max_atom_norm: f64, max_norm: f64) -> f64 {
+    let nu = (n_atoms as f64 + 4.0) * f64::from(f32::EPSILON) / 2.0;
+    if nu >= 1.0 {
+        return f64::INFINITY;
+    }
+    4.0 * nu / (1.0 - nu) * coef_norm * max_atom_norm + max_norm.abs() * 2f64.powi(-50)
 }
 
 /// Result of candidate decoding: for each test point, the `top_k` best
@@ -105,6 +191,17 @@ impl CandidateDecoder {
         self
     }
 
+    /// Sets the arithmetic of the scores (default [`Precision::F64`]).
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
+    }
+
+    /// The arithmetic of the scores.
+    pub fn get_precision(&self) -> Precision {
+        self.precision
+    }
+
     fn check(&self) -> Result<()> {
         if self.top_k == 0 {
             return Err(Error::InvalidParameter { name: "top_k", value: "0".into(), expected: ">= 1" });
@@ -139,7 +236,14 @@ impl CandidateDecoder {
         let n_te = x.n_rows();
         let r = model.n_atoms().max(1);
         let k = self.top_k.min(n_c);
-        let plan = TilePlan::new(self.memory_budget / 8, r, n_c, n_te);
+        // F32 holds an f32 copy of G, a transposed f64 and a transposed f32
+        // copy of the coefficient tile and an f32 score tile: at most 2.5 f64
+        // entries per entry of the f64 plan.
+        let bytes_per_entry = match self.precision {
+            Precision::F64 => 8,
+            Precision::F32 => 20,
+        };
+        let plan = TilePlan::new(self.memory_budget / bytes_per_entry, r, n_c, n_te);
         let par = Par::rayon(0);
         let norms = model.output_sq_norms(candidates);
 
@@ -151,10 +255,13 @@ impl CandidateDecoder {
             None
         };
 
+        let mut scratch = Scratch::new(self.precision);
+        if let Some(g) = &cached_g {
+            scratch.set_g32(g.as_ref());
+        }
         let mut indices = vec![usize::MAX; n_te * k];
         let mut scores = vec![f64::INFINITY; n_te * k];
         let mut coef = Mat::<f64>::zeros(0, 0);
-        let mut s = Mat::<f64>::zeros(0, 0);
         let mut g_tile = Mat::<f64>::zeros(0, 0);
         for t0 in (0..n_te).step_by(plan.test_tile) {
             let tt = plan.test_tile.min(n_te - t0);
@@ -168,12 +275,13 @@ impl CandidateDecoder {
                     None => {
                         g_tile.resize_with(model.n_atoms(), ct, |_, _| 0.0);
                         model.atom_products_into(&candidates.slice(c0..c0 + ct), g_tile.as_mut(), par)?;
+                        scratch.set_g32(g_tile.as_ref());
                         g_tile.as_ref()
                     }
                 };
                 let range = t0 * k..(t0 + tt) * k;
                 scan_tile(
-                    &mut s,
+                    &mut scratch,
                     coef.as_ref(),
                     g,
                     &norms[c0..c0 + ct],
@@ -192,7 +300,8 @@ impl CandidateDecoder {
     /// atom products `atom_products` `(r, n_candidates)` and candidate norms
     /// $k(c, c)$. Used by regularization paths, where the coefficients of
     /// many hyper-parameters share one set of atom products. Tiles over test
-    /// rows so the score block stays within the memory budget.
+    /// rows so the score block stays within the memory budget; under
+    /// [`Precision::F32`] an f32 copy of `atom_products` is held beside it.
     ///
     /// # Errors
     /// [`Error::NoCandidates`], invalid decoder parameters,
@@ -225,15 +334,22 @@ impl CandidateDecoder {
         }
         let n_te = coef.nrows();
         let k = self.top_k.min(n_c);
-        let tile = (self.memory_budget / 8 / n_c).clamp(1, n_te.max(1));
+        // F32: an f32 score tile, transposed f64 and f32 copies of the
+        // coefficient tile, beside the f32 copy of the atom products.
+        let per_row = match self.precision {
+            Precision::F64 => 8 * n_c,
+            Precision::F32 => 4 * n_c + 12 * coef.ncols(),
+        };
+        let tile = (self.memory_budget / per_row.max(1)).clamp(1, n_te.max(1));
         let mut indices = vec![usize::MAX; n_te * k];
         let mut scores = vec![f64::INFINITY; n_te * k];
-        let mut s = Mat::<f64>::zeros(0, 0);
+        let mut scratch = Scratch::new(self.precision);
+        scratch.set_g32(atom_products);
         for t0 in (0..n_te).step_by(tile) {
             let tt = tile.min(n_te - t0);
             let range = t0 * k..(t0 + tt) * k;
             scan_tile(
-                &mut s,
+                &mut scratch,
                 coef.subrows(t0, tt),
                 atom_products,
                 norms,
@@ -248,15 +364,73 @@ impl CandidateDecoder {
     }
 }
 
+/// Buffers reused across tiles: the f64 score tile, or under
+/// [`Precision::F32`] the f32 copy of the atom products, the transposed
+/// coefficient tile in f64 (contiguous rows for the re-scoring) and f32, and
+/// the f32 score tile.
+struct Scratch {
+    precision: Precision,
+    s: Mat<f64>,
+    s32: Mat<f32>,
+    g32: Mat<f32>,
+    coef_t: Mat<f64>,
+    coef32_t: Mat<f32>,
+}
+
+impl Scratch {
+    fn new(precision: Precision) -> Self {
+        let z = || Mat::zeros(0, 0);
+        Self {
+            precision,
+            s: z(),
+            s32: Mat::zeros(0, 0),
+            g32: Mat::zeros(0, 0),
+            coef_t: z(),
+            coef32_t: Mat::zeros(0, 0),
+        }
+    }
+
+    /// Rounds the atom products of the current candidate tile to f32 (F32 only).
+    fn set_g32(&mut self, g: MatRef<'_, f64>) {
+        if self.precision == Precision::F32 {
+            round_into(&mut self.g32, g);
+        }
+    }
+}
+
+/// `dst = src` rounded to f32 (resized to `src`'s shape).
+fn round_into(dst: &mut Mat<f32>, src: MatRef<'_, f64>) {
+    dst.resize_with(src.nrows(), src.ncols(), |_, _| 0.0);
+    for j in 0..src.ncols() {
+        for (d, &v) in dst.col_as_slice_mut(j).iter_mut().zip(src.col(j).iter()) {
+            *d = v as f32;
+        }
+    }
+}
+
+/// $k(c,c) - 2 \langle c_t, g_c\rangle$ in f64 from the contiguous
+/// coefficient row `coef_t`, summed in atom order (so equal candidates get
+/// bit-equal scores).
+#[inline]
+fn rescore(coef_t: &[f64], g: MatRef<'_, f64>, c: usize, norm: f64) -> f64 {
+    let dot: f64 = match g.col(c).try_as_col_major() {
+        Some(col) => coef_t.iter().zip(col.as_slice()).map(|(&a, &b)| a * b).sum(),
+        None => coef_t.iter().zip(g.col(c).iter()).map(|(&a, &b)| a * b).sum(),
+    };
+    norm - 2.0 * dot
+}
+
 /// Scores one tile, `S^T = -2 G^T C^T + norms` (`ct x tt`, so the scores of a
 /// test row are one contiguous column), and merges them into the running top-k.
+/// Under [`Precision::F32`] the GEMM is in f32 and each row's f32 shortlist
+/// is re-scored in f64 before the merge.
 ///
 /// Returns `Err(t)` with the lowest row `t` of the tile that has a NaN or
 /// infinite score: such a row has no meaningful argmin, and leaving it
 /// undecoded would hand an out-of-range index to the caller.
 #[allow(clippy::too_many_arguments)]
 fn scan_tile(
-    s: &mut Mat<f64>,
+    scratch: &mut Scratch,
     coef: MatRef<'_, f64>,
     g: MatRef<'_, f64>,
     norms: &[f64],
@@ -267,6 +441,10 @@ fn scan_tile(
 ) -> std::result::Result<(), usize> {
     let (tt, ct) = (coef.nrows(), g.ncols());
     let k = indices.len() / tt.max(1);
+    if scratch.precision == Precision::F32 {
+        return scan_tile_f32(scratch, coef, g, norms, c0, indices, scores, par);
+    }
+    let s = &mut scratch.s;
     s.resize_with(ct, tt, |_, _| 0.0);
     matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
     let s = &*s;
@@ -281,6 +459,71 @@ fn scan_tile(
                     return Some(t);
                 }
                 insert_top_k(idx, sc, c0 + c, score);
+            }
+            None
+        })
+        .min()
+        .map_or(Ok(()), Err)
+}
+
+/// [`scan_tile`] in f32 with f64 re-scoring of a `k + F32_SHORTLIST_EXTRA`
+/// shortlist per row; `scratch.g32` must hold `g` rounded to f32.
+#[allow(clippy::too_many_arguments)]
+fn scan_tile_f32(
+    scratch: &mut Scratch,
+    coef: MatRef<'_, f64>,
+    g: MatRef<'_, f64>,
+    norms: &[f64],
+    c0: usize,
+    indices: &mut [usize],
+    scores: &mut [f64],
+    par: Par,
+) -> std::result::Result<(), usize> {
+    let (tt, ct) = (coef.nrows(), g.ncols());
+    let k = indices.len() / tt.max(1);
+    debug_assert_eq!((scratch.g32.nrows(), scratch.g32.ncols()), (g.nrows(), ct));
+    scratch.coef_t.resize_with(coef.ncols(), tt, |_, _| 0.0);
+    scratch.coef_t.copy_from(coef.transpose());
+    round_into(&mut scratch.coef32_t, scratch.coef_t.as_ref());
+    scratch.s32.resize_with(ct, tt, |_, _| 0.0);
+    matmul(scratch.s32.as_mut(), Accum::Replace, scratch.g32.transpose(), scratch.coef32_t.as_ref(), -2.0f32, par);
+    let (s32, coef_t) = (&scratch.s32, &scratch.coef_t);
+    let ks = k + F32_SHORTLIST_EXTRA;
+    indices
+        .par_chunks_mut(k)
+        .zip(scores.par_chunks_mut(k))
+        .enumerate()
+        .filter_map(|(t, (idx, sc))| {
+            let mut short_idx = vec![usize::MAX; ks];
+            let mut short_sc = vec![f64::INFINITY; ks];
+            let mut finite = true;
+            for (c, (&v, &nc)) in s32.col_as_slice(t).iter().zip(norms).enumerate() {
+                let score = f64::from(v) + nc;
+                if !score.is_finite() {
+                    finite = false;
+                    break;
+                }
+                insert_top_k(&mut short_idx, &mut short_sc, c, score);
+            }
+            if finite {
+                // In index order, so ties in f64 keep the lowest index.
+                short_idx.sort_unstable();
+                for &c in short_idx.iter().take_while(|&&c| c != usize::MAX) {
+                    let score = rescore(coef_t.col_as_slice(t), g, c, norms[c]);
+                    if !score.is_finite() {
+                        return Some(t);
+                    }
+                    insert_top_k(idx, sc, c0 + c, score);
+                }
+            } else {
+                // f32 overflow: the whole row in f64, which errs only where f64 does.
+                for (c, &nc) in norms.iter().enumerate().take(ct) {
+                    let score = rescore(coef_t.col_as_slice(t), g, c, nc);
+                    if !score.is_finite() {
+                        return Some(t);
+                    }
+                    insert_top_k(idx, sc, c0 + c, score);
+                }
             }
             None
         })

@@ -6,7 +6,9 @@
 //! = \arg\min_c\; k(c, c) - 2 \langle h(x), \psi(c) \rangle$$
 //! over a candidate set, in tiles of test rows and candidates whose memory
 //! stays under a budget, so any number of candidates works. Ties go to the
-//! lowest candidate index.
+//! lowest candidate index. With [`Precision::F32`] the scores are an f32
+//! GEMM and a short list per row is re-scored in f64, which gives the f64
+//! decision except for near-ties within [`f32_margin`].
 //!
 //! [`per_query`] ranks each test point against its own candidate set
 //! (retrieval), streamed from a documented file, and reports the rank of the
@@ -19,5 +21,5 @@ pub mod per_query;
 pub mod ranking;
 pub mod select;
 
-pub use candidates::{CandidateDecoder, Decoded};
+pub use candidates::{CandidateDecoder, Decoded, F32_SHORTLIST_EXTRA, Precision, f32_margin};
 pub use error::{Error, Result};

@@ -58,7 +58,7 @@ fn measure<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Stage)> {
 
 /// `k` distinct-input training rows drawn uniformly (identical inputs would
 /// make `K_mm` singular and force an `m x m` eigendecomposition).
-fn distinct_anchors(x: &CsrRows, k: usize, seed: u64) -> Vec<usize> {
+pub(crate) fn distinct_anchors(x: &CsrRows, k: usize, seed: u64) -> Vec<usize> {
     let (_, group) = x.group_duplicates();
     let mut seen = vec![false; group.len()];
     let mut reps = Vec::new();
