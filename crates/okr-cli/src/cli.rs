@@ -485,6 +485,10 @@ pub struct DecodeArgs {
     /// Memory budget for the decoding tiles, in MiB (at least 1).
     #[arg(long, default_value_t = 1024, value_name = "MIB", value_parser = at_least_one)]
     pub memory_budget: usize,
+    /// Score precision: f64, or f32 (scores in single precision, each row's best re-scored in f64:
+    /// the f64 decision except for near-ties, see okr_decode::f32_margin; faster on many candidates).
+    #[arg(long, default_value = "f64", value_name = "f64|f32")]
+    pub precision: okr_decode::Precision,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

@@ -86,7 +86,8 @@ pub fn load_for_decoding(
         Some(p) => crate::config::read_candidates(p, mf.info.n_labels)?,
         None => default_candidates(&mf),
     };
-    let decoder = CandidateDecoder::new().memory_budget(decode.memory_budget.saturating_mul(1 << 20));
+    let decoder =
+        CandidateDecoder::new().memory_budget(decode.memory_budget.saturating_mul(1 << 20)).precision(decode.precision);
     Ok((mf, data, candidates, decoder))
 }
 

@@ -199,7 +199,9 @@ pub fn predict(a: &PredictArgs, mf: &SavedModel, v: &VectorModel) -> Result<()> 
     }
     let x = vector_inputs(mf, &a.input, &a.data)?;
     let cands = vector_candidates(v, a.decode.candidates.as_deref())?;
-    let decoder = CandidateDecoder::new().memory_budget(a.decode.memory_budget.saturating_mul(1 << 20));
+    let decoder = CandidateDecoder::new()
+        .memory_budget(a.decode.memory_budget.saturating_mul(1 << 20))
+        .precision(a.decode.precision);
     let decoded = decoder.top_k(a.top_k).decode(v.surrogate(), &x, &cands)?;
     let c = cands.as_mat();
     let row = |j: usize| (0..c.ncols()).map(|f| format!("{:?}", c[(j, f)])).collect::<Vec<_>>().join(",");
@@ -239,7 +241,9 @@ pub fn eval(a: &EvalArgs, mf: &SavedModel, v: &VectorModel) -> Result<()> {
     let mut g = Mat::zeros(model.n_atoms(), cands.n_rows());
     model.atom_products_into(&cands, g.as_mut(), faer::Par::rayon(0))?;
     let norms = model.output_sq_norms(&cands);
-    let decoder = CandidateDecoder::new().memory_budget(a.decode.memory_budget.saturating_mul(1 << 20));
+    let decoder = CandidateDecoder::new()
+        .memory_budget(a.decode.memory_budget.saturating_mul(1 << 20))
+        .precision(a.decode.precision);
     let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
     let decode_seconds = start.elapsed().as_secs_f64();
     let predicted = cands.select(&decoded.best());

@@ -154,3 +154,30 @@ fn info_describes_the_model_as_text_and_json() {
 fn okr_estimators_format_version() -> u32 {
     okr_estimators::persist::FORMAT_VERSION
 }
+
+#[test]
+fn f32_precision_gives_the_f64_decisions_and_scores() {
+    let dir = Dir::new();
+    let out = okr(&["gen", "--preset", "emotions", "--scale", "0.25", "--seed", "5", "-o", p(&dir.path("d"))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (train, test) = (dir.path("d/emotions-standin-train.arff"), dir.path("d/emotions-standin-test.arff"));
+    let model = dir.path("e.okr");
+    let out = okr(&["fit", "--train", p(&train), "--label-count", "6", "--lambda", "1e-4", "-m", p(&model)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = |precision: &str| {
+        let args = ["predict", "-m", p(&model), "-i", p(&test), "--output-format", "json", "--top-k", "1", "--scores"];
+        let text = stdout(&okr(&[&args[..], &["--precision", precision]].concat()));
+        text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()).collect::<Vec<_>>()
+    };
+    let (f64_rows, f32_rows) = (run("f64"), run("f32"));
+    assert!(!f64_rows.is_empty());
+    assert_eq!(f64_rows.len(), f32_rows.len());
+    for (a, b) in f64_rows.iter().zip(&f32_rows) {
+        assert_eq!(a["label_ids"], b["label_ids"], "decision differs: {a} vs {b}");
+        // The chosen candidate is re-scored in double precision.
+        let (sa, sb) = (a["top"][0]["score"].as_f64().unwrap(), b["top"][0]["score"].as_f64().unwrap());
+        assert!((sa - sb).abs() <= 1e-9 * (1.0 + sa.abs()), "{sa} vs {sb}");
+    }
+    let out = okr(&["predict", "-m", p(&model), "-i", p(&test), "--precision", "f16"]);
+    assert_one_line_error(&out, &["f16"]);
+}
