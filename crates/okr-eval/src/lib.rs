@@ -56,8 +56,8 @@ pub use label_metrics::{
     LabelScores, jaccard_samples, label_ranking_average_precision, per_label_scores, subset_accuracy,
 };
 pub use metrics::{
-    MetricRecord, f1_macro, f1_micro, f1_samples, gaussian_rbf_loss, hamming_loss, instance_auc, output_kernel_losses,
-    precision_at_k, rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
+    MetricRecord, f1_macro, f1_micro, f1_samples, gaussian_rbf_loss, hamming_loss, instance_auc, mean_and_std_err,
+    output_kernel_losses, precision_at_k, rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
 pub use okr_kernels::{Standardizer, is_binary};
 pub use output::{MAX_INPUT_BYTES, check_not_input, remove_temporary_files, write_atomic};

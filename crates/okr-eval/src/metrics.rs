@@ -402,6 +402,27 @@ pub fn gaussian_rbf_loss(pred: &[f64], truth: &[f64], gamma: f64) -> Result<f64>
     Ok(rbf_loss((-gamma * d2).exp()))
 }
 
+/// Mean of `v` and the standard error of that mean, $s / \sqrt{n}$ with the
+/// unbiased sample standard deviation $s$ (`None` below two values; the mean
+/// of no value is NaN).
+///
+/// # Example
+/// ```
+/// let (m, se) = okr_eval::mean_and_std_err(&[1.0, 2.0, 3.0]);
+/// assert_eq!(m, 2.0);
+/// assert!((se.unwrap() - (1.0f64 / 3.0).sqrt()).abs() < 1e-15);
+/// assert_eq!(okr_eval::mean_and_std_err(&[4.0]), (4.0, None));
+/// ```
+pub fn mean_and_std_err(v: &[f64]) -> (f64, Option<f64>) {
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let se = (v.len() > 1).then(|| {
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (var / n).sqrt()
+    });
+    (mean, se)
+}
+
 /// Output-kernel loss of each prediction, $\|\psi(\hat y_i) - \psi(y_i)\|^2 =
 /// k(\hat y_i, \hat y_i) + k(y_i, y_i) - 2 k(\hat y_i, y_i)$ ([`rkhs_squared_error`]),
 /// row `i` of `pred` against row `i` of `truth`. For a Gaussian output kernel

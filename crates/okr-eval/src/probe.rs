@@ -2,21 +2,23 @@
 //! (ridge) classifier on standardized codes plus a bias, one-vs-rest targets
 //! $\pm 1$, prediction by the largest output; accuracy on held-out points.
 //!
-//! With $Z = [\tilde c, 1]$ the standardized codes (train mean, population
-//! std; a constant column is left at 0) and $T_{ik} = 1$ if $y_i = k$ else
+//! With $Z = [\tilde c, 1]$ the standardized codes
+//! ([`okr_kernels::Standardizer`] fitted on the training rows: train mean,
+//! population std; a constant column becomes 0) and $T_{ik} = 1$ if $y_i = k$ else
 //! $-1$, the weights are $W = (Z^\top Z + n\rho\,\mathrm{diag}(1, \dots, 1, 0))^{-1} Z^\top T$
 //! (the bias is not penalized).
 
 use faer::linalg::solvers::Solve;
 use faer::{Mat, MatRef};
+use okr_kernels::{DenseRows, Features, Standardizer};
 
 use crate::{Error, Result};
 
 /// A fitted least-squares classifier.
 #[derive(Debug, Clone)]
 pub struct LinearProbe {
-    mean: Vec<f64>,
-    scale: Vec<f64>,
+    /// okr's feature standardization, fitted on the training codes.
+    standardizer: Standardizer,
     /// `(d + 1, k)`: one column per class, the bias last.
     weights: Mat<f64>,
 }
@@ -61,38 +63,24 @@ impl LinearProbe {
         }
         let k = labels.iter().max().map_or(1, |m| m + 1);
         let m = train.len() as f64;
-        let mean: Vec<f64> = (0..d).map(|j| train.iter().map(|&i| codes[(i, j)]).sum::<f64>() / m).collect();
-        let scale: Vec<f64> = (0..d)
-            .map(|j| {
-                let v = train.iter().map(|&i| (codes[(i, j)] - mean[j]).powi(2)).sum::<f64>() / m;
-                if v > 0.0 { 1.0 / v.sqrt() } else { 0.0 }
-            })
-            .collect();
-        let mut probe = Self { mean, scale, weights: Mat::zeros(d + 1, k) };
-        let z = probe.design(codes, train);
+        let standardizer = Standardizer::fit(&Features::Dense(rows_of(codes, train)?))?;
+        let mut probe = Self { standardizer, weights: Mat::zeros(d + 1, k) };
+        let z = probe.design(codes, train)?;
         let t = Mat::from_fn(train.len(), k, |r, c| if labels[train[r]] == c { 1.0 } else { -1.0 });
         let mut a = z.transpose() * &z;
         for j in 0..d {
-            a[(j, j)] += m * rho;
-        }
-        // A constant (zero-scale) column is all zeros: keep the system regular.
-        for j in 0..d {
-            if probe.scale[j] == 0.0 {
-                a[(j, j)] += 1.0;
-            }
+            // A constant column standardizes to zeros: keep the system regular.
+            a[(j, j)] += if a[(j, j)] == 0.0 { 1.0 } else { m * rho };
         }
         probe.weights = a.partial_piv_lu().solve(z.transpose() * &t);
         Ok(probe)
     }
 
     /// `[standardized codes of rows, 1]`.
-    fn design(&self, codes: MatRef<'_, f64>, rows: &[usize]) -> Mat<f64> {
-        let d = self.mean.len();
-        Mat::from_fn(
-            rows.len(),
-            d + 1,
-            |r, j| if j == d { 1.0 } else { (codes[(rows[r], j)] - self.mean[j]) * self.scale[j] },
-        )
+    fn design(&self, codes: MatRef<'_, f64>, rows: &[usize]) -> Result<Mat<f64>> {
+        let z = self.standardizer.transform(&rows_of(codes, rows)?)?;
+        let (z, d) = (z.as_mat(), codes.ncols());
+        Ok(Mat::from_fn(rows.len(), d + 1, |r, j| if j == d { 1.0 } else { z[(r, j)] }))
     }
 
     /// The weights `(d + 1, k)` on the standardized codes, the bias in the last row.
@@ -105,13 +93,14 @@ impl LinearProbe {
     /// # Errors
     /// [`Error::ShapeMismatch`] for codes of another width; [`Error::InvalidArgument`] for a row out of range.
     pub fn predict(&self, codes: MatRef<'_, f64>, rows: &[usize]) -> Result<Vec<usize>> {
-        if codes.ncols() != self.mean.len() {
-            return Err(Error::ShapeMismatch { what: "code columns", expected: self.mean.len(), got: codes.ncols() });
+        let d = self.standardizer.n_features();
+        if codes.ncols() != d {
+            return Err(Error::ShapeMismatch { what: "code columns", expected: d, got: codes.ncols() });
         }
         if let Some(&i) = rows.iter().find(|&&i| i >= codes.nrows()) {
             return Err(Error::invalid("row", i, format!("< {}", codes.nrows())));
         }
-        let out = self.design(codes, rows) * &self.weights;
+        let out = self.design(codes, rows)? * &self.weights;
         Ok((0..rows.len())
             .map(|r| (0..out.ncols()).fold(0, |b, c| if out[(r, c)] > out[(r, b)] { c } else { b }))
             .collect())
@@ -135,4 +124,9 @@ impl LinearProbe {
         let pred = self.predict(codes, rows)?;
         Ok(rows.iter().zip(&pred).filter(|(i, p)| labels[**i] == **p).count() as f64 / rows.len() as f64)
     }
+}
+
+/// The rows `rows` of `codes` as dense rows.
+fn rows_of(codes: MatRef<'_, f64>, rows: &[usize]) -> Result<DenseRows> {
+    Ok(DenseRows::new(Mat::from_fn(rows.len(), codes.ncols(), |r, j| codes[(rows[r], j)]))?)
 }

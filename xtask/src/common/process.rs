@@ -32,3 +32,33 @@ pub fn process_cpu_seconds() -> Option<f64> {
 pub fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
+
+/// How busy the machine is at one moment: faer's DGEMM rate (GFLOP/s, a few
+/// seconds to measure) and the 1-minute load average.
+#[derive(Debug, Clone, Copy)]
+pub struct MachineState {
+    pub dgemm_gflops: f64,
+    pub load: Option<f64>,
+}
+
+impl MachineState {
+    /// Measures both now.
+    pub fn now() -> Self {
+        Self { load: load_average(), dgemm_gflops: crate::bench::dgemm_rate() }
+    }
+
+    /// One sentence for a results file, `self` measured before the timed work
+    /// and `after` after it.
+    pub fn describe(&self, after: &Self) -> String {
+        let load = |l: Option<f64>| l.map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}"));
+        format!(
+            "faer DGEMM {:.1} GFLOP/s before and {:.1} after, 1-minute load average {} before and {} after on {} cores \
+             (a load above the core count makes the times upper bounds)",
+            self.dgemm_gflops,
+            after.dgemm_gflops,
+            load(self.load),
+            load(after.load),
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        )
+    }
+}

@@ -18,7 +18,7 @@ use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
 use okr_kernels::{CsrRows, LabelSets, median_sq_distance};
 use serde_json::{Value, json};
 
-use crate::common::process::load_average;
+use crate::common::process::MachineState;
 use crate::python_tests::{python_with_okr, target_dir, workspace_root};
 
 const BENCH_PY: &str = include_str!("files.py");
@@ -111,11 +111,10 @@ pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
     let script = dir.join("bench.py");
     std::fs::write(&script, BENCH_PY)?;
     let python = python_with_okr()?;
-    let (load_before, gemm_before) = (load_average(), crate::bench::dgemm_rate());
+    let machine = MachineState::now();
     let single = bench(&python, &script, "single", &dir)?;
     let dist = bench(&python, &script, "dask", &dir)?;
-    let (load_after, gemm_after) = (load_average(), crate::bench::dgemm_rate());
-    let show = |l: Option<f64>| l.map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}"));
+    let machine_after = MachineState::now();
     let f = |v: &Value, k: &str| v[k].as_f64().with_context(|| format!("missing {k} in {v}"));
     let mut records = Vec::new();
     for (method, v) in [("single-process", &single), ("dask-2-workers", &dist)] {
@@ -133,14 +132,7 @@ pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
     let mut md = String::new();
     writeln!(md, "# {name}: NystroemKRR through okr.dask (2-worker LocalCluster) vs one process\n")?;
     writeln!(md, "{dataset}: {n_train} training / {n_test} test rows, m = {m} anchors, {partitions} partitions.")?;
-    writeln!(
-        md,
-        "faer's DGEMM rate {gemm_before:.1} GFLOP/s before and {gemm_after:.1} after; 1-minute load average {} \
-         before and {} after on {} cores (a load above the core count makes the times upper bounds).\n",
-        show(load_before),
-        show(load_after),
-        std::thread::available_parallelism().map_or(0, |n| n.get())
-    )?;
+    writeln!(md, "{}.\n", machine.describe(&machine_after))?;
     writeln!(md, "| run | fit s | decode s | F1 | peak MB (driver) | peak MB (workers) |")?;
     writeln!(md, "|---|---|---|---|---|---|")?;
     for (label, v) in [("one process (2 threads)", &single), ("LocalCluster 2 x 1 thread", &dist)] {

@@ -21,6 +21,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
+use okr_estimators::reduced_rank::assumptions::log_log_slope;
 use okr_eval::MetricRecord;
 use okr_linalg::{Cholesky, JitterPolicy, eigh};
 use rand::{RngExt, SeedableRng};
@@ -28,6 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
 use crate::common::plot::{Panel, Series, draw_png};
+use crate::common::process::MachineState;
 
 /// Experiment name.
 pub const NAME: &str = "rr-synthetic";
@@ -314,14 +316,7 @@ struct SlopeStudy {
 }
 
 fn fit_slope(xs: &[f64], ys: &[f64], lo: f64, hi: f64) -> f64 {
-    let pts: Vec<(f64, f64)> =
-        xs.iter().zip(ys).filter(|(x, _)| **x >= lo && **x <= hi).map(|(x, y)| (x.ln(), y.ln())).collect();
-    let k = pts.len() as f64;
-    let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-    sxy / sxx
+    log_log_slope(xs.iter().zip(ys).filter(|(x, _)| **x >= lo && **x <= hi).map(|(x, y)| (*x, *y)))
 }
 
 fn slope_study(d: usize, c_decay: f64, gammas: &[f64], seed: u64) -> Result<Vec<SlopeStudy>> {
@@ -368,6 +363,7 @@ fn slope_study(d: usize, c_decay: f64, gammas: &[f64], seed: u64) -> Result<Vec<
 pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let cfg = Config::default();
     std::fs::create_dir_all(out_dir)?;
+    let machine = MachineState::now();
     let start = Instant::now();
     let mut records = Vec::new();
     let mut panels = Vec::new();
@@ -530,13 +526,14 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
          d = {}, μ_p(C) = p^-{}, E = {}·I (assumed: the paper's spectra are unreadable, spec 3.1), Haar-random \
          eigenvectors, H0 with N(0,1) entries, n_val = {}, λ1 = λ2 on a half-decade grid 1e-7..1e1 picked \
          on validation MSE for each (estimator, p). Values: exact test excess risk ‖(Â − H)C^(1/2)‖²_F \
-         (the test MSE minus Tr E), mean over {} seeds. Ran in {:.1} s.\n",
+         (the test MSE minus Tr E), mean over {} seeds. Ran in {:.1} s ({}).\n",
         cfg.d,
         cfg.c_decay,
         cfg.noise,
         cfg.n_val,
         cfg.seeds,
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        machine.describe(&MachineState::now())
     );
     md.push_str(&table);
     md.push_str(

@@ -95,12 +95,6 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-fn std_err(v: &[f64]) -> f64 {
-    let m = mean(v);
-    let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() as f64 - 1.0);
-    (var / v.len() as f64).sqrt()
-}
-
 fn cols(m: MatRef<'_, f64>, q: usize) -> MatRef<'_, f64> {
     m.subcols(0, q)
 }
@@ -385,7 +379,8 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
             }
         };
         pb.inc(1);
-        let (loss, se) = (mean(&res.losses), std_err(&res.losses));
+        let (loss, se) = okr_eval::mean_and_std_err(&res.losses);
+        let se = se.unwrap_or(f64::NAN);
         let paper = published(method);
         let mut setting = serde_json::Map::new();
         setting.insert("n".into(), json!(N_TABLE));

@@ -20,6 +20,7 @@ use super::jester::{
     Convention, SPLITS, TN_MAX_ITER, TN_RANKS, TnGrid, jester3_records, plot, render, run_dataset, summary,
 };
 use super::standins::{STANDINS, shape_standin};
+use crate::common::process::MachineState;
 
 /// The columns, in run and report order (cheapest first).
 pub const DATASETS: [&str; 5] = ["sushi", "ml100k", "jester3", "jester1-standin", "jester2-standin"];
@@ -106,19 +107,28 @@ pub fn run(out_dir: &Path, seed: u64, only: Option<&[String]>) -> Result<()> {
     let mut records = okr_eval::read_records(out_dir.join(format!("{NAME}.json"))).unwrap_or_default();
     let mut logs = old_logs(&std::fs::read_to_string(out_dir.join(format!("{NAME}.md"))).unwrap_or_default());
     for name in names {
+        let machine = MachineState::now();
         let t0 = Instant::now();
         eprintln!("{NAME}: {name}");
         let (recs, log) = run_column(name, seed)?;
         let secs = t0.elapsed().as_secs_f64();
+        let machine_after = MachineState::now();
         eprintln!("{NAME}: {name} done in {secs:.0} s");
         records.retain(|r| r.dataset != name);
-        records.extend(recs.into_iter().map(|r| r.with_setting("dataset_seconds", secs)));
+        records.extend(recs.into_iter().map(|r| {
+            let r = r.with_setting("dataset_seconds", secs).with_setting("dgemm_gflops", machine.dgemm_gflops);
+            match machine.load {
+                Some(l) => r.with_setting("load_average", l),
+                None => r,
+            }
+        }));
         logs.retain(|(n, _)| n != name);
         logs.push((
             name.to_string(),
             format!(
-                "| split | convention | method | lambda | rank | val loss | |\n|---|---|---|---|---|---|---|\n{}\nWall time of the column: {secs:.0} s (all splits, 2 shared cores).",
-                log.trim_end()
+                "| split | convention | method | lambda | rank | val loss | |\n|---|---|---|---|---|---|---|\n{}\nWall time of the column: {secs:.0} s (all splits, 2 threads; {}).",
+                log.trim_end(),
+                machine.describe(&machine_after)
             ),
         ));
         write(out_dir, &mut records, &mut logs)?;

@@ -112,11 +112,7 @@ fn one_run(n: usize, k: usize, aniso: bool, cov: &Mat<f64>, seed: u64) -> Result
 }
 
 fn slope(ns: &[usize], v: &[f64]) -> f64 {
-    let xs: Vec<f64> = ns.iter().map(|&n| (n as f64).ln()).collect();
-    let ys: Vec<f64> = v.iter().map(|e| e.ln()).collect();
-    let (mx, my) = (xs.iter().sum::<f64>() / xs.len() as f64, ys.iter().sum::<f64>() / ys.len() as f64);
-    let num: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    num / xs.iter().map(|x| (x - mx).powi(2)).sum::<f64>()
+    okr_estimators::reduced_rank::assumptions::log_log_slope(ns.iter().zip(v).map(|(&n, &e)| (n as f64, e)))
 }
 
 /// Runs E1-E3 and writes `tn-theory.{json,md}`.

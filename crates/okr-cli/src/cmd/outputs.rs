@@ -249,30 +249,18 @@ pub fn eval(a: &EvalArgs, mf: &SavedModel, v: &VectorModel) -> Result<()> {
     let predicted = cands.select(&decoded.best());
     let losses = okr_eval::output_kernel_losses(model.output_kernel(), &predicted, &truth)?;
     let errors = model.rkhs_sq_errors_from(coef.as_ref(), &truth)?;
+    let (loss, loss_se) = okr_eval::mean_and_std_err(&losses);
     let report = json!({
         "estimator": mf.model.name(),
         "output_kind": "vectors",
         "n_test": x.n_rows(),
         "output_dim": v.output_width(),
         "n_candidates": cands.n_rows(),
-        "output_kernel_loss": mean(&losses),
-        "output_kernel_loss_se": std_err(&losses),
-        "mse_h": mean(&errors),
+        "output_kernel_loss": loss,
+        "output_kernel_loss_se": loss_se,
+        "mse_h": okr_eval::mean_and_std_err(&errors).0,
         "fit_seconds": mf.info.fit_seconds,
         "decode_seconds": decode_seconds,
     });
     write_result(None, |w| writeln!(w, "{report}"))
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
-
-/// Standard error of the mean (null below two values).
-fn std_err(v: &[f64]) -> Option<f64> {
-    (v.len() > 1).then(|| {
-        let m = mean(v);
-        let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() as f64 - 1.0);
-        (var / v.len() as f64).sqrt()
-    })
 }

@@ -153,7 +153,8 @@ impl<KX: Clone, KY: Clone> NystroemReducedRankValidParams<KX, KY> {
                 got: nystroem.output_of_sample().len(),
             });
         }
-        let (subset_indices, proj) = self.projection(x, y, n)?;
+        let subset_indices = self.subset_indices(n)?;
+        let proj = self.subset_projection(&x.select(&subset_indices), &y.select(&subset_indices))?;
         let uy_u = projected_outputs(&self.output_kernel, &proj, nystroem.distinct_outputs())?;
         let predict_map = nystroem.weights() * uy_u;
         let mut params = self.clone();
@@ -173,25 +174,21 @@ impl<KX: Clone, KY: Clone> NystroemReducedRankValidParams<KX, KY> {
         })
     }
 
-    fn projection<X, Y>(&self, x: &X, y: &Y, n: usize) -> Result<(Vec<usize>, Projection<Y>)>
+    /// The subset $S$ drawn from `n` rows (the single-machine and the
+    /// partitioned fits draw it alike).
+    pub(crate) fn subset_indices(&self, n: usize) -> Result<Vec<usize>> {
+        draw_indices(&self.subset, n, self.seed.wrapping_add(1), "subset")
+    }
+
+    /// The projection of rank $p$ learned on the subset's rows `(xs, ys)`.
+    pub(crate) fn subset_projection<X, Y>(&self, xs: &X, ys: &Y) -> Result<Projection<Y>>
     where
         X: Rows,
         Y: Rows,
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
-        let subset_indices = draw_indices(&self.subset, n, self.seed.wrapping_add(1), "subset")?;
-        let (xs, ys) = (x.select(&subset_indices), y.select(&subset_indices));
-        let proj = learn_projection(
-            &self.input_kernel,
-            &self.output_kernel,
-            &xs,
-            &ys,
-            self.lambda1,
-            self.rank,
-            self.rank_tolerance,
-        )?;
-        Ok((subset_indices, proj))
+        learn_projection(&self.input_kernel, &self.output_kernel, xs, ys, self.lambda1, self.rank, self.rank_tolerance)
     }
 }
 

@@ -8,7 +8,7 @@ use faer::Mat;
 use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
-use super::fit::{Projection, draw_indices, learn_projection, projected_outputs};
+use super::fit::{Projection, projected_outputs};
 use super::{NystroemReducedRank, NystroemReducedRankValidParams};
 use crate::nystroem::NystroemPlan;
 use crate::partition::{
@@ -41,7 +41,7 @@ impl<KX: Clone, KY: Clone> NystroemReducedRankValidParams<KX, KY> {
     /// given index `>= n`.
     pub fn plan_rows(&self, n: usize) -> Result<PlanRows> {
         let anchors = self.nystroem_params().check()?.plan_rows(n)?;
-        let subset = draw_indices(&self.subset, n, self.seed.wrapping_add(1), "subset")?;
+        let subset = self.subset_indices(n)?;
         Ok(PlanRows::new(anchors.x.into_iter().chain(subset.iter().copied()).collect(), subset))
     }
 
@@ -60,17 +60,8 @@ impl<KX: Clone, KY: Clone> NystroemReducedRankValidParams<KX, KY> {
         KY: Kernel<Y>,
     {
         let nystroem = self.nystroem_params().check()?.plan(n, rows)?;
-        let subset_indices = draw_indices(&self.subset, n, self.seed.wrapping_add(1), "subset")?;
-        let (xs, ys) = (rows.x_at(&subset_indices)?, rows.y_at(&subset_indices)?);
-        let projection = learn_projection(
-            &self.input_kernel,
-            &self.output_kernel,
-            &xs,
-            &ys,
-            self.lambda1,
-            self.rank,
-            self.rank_tolerance,
-        )?;
+        let subset_indices = self.subset_indices(n)?;
+        let projection = self.subset_projection(&rows.x_at(&subset_indices)?, &rows.y_at(&subset_indices)?)?;
         let id = plan_id(self, PartitionPlan::<X, Y>::id(&nystroem), &subset_indices);
         Ok(NystroemReducedRankPlan { params: self.clone(), nystroem, subset_indices, projection, id })
     }

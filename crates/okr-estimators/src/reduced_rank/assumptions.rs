@@ -46,16 +46,30 @@ pub struct OutputExponents {
     pub c3: f64,
 }
 
-/// Least-squares slope of `ln y` against `ln p` over `p` in `lo..=hi` (1-based).
-fn log_slope(y: &[f64], lo: usize, hi: usize) -> f64 {
-    let pts: Vec<(f64, f64)> =
-        (lo..=hi).filter(|&p| y[p - 1] > 0.0).map(|p| ((p as f64).ln(), y[p - 1].ln())).collect();
+/// Least-squares slope of $\ln y$ against $\ln x$ over the points `(x, y)`
+/// (both positive): the exponent $b$ of a power law $y \approx a x^b$. NaN
+/// for fewer than two distinct `x`.
+///
+/// # Example
+/// ```
+/// use okr_estimators::reduced_rank::assumptions::log_log_slope;
+/// let b = log_log_slope((1..=10).map(|p| (p as f64, 3.0 * (p as f64).powf(-1.5))));
+/// assert!((b + 1.5).abs() < 1e-12);
+/// ```
+pub fn log_log_slope(points: impl IntoIterator<Item = (f64, f64)>) -> f64 {
+    let pts: Vec<(f64, f64)> = points.into_iter().map(|(x, y)| (x.ln(), y.ln())).collect();
     let k = pts.len() as f64;
     let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
     let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
     let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
     sxy / sxx
+}
+
+/// [`log_log_slope`] of `y[p - 1]` against `p` over `p` in `lo..=hi`
+/// (1-based), skipping non-positive values.
+fn log_slope(y: &[f64], lo: usize, hi: usize) -> f64 {
+    log_log_slope((lo..=hi).filter(|&p| y[p - 1] > 0.0).map(|p| (p as f64, y[p - 1])))
 }
 
 /// The exponents of Assumptions 2 and 4 for the signal covariance `m` and
