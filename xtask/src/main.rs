@@ -11,7 +11,8 @@
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`); `--precision`: f32 against f64
 //!   decoding on Bibtex and a quarter of the Bookmarks stand-in
-//!   (`docs/results/bench-f32.{md,json}`).
+//!   (`docs/results/bench-f32.{md,json}`); `--scale [--quarter]`: the
+//!   Bookmarks-sized fits and decodes by phase (`docs/results/bench-scale.{md,json}`).
 //!
 //! The experiments are organised by paper (`reduced_rank/`, `sketch/`,
 //! `leml/`, `trace_norm/`, `kae/`); what they share is in `common/`. The
@@ -22,6 +23,7 @@
 
 mod bench;
 mod bench_precision;
+mod bench_scale;
 mod common;
 mod dask_scale;
 mod fuzz;
@@ -305,8 +307,19 @@ enum Command {
         /// Instead: f32 against f64 decoding on Bibtex and a quarter of the
         /// Bookmarks stand-in (time, identical decisions, F1, near-ties);
         /// writes docs/results/bench-f32.{md,json}.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "scale")]
         precision: bool,
+        /// Instead: the Nystroem KRR / reduced-rank / SISOKR fits and decodes
+        /// of rr-scale and sketch-scale on the Bookmarks-shaped stand-in, by
+        /// phase (flops, GFLOP/s, fraction of DGEMM, CPU / wall); writes
+        /// docs/results/bench-scale.{md,json}. Full size takes about 15 min
+        /// on 2 quiet cores.
+        #[arg(long)]
+        scale: bool,
+        /// With --scale: a quarter of every size (15000 / 6964 rows, 3750
+        /// anchors); writes bench-scale-quarter.{md,json}.
+        #[arg(long, requires = "scale")]
+        quarter: bool,
     },
     /// The whole test suite: `cargo test --workspace`, then the Python
     /// package built with maturin in target/py-venv and its pytest suite.
@@ -356,8 +369,9 @@ fn run() -> Result<()> {
             Ok(())
         }
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
-        Command::Bench { out_dir, precision: false } => bench::run(&results_dir(out_dir)),
-        Command::Bench { out_dir, precision: true } => bench_precision::run(&results_dir(out_dir)),
+        Command::Bench { out_dir, precision: true, .. } => bench_precision::run(&results_dir(out_dir)),
+        Command::Bench { out_dir, scale: true, quarter, .. } => bench_scale::run(&results_dir(out_dir), quarter),
+        Command::Bench { out_dir, .. } => bench::run(&results_dir(out_dir)),
         Command::Fuzz { target, seconds, seed } => fuzz::run(&target, seconds, seed),
         Command::Test { python_only } => python_tests::run_all(python_only),
     }

@@ -2,6 +2,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 use okr_estimators::SurrogateModel;
 use okr_kernels::Rows;
+use okr_linalg::profile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -249,6 +250,7 @@ impl CandidateDecoder {
 
         let cached_g = if plan.cand_tile == n_c {
             let mut g = Mat::zeros(model.n_atoms(), n_c);
+            let _p = profile::phase("decode: atom products", 0.0);
             model.atom_products_into(candidates, g.as_mut(), par)?;
             Some(g)
         } else {
@@ -267,13 +269,18 @@ impl CandidateDecoder {
             let tt = plan.test_tile.min(n_te - t0);
             let xt = if t0 == 0 && tt == n_te { x.clone() } else { x.slice(t0..t0 + tt) };
             coef.resize_with(tt, model.n_atoms(), |_, _| 0.0);
-            model.coefficients_into(&xt, coef.as_mut(), par)?;
+            {
+                // Outer phase: the expansion marks its kernel blocks and GEMMs inside.
+                let _p = profile::phase("decode: test coefficients", 0.0);
+                model.coefficients_into(&xt, coef.as_mut(), par)?;
+            }
             for c0 in (0..n_c).step_by(plan.cand_tile) {
                 let ct = plan.cand_tile.min(n_c - c0);
                 let g = match &cached_g {
                     Some(g) => g.as_ref(),
                     None => {
                         g_tile.resize_with(model.n_atoms(), ct, |_, _| 0.0);
+                        let _p = profile::phase("decode: atom products", 0.0);
                         model.atom_products_into(&candidates.slice(c0..c0 + ct), g_tile.as_mut(), par)?;
                         scratch.set_g32(g_tile.as_ref());
                         g_tile.as_ref()
@@ -446,8 +453,12 @@ fn scan_tile(
     }
     let s = &mut scratch.s;
     s.resize_with(ct, tt, |_, _| 0.0);
-    matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
+    {
+        let _p = profile::phase("score GEMM", 2.0 * (tt * ct * coef.ncols()) as f64);
+        matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
+    }
     let s = &*s;
+    let _p = profile::phase("argmax scan", 0.0);
     indices
         .par_chunks_mut(k)
         .zip(scores.par_chunks_mut(k))
@@ -486,8 +497,12 @@ fn scan_tile_f32(
     scratch.coef_t.copy_from(coef.transpose());
     round_into(&mut scratch.coef32_t, scratch.coef_t.as_ref());
     scratch.s32.resize_with(ct, tt, |_, _| 0.0);
-    matmul(scratch.s32.as_mut(), Accum::Replace, scratch.g32.transpose(), scratch.coef32_t.as_ref(), -2.0f32, par);
+    {
+        let _p = profile::phase("score GEMM (f32)", 2.0 * (tt * ct * coef.ncols()) as f64);
+        matmul(scratch.s32.as_mut(), Accum::Replace, scratch.g32.transpose(), scratch.coef32_t.as_ref(), -2.0f32, par);
+    }
     let (s32, coef_t) = (&scratch.s32, &scratch.coef_t);
+    let _p = profile::phase("argmax scan + f64 re-scoring", 0.0);
     let ks = k + F32_SHORTLIST_EXTRA;
     indices
         .par_chunks_mut(k)

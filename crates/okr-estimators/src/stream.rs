@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
+use okr_linalg::profile;
 
 /// Default number of rows of $A$ per streamed chunk.
 pub const DEFAULT_CHUNK_ROWS: usize = 2048;
@@ -57,16 +58,26 @@ pub(crate) fn stream_products(
     let mut buf = Mat::zeros(m, chunk_rows.min(n));
     for start in (0..n).step_by(chunk_rows) {
         let c = chunk_rows.min(n - start);
-        fill(start..start + c, buf.as_mut().subcols_mut(0, c));
+        {
+            // The kernel's flops depend on its rows (sparse or dense): the caller counts them.
+            let _p = profile::phase("kernel blocks", 0.0);
+            fill(start..start + c, buf.as_mut().subcols_mut(0, c));
+        }
         let block = buf.as_ref().subcols(0, c);
-        okr_linalg::products::crossprod_lower_add_into(ata.as_mut(), block.transpose(), par);
+        {
+            // The lower triangle with its diagonal: m (m + 1) / 2 dot products of length c.
+            let _p = profile::phase("SYRK A^T A", (m * (m + 1)) as f64 * c as f64);
+            okr_linalg::products::crossprod_lower_add_into(ata.as_mut(), block.transpose(), par);
+        }
         if let (Some(acc), Some((g, _))) = (at_groups.as_mut(), groups) {
+            let _p = profile::phase("group sums A^T P", (m * c) as f64);
             for (i, &grp) in g[start..start + c].iter().enumerate() {
                 let mut dst = acc.col_mut(grp);
                 dst += block.col(i);
             }
         }
         if let (Some(acc), Some(t)) = (at_t.as_mut(), t) {
+            let _p = profile::phase("GEMM A^T T", 2.0 * (m * c * t.ncols()) as f64);
             matmul(acc.as_mut(), Accum::Add, block, t.subrows(start, c), 1.0, par);
         }
         on_chunk(start, block);

@@ -153,3 +153,40 @@ fn nystroem_reduced_rank_equals_brute_force_composition() {
         assert!(rel_err(&ct, &cl) < 1e-8);
     }
 }
+
+/// The phases a streamed Nystroem fit marks (what `cargo xtask bench
+/// --scale` reports) and their flop counts against the closed forms:
+/// `ceil(n / chunk)` kernel blocks and SYRKs of `m (m + 1) c` flops over
+/// chunks of `c` rows, `m^3 / 3` for the whitening and system Cholesky,
+/// `2 m^3` to form the whitened system, and `4 m^2 k` for the solves with
+/// `k` distinct outputs.
+#[test]
+fn profiled_fit_reports_its_phases_with_closed_form_flops() {
+    use okr_estimators::ParamGuard;
+    use okr_linalg::profile;
+    let (n, m, chunk) = (50usize, 8usize, 16usize);
+    let x = random_rows(n, 3, 11);
+    let y = label_sets(n, 5, 12);
+    let k = y.group_duplicates().0.n_rows() as f64;
+    let params = Nystroem::params(Gaussian::new(0.5).unwrap(), Gaussian::new(0.5).unwrap())
+        .anchors(Anchors::Uniform(m))
+        .lambda(1e-2)
+        .check()
+        .unwrap();
+    let (model, phases) = profile::collect(|| params.fit_with_chunk_rows(&x, &y, chunk));
+    model.unwrap();
+    let get = |name: &str| phases.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no phase {name}"));
+    let mf = m as f64;
+    assert_eq!(get("kernel blocks").calls, n.div_ceil(chunk));
+    let syrk = get("SYRK A^T A");
+    assert_eq!(syrk.calls, n.div_ceil(chunk));
+    assert_eq!(syrk.flops, mf * (mf + 1.0) * n as f64);
+    assert_eq!(get("whitening (Cholesky)").flops, mf * mf * mf / 3.0);
+    assert_eq!(get("system Phi^T A^T A Phi").flops, 2.0 * mf * mf * mf);
+    assert_eq!(get("system Cholesky").flops, mf * mf * mf / 3.0);
+    let solves = get("solves");
+    assert_eq!((solves.calls, solves.flops), (2, 4.0 * mf * mf * k));
+    assert!(phases.iter().all(|p| p.seconds >= 0.0 && p.cpu_seconds.is_none_or(|c| c >= 0.0)));
+    // Outside `collect` nothing is recorded.
+    assert!(!profile::is_collecting());
+}

@@ -45,15 +45,10 @@ fn read_sparse_arff(path: &str) -> (CsrRows, LabelSets) {
     (CsrRows::from_rows(n_features, rows).unwrap(), LabelSets::new(N_LABELS, sets).unwrap())
 }
 
-/// CPU time of this process so far (all threads), in seconds, from Linux
-/// `/proc/self/task/*/schedstat` (nanoseconds); 0 elsewhere.
+/// CPU time of this process so far (all threads), in seconds; 0 where the
+/// platform does not report it.
 fn cpu_seconds() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0.0 };
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .sum::<f64>()
-        * 1e-9
+    okr_linalg::profile::process_cpu_seconds().unwrap_or(0.0)
 }
 
 /// Minimum and median wall time of `f` over `reps` runs, and the minimum CPU

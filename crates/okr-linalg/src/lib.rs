@@ -15,7 +15,9 @@
 //! - [`iterative`]: the matrix-free [`LinearOperator`] trait, conjugate gradient
 //!   for SPD systems (with an optional [`Jacobi`] preconditioner) and
 //!   trust-region Newton ([`tron`]) for smooth convex objectives;
-//! - [`serde_mat`]: a serde representation of faer matrices (faer has none).
+//! - [`serde_mat`]: a serde representation of faer matrices (faer has none);
+//! - [`profile`]: wall / CPU seconds and flops per named phase of a long
+//!   computation, collected on request (`cargo xtask bench --scale`).
 //!
 //! Shapes are checked with `#[track_caller]` assertions (programmer contracts);
 //! numerical failures are returned as [`Error`]. The decompositions run with
@@ -28,6 +30,7 @@ mod error;
 pub mod iterative;
 pub mod pinv;
 pub mod products;
+pub mod profile;
 pub mod serde_mat;
 pub mod svd;
 

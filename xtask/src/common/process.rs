@@ -15,18 +15,7 @@ pub fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
-/// User + system CPU seconds of this process, all threads (`/proc/self/stat`,
-/// clock ticks of 1/100 s). On a machine shared with other jobs, wall time
-/// grows with the load; CPU time measures the work done.
-pub fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
+pub use okr_linalg::profile::process_cpu_seconds;
 
 /// The 1-minute load average, for the record of how busy the machine was.
 pub fn load_average() -> Option<f64> {

@@ -26,6 +26,7 @@ use okr_linalg::TronObjective;
 
 use super::paper::{full_cell, missing_cell};
 use crate::common::data::load_mulan_or_standin;
+use crate::common::process::process_cpu_seconds;
 
 /// A train/test pair with sparse features.
 pub struct Data {
@@ -564,17 +565,6 @@ pub fn run_missing(
 /// One measured speed line: what, data set, k, wall seconds, CPU seconds over
 /// all threads, the target.
 type SpeedLine = (String, String, usize, f64, Option<f64>, &'static str);
-
-/// CPU seconds (user + system, all threads) of this process so far, from
-/// `/proc/self/stat` (Linux; 10 ms ticks). `None` elsewhere.
-fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime, stime are 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
 
 /// Median wall seconds of `runs` calls and CPU seconds per call (all threads).
 fn time_calls(runs: usize, mut f: impl FnMut()) -> (f64, Option<f64>) {

@@ -17,7 +17,7 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
-use okr_linalg::Cholesky;
+use okr_linalg::{Cholesky, profile};
 
 use super::checks::check_width;
 use crate::sketch::tile_rows;
@@ -140,6 +140,7 @@ where
         match atoms.weights {
             Some(b) => projected_atom_products_into(self.output_kernel(), atoms.outputs, candidates, b, dst, par),
             None => {
+                let _p = profile::phase("output kernel blocks", 0.0);
                 self.output_kernel().gram_block_into(atoms.outputs, candidates, dst, par);
                 Ok(())
             }
@@ -178,8 +179,15 @@ fn ridge_coefficients_into<X: Rows, Y: Rows, M: KernelExpansion<X, Y> + ?Sized>(
     let (n, n_atoms) = (inputs.n_rows(), model.n_atoms());
     assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), n_atoms), "coefficient block shape");
     let mut alpha = Mat::zeros(n, x.n_rows());
-    model.input_kernel().gram_block_into(inputs, x, alpha.as_mut(), par);
-    factor.solve_in_place(alpha.as_mut(), par);
+    {
+        let _p = profile::phase("input kernel blocks", 0.0);
+        model.input_kernel().gram_block_into(inputs, x, alpha.as_mut(), par);
+    }
+    {
+        // Two triangular solves with n x n factors.
+        let _p = profile::phase("Cholesky solves", 2.0 * (n * n * x.n_rows()) as f64);
+        factor.solve_in_place(alpha.as_mut(), par);
+    }
     if n_atoms == n {
         // Every output distinct: atoms are the samples, in order.
         dst.copy_from(alpha.transpose());
@@ -227,7 +235,11 @@ fn coefficients_in_tiles<X: Rows, KX: Kernel<X>>(
     for start in (0..n_te).step_by(tile) {
         let t = tile.min(n_te - start);
         let mut kt = k.as_mut().subcols_mut(0, t);
-        kx.gram_block_into(x_train, &x.slice(start..start + t), kt.as_mut(), par);
+        {
+            let _p = profile::phase("input kernel blocks", 0.0);
+            kx.gram_block_into(x_train, &x.slice(start..start + t), kt.as_mut(), par);
+        }
+        let _p = profile::phase("coefficient GEMM", 2.0 * (n * t * predict_map.ncols()) as f64);
         matmul(dst.as_mut().subrows_mut(start, t), Accum::Replace, kt.as_ref().transpose(), predict_map, 1.0, par);
     }
 }
@@ -263,7 +275,11 @@ fn atom_products_in_tiles<Y: Rows, KY: Kernel<Y>>(
     for start in (0..n_c).step_by(tile) {
         let t = tile.min(n_c - start);
         let mut kt = k.as_mut().subcols_mut(0, t);
-        ky.gram_block_into(outputs, &candidates.slice(start..start + t), kt.as_mut(), par);
+        {
+            let _p = profile::phase("output kernel blocks", 0.0);
+            ky.gram_block_into(outputs, &candidates.slice(start..start + t), kt.as_mut(), par);
+        }
+        let _p = profile::phase("atom product GEMM", 2.0 * (encoder.nrows() * n * t) as f64);
         matmul(dst.as_mut().subcols_mut(start, t), Accum::Replace, encoder, kt.as_ref(), 1.0, par);
     }
 }

@@ -141,7 +141,10 @@ impl<X: Rows, KX: Kernel<X>, KY> NystroemPlan<X, KX, KY> {
     pub(crate) fn system(&self, ata: faer::Mat<f64>) -> Result<RidgeSystem> {
         let p = &self.params;
         let whitening = {
-            let kmm = p.input_kernel.gram(&self.anchors);
+            let kmm = {
+                let _p = okr_linalg::profile::phase("anchor Gram K_mm", 0.0);
+                p.input_kernel.gram(&self.anchors)
+            };
             Whitening::new(kmm.as_ref(), p.pinv_rtol, p.lambda)?
         };
         RidgeSystem::from_whitened(whitening, ata, self.n as f64 * p.lambda, p.lambda)

@@ -3,7 +3,7 @@ use std::ops::Range;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
-use okr_linalg::{Cholesky, JitterPolicy};
+use okr_linalg::{Cholesky, JitterPolicy, profile};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -183,13 +183,35 @@ pub(crate) enum Whitening {
 }
 
 impl Whitening {
+    /// Columns of $\Phi$ (the rank kept).
+    fn rank(&self) -> usize {
+        match self {
+            Whitening::Cholesky(c) => c.dim(),
+            Whitening::Eigen(phi) => phi.ncols(),
+        }
+    }
+
+    /// Rows of $\Phi$ (the sketch size).
+    fn dim(&self) -> usize {
+        match self {
+            Whitening::Cholesky(c) => c.dim(),
+            Whitening::Eigen(phi) => phi.nrows(),
+        }
+    }
+
     /// $\Phi = L^{-\top}$ when the Cholesky pivots of `rkr` satisfy
     /// $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
     /// $V_r \operatorname{diag}(w_r^{-1/2})$ from an eigendecomposition.
     pub(crate) fn new(rkr: MatRef<'_, f64>, rtol: f64, lambda: f64) -> Result<Self> {
+        let m = rkr.nrows() as f64;
+        let mut phase = profile::phase("whitening (Cholesky)", m * m * m / 3.0);
         Ok(match pivoted_cholesky_or_none(rkr, rtol, lambda) {
             Some(c) => Whitening::Cholesky(c),
             None => {
+                // The failed Cholesky and an eigendecomposition: no flop count claimed.
+                phase.set_flops(0.0);
+                drop(phase);
+                let _p = profile::phase("whitening (eigen)", 0.0);
                 let e = okr_linalg::eigh(rkr)?;
                 let w = e.values();
                 let top = w.first().copied().unwrap_or(0.0);
@@ -229,6 +251,16 @@ impl RidgeSystem {
     /// streamed caller can drop $R K R^\top$ before accumulating $A^\top A$.
     pub(crate) fn from_whitened(whitening: Whitening, ata: Mat<f64>, ridge: f64, lambda: f64) -> Result<Self> {
         let par = Par::rayon(0);
+        let (m, r) = (ata.nrows() as f64, whitening.rank() as f64);
+        let forming = profile::phase(
+            "system Phi^T A^T A Phi",
+            match &whitening {
+                // Two triangular solves with m right-hand sides.
+                Whitening::Cholesky(_) => 2.0 * m * m * m,
+                // Two GEMMs: (r x m)(m x m) and (r x m)(m x r).
+                Whitening::Eigen(_) => 2.0 * r * m * m + 2.0 * r * r * m,
+            },
+        );
         // F^T F = Phi^T (A^T A) Phi: whiten the columns, then the rows (A^T A
         // is symmetric, so half^T = (A^T A) Phi).
         let half = Self::whiten_with(&whitening, ata);
@@ -250,9 +282,11 @@ impl RidgeSystem {
             }
         };
         okr_linalg::products::symmetrize_in_place(system.as_mut());
+        drop(forming);
         for j in 0..system.nrows() {
             system[(j, j)] += ridge;
         }
+        let _p = profile::phase("system Cholesky", r * r * r / 3.0);
         let (chol, _) = Cholesky::factor_in_place(system, JitterPolicy::with_lambda(lambda), par)?;
         Ok(Self { whitening, chol })
     }
@@ -274,6 +308,13 @@ impl RidgeSystem {
 
     /// $F^\top T = \Phi^\top (A^\top T)$ `(r, k)` from `atm` $= A^\top T$ `(m, k)`.
     pub(crate) fn whiten(&self, atm: Mat<f64>) -> Mat<f64> {
+        let (m, k) = (atm.nrows() as f64, atm.ncols() as f64);
+        let r = self.whitening.rank() as f64;
+        let flops = match &self.whitening {
+            Whitening::Cholesky(_) => m * m * k,
+            Whitening::Eigen(_) => 2.0 * r * m * k,
+        };
+        let _p = profile::phase("solves", flops);
         Self::whiten_with(&self.whitening, atm)
     }
 
@@ -287,6 +328,14 @@ impl RidgeSystem {
     /// coefficients of the right-hand side's atoms.
     pub(crate) fn core(&self, mut ft_right: Mat<f64>) -> Mat<f64> {
         let par = Par::rayon(0);
+        let (r, k, m) = (ft_right.nrows() as f64, ft_right.ncols() as f64, self.whitening.dim() as f64);
+        // Two triangular solves with the r x r factor, then Phi: a triangular
+        // solve with L^T (m x m) or a GEMM with the explicit m x r Phi.
+        let phi_flops = match &self.whitening {
+            Whitening::Cholesky(_) => m * m * k,
+            Whitening::Eigen(_) => 2.0 * m * r * k,
+        };
+        let _p = profile::phase("solves", 2.0 * r * r * k + phi_flops);
         self.chol.solve_in_place(ft_right.as_mut(), par);
         match &self.whitening {
             Whitening::Cholesky(c) => {

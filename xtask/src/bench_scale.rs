@@ -1,0 +1,228 @@
+//! `cargo xtask bench --scale [--quarter]`: the fits and decodes of
+//! rr-scale and sketch-scale on the Bookmarks-shaped stand-in, by phase.
+//!
+//! Each estimator runs once inside [`okr_linalg::profile::collect`], so the
+//! phases are the ones the library marks in its real code path (kernel
+//! blocks, the streamed SYRK, whitening, the system's Cholesky, solves,
+//! coefficient and score GEMMs, the argmax scan), not a re-enactment. Each
+//! phase gets its wall and CPU seconds, its flop count where it is GEMM-like
+//! and its rate as a fraction of faer's DGEMM rate measured in the same run;
+//! each run its roofline fraction (flops / DGEMM rate / wall seconds).
+//! Writes `docs/results/bench-scale{,-quarter}.{md,json}`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use okr_decode::CandidateDecoder;
+use okr_estimators::nystroem::Anchors;
+use okr_estimators::sketch::{SketchKind, SketchSpec};
+use okr_estimators::{Fit, Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr, SurrogateModel};
+use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
+use okr_kernels::{CsrRows, Gaussian, LabelSets, Rows, median_sq_distance};
+use okr_linalg::profile::{self, PhaseTime, process_cpu_seconds};
+
+use crate::common::process::MachineState;
+
+/// One profiled call: its phases, wall and CPU seconds.
+struct Profiled {
+    what: String,
+    phases: Vec<PhaseTime>,
+    seconds: f64,
+    cpu_seconds: Option<f64>,
+}
+
+fn profiled<T>(what: impl Into<String>, f: impl FnOnce() -> Result<T>) -> Result<(T, Profiled)> {
+    let what = what.into();
+    eprintln!("xtask: bench --scale: {what} ...");
+    let (cpu0, t0) = (process_cpu_seconds(), Instant::now());
+    let (value, phases) = profile::collect(f);
+    let seconds = t0.elapsed().as_secs_f64();
+    let cpu_seconds = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
+    eprintln!("xtask: bench --scale: {what}: {seconds:.1} s");
+    Ok((value?, Profiled { what, phases, seconds, cpu_seconds }))
+}
+
+/// Flops of the sparse kernel blocks, which the library cannot count (they
+/// depend on the rows): `2 nnz(rows) m`, the multiply-adds of the sparse
+/// inner products against `m` dense-or-sparse partners.
+fn set_kernel_flops(p: &mut Profiled, phase: &str, flops: f64) {
+    if let Some(ph) = p.phases.iter_mut().find(|ph| ph.name == phase) {
+        ph.flops = flops;
+    }
+}
+
+fn decode_f1<M: SurrogateModel<CsrRows, LabelSets>>(
+    model: &M,
+    x: &CsrRows,
+    y: &LabelSets,
+    cand: &LabelSets,
+) -> Result<f64> {
+    let best = CandidateDecoder::new().decode(model, x, cand)?.best();
+    Ok(okr_eval::f1_samples(y, &cand.select(&best))?)
+}
+
+/// The GEMM-like phases (a flop count and a rate): everything counted.
+fn counted_flops(p: &Profiled) -> f64 {
+    p.phases.iter().map(|ph| ph.flops).sum()
+}
+
+/// Runs the bench and writes `bench-scale{suffix}.{md,json}` into `out_dir`.
+pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
+    let div = if quarter { 4 } else { 1 };
+    let (n_train, n_test, m, subset, mx, my) = (60000 / div, 27856 / div, 15000 / div, 12000 / div, 2000, 100);
+    let threads = rayon::current_num_threads();
+    let before = MachineState::now();
+    eprintln!("xtask: bench --scale: DGEMM {:.1} GFLOP/s on {threads} threads", before.dgemm_gflops);
+    let spec = StandinPreset::Bookmarks.spec().seed(0).sizes(n_train, n_test);
+    let dataset = spec.dataset_name();
+    let (train, test) = spec.generate()?;
+    let (Features::Sparse(x), Features::Sparse(xt)) = (&train.x, &test.x) else {
+        anyhow::bail!("the bookmarks stand-in is expected to be sparse");
+    };
+    let (y, yt) = (&train.y, &test.y);
+    let (cand, _) = y.unique();
+    let ky = Gaussian::from_sigma2(y.mean_cardinality().max(f64::MIN_POSITIVE))?;
+    let median_sq = median_sq_distance(x, 2000);
+    let (nnz, nnz_t) = (x.nnz() as f64, xt.nnz() as f64);
+    let mut runs = Vec::new();
+    let mut f1s = Vec::new();
+
+    // rr-scale's Nystroem KRR (c = 0.5, lambda = 1e-4 chosen there) and its reduced-rank projection.
+    let kx = Gaussian::new(0.5 / median_sq)?;
+    let nys_params = Nystroem::params(kx.clone(), ky.clone()).anchors(Anchors::Uniform(m)).lambda(1e-4).seed(0);
+    let (nys, mut p) = profiled(format!("Nystroem KRR fit (m = {m})"), || Ok(nys_params.fit(x, y)?))?;
+    // Kernel blocks of the pass (n rows against m anchors) and K_mm (m x m).
+    set_kernel_flops(&mut p, "kernel blocks", 2.0 * nnz * m as f64);
+    set_kernel_flops(&mut p, "anchor Gram K_mm", 2.0 * nnz / n_train as f64 * (m * m) as f64);
+    runs.push(p);
+    let (f1, mut p) = profiled("Nystroem KRR decode", || decode_f1(&nys, xt, yt, &cand))?;
+    set_kernel_flops(&mut p, "input kernel blocks", 2.0 * nnz_t * m as f64);
+    runs.push(p);
+    f1s.push(("Nystroem KRR", f1));
+    let rr_params = NystroemReducedRank::params(kx.clone(), ky.clone())
+        .rank(100)
+        .lambda1(1e-4)
+        .subset(Anchors::Uniform(subset))
+        .seed(0)
+        .check()?;
+    let (rr, p) = profiled(format!("Nystroem reduced-rank projection (subset {subset}, p = 100)"), || {
+        Ok(rr_params.fit_from_nystroem(&nys, x, y)?)
+    })?;
+    runs.push(p);
+    drop(nys);
+    let (f1, mut p) = profiled("Nystroem reduced-rank decode", || decode_f1(&rr, xt, yt, &cand))?;
+    set_kernel_flops(&mut p, "input kernel blocks", 2.0 * nnz_t * m as f64);
+    runs.push(p);
+    f1s.push(("Nystroem reduced rank", f1));
+    drop(rr);
+
+    // sketch-scale's headline SISOKR (uniform 2000 / uniform 100, c = 1, lambda = 1e-6).
+    let kx = Gaussian::new(1.0 / median_sq)?;
+    let sk_params = SketchedIokr::params(kx, ky.clone())
+        .lambda(1e-6)
+        .input_sketch(Some(SketchSpec::new(SketchKind::Uniform, mx)))
+        .output_sketch(Some(SketchSpec::new(SketchKind::Uniform, my)))
+        .seed(0)
+        .check()?;
+    let (sk, mut p) = profiled(format!("SISOKR fit (m_x = {mx}, m_y = {my})"), || Ok(sk_params.fit(x, y)?))?;
+    set_kernel_flops(&mut p, "kernel blocks", 2.0 * nnz * mx as f64);
+    runs.push(p);
+    let (f1, mut p) = profiled("SISOKR decode", || decode_f1(&sk, xt, yt, &cand))?;
+    set_kernel_flops(&mut p, "input kernel blocks", 2.0 * nnz_t * mx as f64);
+    runs.push(p);
+    f1s.push(("SISOKR", f1));
+    let after = MachineState::now();
+    let gemm = before.dgemm_gflops.max(after.dgemm_gflops);
+
+    let name = if quarter { "bench-scale-quarter" } else { "bench-scale" };
+    let mut md = format!("# `cargo xtask bench --scale{}`\n\n", if quarter { " --quarter" } else { "" });
+    writeln!(
+        md,
+        "{dataset}: {n_train} training / {n_test} test rows, {} features ({} nonzeros per row on average), \
+         {} candidates (distinct training label sets). Nystroem KRR with m = {m} uniform anchors (Gaussian, \
+         c = 0.5, lambda = 1e-4: rr-scale's choice) and its reduced-rank projection (subset {subset}, p = 100); \
+         SISOKR uniform {mx} / uniform {my} (c = 1, lambda = 1e-6: sketch-scale's choice). {threads} threads.\n",
+        x.n_features(),
+        (nnz / n_train as f64).round(),
+        cand.n_rows(),
+    )?;
+    writeln!(md, "Machine: {}.\n", before.describe(&after))?;
+    writeln!(
+        md,
+        "Fractions are of the better DGEMM rate of the two ({gemm:.1} GFLOP/s). A phase's CPU / wall is its \
+         parallel factor ({threads} at best). Roofline fraction of a run = its counted flops / DGEMM rate / \
+         its wall seconds. Kernel blocks are counted at 2 nnz(rows) m flops (the sparse inner products; \
+         the exponentials are not counted), output kernel blocks and scans not at all.\n"
+    )?;
+    md.push_str("| run | wall s | CPU s | CPU / wall | counted GFLOP | roofline fraction | F1 |\n|---|---|---|---|---|---|---|\n");
+    let f1_of = |what: &str| f1s.iter().find(|(n, _)| what.starts_with(n) && what.ends_with("decode")).map(|f| f.1);
+    for r in &runs {
+        let flops = counted_flops(r);
+        writeln!(
+            md,
+            "| {} | {:.2} | {} | {} | {:.1} | {:.0}% | {} |",
+            r.what,
+            r.seconds,
+            r.cpu_seconds.map_or("-".into(), |c| format!("{c:.2}")),
+            r.cpu_seconds.map_or("-".into(), |c| format!("{:.2}", c / r.seconds)),
+            flops / 1e9,
+            100.0 * flops / (gemm * 1e9) / r.seconds,
+            f1_of(&r.what).map_or("-".into(), |f| format!("{:.2}", 100.0 * f)),
+        )?;
+    }
+    let mut records =
+        vec![MetricRecord::new("bench-scale", "machine", "dgemm", "gflops", gemm).with_setting("threads", threads)];
+    for r in &runs {
+        writeln!(md, "\n## {}\n", r.what)?;
+        md.push_str("| phase | calls | wall s | share | CPU s | CPU / wall | GFLOP | GFLOP/s | fraction of DGEMM |\n");
+        md.push_str("|---|---|---|---|---|---|---|---|---|\n");
+        let mut rec = |metric: &str, value: f64, phase: &str| {
+            records.push(
+                MetricRecord::new("bench-scale", &dataset, &r.what, metric, value)
+                    .with_setting("phase", phase)
+                    .with_setting("threads", threads)
+                    .with_setting("dgemm_gflops", gemm)
+                    .with_stand_in(true),
+            );
+        };
+        rec("seconds", r.seconds, "total");
+        if let Some(c) = r.cpu_seconds {
+            rec("cpu_seconds", c, "total");
+        }
+        for ph in &r.phases {
+            let counted = ph.flops > 0.0;
+            writeln!(
+                md,
+                "| {} | {} | {:.3} | {:.0}% | {} | {} | {} | {} | {} |",
+                ph.name,
+                ph.calls,
+                ph.seconds,
+                100.0 * ph.seconds / r.seconds,
+                ph.cpu_seconds.map_or("-".into(), |c| format!("{c:.2}")),
+                ph.cpu_seconds.map_or("-".into(), |c| format!("{:.2}", c / ph.seconds.max(1e-12))),
+                if counted { format!("{:.1}", ph.flops / 1e9) } else { "-".into() },
+                if counted { format!("{:.1}", ph.gflops()) } else { "-".into() },
+                if counted { format!("{:.0}%", 100.0 * ph.gflops() / gemm) } else { "-".into() },
+            )?;
+            rec("seconds", ph.seconds, ph.name);
+            if counted {
+                rec("fraction_of_dgemm", ph.gflops() / gemm, ph.name);
+            }
+        }
+    }
+    for (what, f1) in &f1s {
+        records.push(MetricRecord::new("bench-scale", &dataset, *what, "f1_samples", *f1).with_stand_in(true));
+    }
+    md.push_str(
+        "\nPhases nest (an outer decode phase contains the expansion's kernel blocks and GEMMs), so shares \
+         may add up to more than 100%. Timings are one run each, wall-clock, on whatever else the machine \
+         was doing (see the load above).\n",
+    );
+    std::fs::create_dir_all(out_dir)?;
+    write_records(out_dir.join(format!("{name}.json")), &records)?;
+    okr_eval::write_atomic(&out_dir.join(format!("{name}.md")), |w| std::io::Write::write_all(w, md.as_bytes()))?;
+    println!("{md}");
+    Ok(())
+}
