@@ -93,11 +93,11 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment::new("leml-full", "LEML on bibtex and delicious with full labels, beside Tables 6-11", |a| {
         let ds = a.datasets_or(&["bibtex", "delicious"]);
         let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::FULL_RATIOS.to_vec());
-        leml::experiments::run_full(&ds, &a.out_dir, a.seed, &a.losses, &ratios)
+        leml::experiments::run_full(&ds, &a.out_dir, a.seed, &a.losses, &ratios, a.lambdas.as_deref())
     }),
     Experiment::new("leml-missing", "LEML with missing labels (observed fractions, draws), beside Tables 12-15", |a| {
         let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::MISSING_RATIOS.to_vec());
-        leml::experiments::run_missing(&a.out_dir, a.seed, a.draws, &a.losses, &a.observed, &ratios)
+        leml::experiments::run_missing(&a.out_dir, a.seed, a.draws, &a.losses, &a.observed, &ratios, a.lambdas.as_deref())
     }),
     Experiment::new("leml-speed", "LEML's speed lines", |a| leml::experiments::run_speed(&a.out_dir, a.seed)),
     Experiment::new("leml-theory", "the Rademacher-complexity checks E1-E2 of LEML's theory", |a| {
@@ -290,6 +290,10 @@ enum Command {
         /// leml-missing: observed fractions |Omega|/nL in percent.
         #[arg(long, value_delimiter = ',', default_value = "5,10,20,40")]
         observed: Vec<usize>,
+        /// leml-full, leml-missing (lr, sh): lambda grid for validation (one
+        /// value: used without validation). Default 0.3,1,3,10,30.
+        #[arg(long, value_delimiter = ',')]
+        lambdas: Option<Vec<f64>>,
     },
     /// List the experiments of `reproduce` with a one-line description each.
     List,
@@ -349,12 +353,13 @@ fn results_dir(out: Option<PathBuf>) -> PathBuf {
 
 fn run() -> Result<()> {
     match Cli::parse().command {
-        Command::Reproduce { name, force, datasets, seed, out_dir, draws, losses, k_ratios, observed } => {
+        Command::Reproduce { name, force, datasets, seed, out_dir, draws, losses, k_ratios, observed, lambdas } => {
             let losses = losses
                 .iter()
                 .map(|l| okr_estimators::leml::Loss::from_name(l).ok_or_else(|| anyhow::anyhow!("unknown loss {l:?}")))
                 .collect::<Result<Vec<_>>>()?;
-            let args = RunArgs { datasets, seed, out_dir: results_dir(out_dir), draws, losses, k_ratios, observed };
+            let args =
+                RunArgs { datasets, seed, out_dir: results_dir(out_dir), draws, losses, k_ratios, observed, lambdas };
             if name == "all" {
                 return run_all(&args, force);
             }

@@ -301,6 +301,29 @@ fn objective_decreases_monotonically() {
     }
 }
 
+/// The per-iteration Hessian-vector time is counted where products happen and
+/// never exceeds the wall time of the fit; closed-form H-steps count none.
+#[test]
+fn hessian_vector_time_is_counted_per_step() {
+    let (n, d, l) = (80, 15, 10);
+    let x = features(n, d, 41);
+    let y = label_sets(n, l, 42);
+    let part = PartialLabels::sample(&y, 0.5, -1.0, 43).unwrap();
+    for loss in LOSSES {
+        for targets in [Targets::Full(&y), Targets::Partial(&part)] {
+            let model = Leml::params().rank(3).lambda(0.5).loss(loss).max_iter(4).fit(&x, targets).unwrap();
+            let hist = model.history();
+            let hv: f64 = hist.iter().map(|h| h.w_hv_seconds + h.h_hv_seconds).sum();
+            let wall = hist.last().unwrap().seconds;
+            assert!(hist.iter().all(|h| h.w_hessian_products > 0 && h.w_hv_seconds > 0.0), "{loss:?}: {hist:?}");
+            assert!(hv <= wall, "{loss:?}: Hv {hv} s > fit {wall} s");
+            for h in hist {
+                assert_eq!(h.h_hessian_products == 0, h.h_hv_seconds == 0.0, "{loss:?}: {h:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn fitting_is_deterministic_for_a_seed() {
     let x = features(30, 6, 41);

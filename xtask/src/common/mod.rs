@@ -30,6 +30,8 @@ pub struct RunArgs {
     pub losses: Vec<Loss>,
     /// `--k-ratios` in percent (leml-full, leml-missing).
     pub k_ratios: Option<Vec<usize>>,
+    /// leml-full, leml-missing (lr, sh): the lambda grid, if not the default.
+    pub lambdas: Option<Vec<f64>>,
     /// `--observed` fractions in percent (leml-missing).
     pub observed: Vec<usize>,
 }

@@ -3,4 +3,5 @@
 
 pub mod experiments;
 pub mod paper;
+pub mod per_loss;
 pub mod theory;

@@ -311,6 +311,8 @@ impl LemlValidParams {
                 seconds: start.elapsed().as_secs_f64(),
                 w_hessian_products: ws.hessian_products,
                 h_hessian_products: hs.hessian_products,
+                w_hv_seconds: ws.hv_seconds,
+                h_hv_seconds: hs.hv_seconds,
             };
             let previous = history.last().map(|p| p.objective);
             history.push(log);

@@ -74,6 +74,12 @@ pub struct IterationLog {
     pub w_hessian_products: usize,
     /// Hessian-vector products of the H-step (0 for the closed forms).
     pub h_hessian_products: usize,
+    /// Wall-clock seconds inside the W-step's Hessian-vector products.
+    #[serde(default)]
+    pub w_hv_seconds: f64,
+    /// Wall-clock seconds inside the H-step's Hessian-vector products.
+    #[serde(default)]
+    pub h_hv_seconds: f64,
 }
 
 /// A fitted LEML model: scores $x^\top W H^\top$.

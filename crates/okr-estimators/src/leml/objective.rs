@@ -417,6 +417,38 @@ pub(crate) struct StepSolver {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub(crate) struct StepInfo {
     pub hessian_products: usize,
+    /// Wall-clock seconds spent inside the Hessian-vector products.
+    pub hv_seconds: f64,
+}
+
+/// An objective whose Hessian-vector products are timed (wall clock, summed
+/// over the calls): the solver's own count of where a step's time goes.
+struct TimedHv<'o, O: TronObjective> {
+    inner: &'o mut O,
+    seconds: std::cell::Cell<f64>,
+}
+
+impl<'o, O: TronObjective> TimedHv<'o, O> {
+    fn new(inner: &'o mut O) -> Self {
+        Self { inner, seconds: std::cell::Cell::new(0.0) }
+    }
+}
+
+impl<O: TronObjective> TronObjective for TimedHv<'_, O> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn fun(&mut self, w: ColRef<'_, f64>) -> f64 {
+        self.inner.fun(w)
+    }
+    fn grad(&mut self, w: ColRef<'_, f64>, g: ColMut<'_, f64>) {
+        self.inner.grad(w, g)
+    }
+    fn hv(&self, s: ColRef<'_, f64>, out: ColMut<'_, f64>) {
+        let t = std::time::Instant::now();
+        self.inner.hv(s, out);
+        self.seconds.set(self.seconds.get() + t.elapsed().as_secs_f64());
+    }
 }
 
 struct HessianOperator<'o, O: TronObjective>(&'o O);
@@ -438,6 +470,18 @@ pub(crate) fn minimize<O: TronObjective>(
     loss: Loss,
     solver: StepSolver,
 ) -> Result<StepInfo> {
+    let mut timed = TimedHv::new(obj);
+    let mut info = minimize_untimed(&mut timed, w, loss, solver)?;
+    info.hv_seconds = timed.seconds.get();
+    Ok(info)
+}
+
+fn minimize_untimed<O: TronObjective>(
+    obj: &mut O,
+    w: &mut Col<f64>,
+    loss: Loss,
+    solver: StepSolver,
+) -> Result<StepInfo> {
     if loss == Loss::Squared {
         obj.fun(w.as_ref());
         let mut g = Col::zeros(w.nrows());
@@ -453,9 +497,9 @@ pub(crate) fn minimize<O: TronObjective>(
                 Err(e) => return Err(e.into()),
             };
         *w += &step;
-        Ok(StepInfo { hessian_products })
+        Ok(StepInfo { hessian_products, hv_seconds: 0.0 })
     } else {
         let info = okr_linalg::tron(obj, w.as_mut(), solver.tron)?;
-        Ok(StepInfo { hessian_products: info.cg_iterations })
+        Ok(StepInfo { hessian_products: info.cg_iterations, hv_seconds: 0.0 })
     }
 }
