@@ -187,16 +187,20 @@ impl Model {
     /// The `k` best candidates per row of `x`, best first: `(indices, scores)`
     /// with indices into `candidates()` and scores `k(c, c) - 2 <h(x), psi(c)>`
     /// (lower is better; ties go to the lower index).
-    #[pyo3(signature = (x, k=1, n_jobs=None))]
+    /// `precision` `"f64"` or `"f32"` (single-precision scores, the best
+    /// candidates re-scored in double precision).
+    #[pyo3(signature = (x, k=1, n_jobs=None, precision="f64"))]
     fn decode<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         k: usize,
         n_jobs: Option<i64>,
+        precision: &str,
     ) -> PyResult<TopK<'py>> {
+        let precision: okr_decode::Precision = precision.parse().map_err(to_py)?;
         let x = convert::inputs(x)?;
-        let decoded = py.detach(|| threads::run(n_jobs, || self.expansion().decode(&x, k)))??;
+        let decoded = py.detach(|| threads::run(n_jobs, || self.expansion().decode(&x, k, precision)))??;
         let k = decoded.k();
         let n = decoded.n_rows();
         let idx = int_array(py, n, k, |t, j| decoded.top(t).get(j).map_or(-1, |&c| c as i64));

@@ -7,7 +7,13 @@
 //! (`stream_merge`); the driver finalizes (`stream_finalize`, a fitted
 //! `Model`). Plans and statistics travel as postcard bytes and are validated
 //! when read back. Every computation releases the GIL.
+//!
+//! The bytes are handed to Python as `numpy.uint8` arrays, not `bytes`:
+//! pickle protocol 5 ships an array's memory out of band, so Dask moves
+//! plans and statistics (`m^2` doubles) without the in-band copies it makes
+//! of a `bytes` object.
 
+use numpy::{PyArray1, PyReadonlyArray1};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::partition::{
     ConcatRows, NystroemPlan, PartitionPlan, PartitionStats, PlanRows, SampledRows, SketchedPlan,
@@ -18,7 +24,7 @@ use okr_estimators::{Nystroem, ParamGuard, SketchedIokr};
 use okr_kernels::{DenseRows, Features, Kernel, KernelSpec, LabelSets};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyDict;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -56,9 +62,17 @@ fn bad_kind(kind: &str) -> PyErr {
     PyValueError::new_err(format!("unknown output kind {kind:?}: expected labels or vectors"))
 }
 
-fn encode<T: Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyBytes>> {
+/// Encoded bytes of okr's plans and statistics as seen from Python.
+type Encoded = Py<PyArray1<u8>>;
+
+fn encode<T: Serialize>(py: Python<'_>, v: &T) -> PyResult<Encoded> {
     let b = postcard::to_stdvec(v).map_err(|e| PyValueError::new_err(format!("cannot encode: {e}")))?;
-    Ok(PyBytes::new(py, &b).unbind())
+    Ok(PyArray1::from_vec(py, b).unbind())
+}
+
+/// The bytes of an encoded plan or statistics (a contiguous `uint8` array).
+fn bytes_of<'a>(a: &'a PyReadonlyArray1<'_, u8>) -> PyResult<&'a [u8]> {
+    a.as_slice().map_err(|_| PyValueError::new_err("okr plans and statistics are contiguous uint8 arrays"))
 }
 
 fn decode_plan<Y: StreamOutputs>(b: &[u8]) -> PyResult<Plan<Y>> {
@@ -164,7 +178,7 @@ fn plan_typed<Y: StreamOutputs>(
     n: usize,
     rows: SampledRows<Features, Y>,
     info: (usize, usize, u64),
-) -> PyResult<Py<PyBytes>>
+) -> PyResult<Encoded>
 where
     KernelSpec: Kernel<Y>,
 {
@@ -178,7 +192,7 @@ where
     encode(py, &Plan { estimator, n_features, output_dim, seed })
 }
 
-/// The plan (bytes) for `n` training rows from the rows gathered at
+/// The plan (encoded) for `n` training rows from the rows gathered at
 /// `stream_plan_rows`: `x` at `x_rows`, `y` at `y_rows` (`y_kind` labels
 /// or vectors, `output_dim` wide).
 #[pyfunction]
@@ -195,7 +209,7 @@ pub fn stream_plan(
     y: &Bound<'_, PyAny>,
     y_kind: &str,
     output_dim: usize,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<Encoded> {
     let x = convert::inputs(x)?;
     let y = convert::outputs(y, y_kind)?;
     let p = params_for(estimator, params, &x, &y, n)?;
@@ -213,7 +227,7 @@ fn statistics_typed<Y: StreamOutputs>(
     y: &Y,
     first_row: usize,
     n_jobs: Option<i64>,
-) -> PyResult<Py<PyBytes>>
+) -> PyResult<Encoded>
 where
     KernelSpec: Kernel<Y>,
 {
@@ -227,19 +241,20 @@ where
     encode(py, &stats.map_err(to_py)?)
 }
 
-/// One partition's statistics (bytes): its rows `x`, `y` starting at global
-/// row `first_row`, under the plan `plan` (bytes).
+/// One partition's statistics (encoded): its rows `x`, `y` starting at global
+/// row `first_row`, under the plan `plan` (encoded).
 #[pyfunction]
 #[pyo3(signature = (plan, x, y, y_kind, first_row, n_jobs=None))]
 pub fn stream_statistics(
     py: Python<'_>,
-    plan: &[u8],
+    plan: PyReadonlyArray1<'_, u8>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     y_kind: &str,
     first_row: usize,
     n_jobs: Option<i64>,
-) -> PyResult<Py<PyBytes>> {
+) -> PyResult<Encoded> {
+    let plan = bytes_of(&plan)?;
     let x = convert::inputs(x)?;
     match convert::outputs(y, y_kind)? {
         Outputs::Labels(y) => statistics_typed(py, plan, &x, &y, first_row, n_jobs),
@@ -247,16 +262,22 @@ pub fn stream_statistics(
     }
 }
 
-fn merge_typed<Y: StreamOutputs>(py: Python<'_>, a: &[u8], b: &[u8]) -> PyResult<Py<PyBytes>> {
+fn merge_typed<Y: StreamOutputs>(py: Python<'_>, a: &[u8], b: &[u8]) -> PyResult<Encoded> {
     let (a, b) = (decode_stats::<Y>(a)?, decode_stats::<Y>(b)?);
     let merged = py.detach(|| a.merge(b)).map_err(to_py)?;
     encode(py, &merged)
 }
 
-/// Two statistics summed (bytes); refused (`ValueError`) for statistics of
+/// Two statistics summed (encoded); refused (`ValueError`) for statistics of
 /// different plans or overlapping rows.
 #[pyfunction]
-pub fn stream_merge(py: Python<'_>, a: &[u8], b: &[u8], y_kind: &str) -> PyResult<Py<PyBytes>> {
+pub fn stream_merge(
+    py: Python<'_>,
+    a: PyReadonlyArray1<'_, u8>,
+    b: PyReadonlyArray1<'_, u8>,
+    y_kind: &str,
+) -> PyResult<Encoded> {
+    let (a, b) = (bytes_of(&a)?, bytes_of(&b)?);
     match y_kind {
         "labels" => merge_typed::<LabelSets>(py, a, b),
         "vectors" => merge_typed::<DenseRows>(py, a, b),
@@ -290,11 +311,12 @@ where
 #[pyo3(signature = (plan, stats, y_kind, n_jobs=None))]
 pub fn stream_finalize(
     py: Python<'_>,
-    plan: &[u8],
-    stats: &[u8],
+    plan: PyReadonlyArray1<'_, u8>,
+    stats: PyReadonlyArray1<'_, u8>,
     y_kind: &str,
     n_jobs: Option<i64>,
 ) -> PyResult<Model> {
+    let (plan, stats) = (bytes_of(&plan)?, bytes_of(&stats)?);
     match y_kind {
         "labels" => finalize_typed::<LabelSets>(py, plan, stats, n_jobs),
         "vectors" => finalize_typed::<DenseRows>(py, plan, stats, n_jobs),
@@ -302,10 +324,11 @@ pub fn stream_finalize(
     }
 }
 
-/// `(rows, numbers)` of statistics bytes: the rows covered and the size in
+/// `(rows, numbers)` of encoded statistics: the rows covered and the size in
 /// bytes of their numbers (for reports of what was shipped).
 #[pyfunction]
-pub fn stream_stats_info(stats: &[u8], y_kind: &str) -> PyResult<(usize, usize)> {
+pub fn stream_stats_info(stats: PyReadonlyArray1<'_, u8>, y_kind: &str) -> PyResult<(usize, usize)> {
+    let stats = bytes_of(&stats)?;
     match y_kind {
         "labels" => decode_stats::<LabelSets>(stats).map(|s| (s.n_samples(), s.size_bytes())),
         "vectors" => decode_stats::<DenseRows>(stats).map(|s| (s.n_samples(), s.size_bytes())),

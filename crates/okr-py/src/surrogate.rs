@@ -4,7 +4,7 @@
 //! bytes), seen here through its kernel expansion and its candidates.
 
 use faer::{Mat, Par};
-use okr_decode::{CandidateDecoder, Decoded};
+use okr_decode::{CandidateDecoder, Decoded, Precision};
 use okr_estimators::core::KernelExpansion;
 use okr_estimators::persist::{Model, SavedSurrogate, SavedVectorSurrogate, VectorModel};
 use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
@@ -104,8 +104,8 @@ impl<'a> Expansion<'a> {
 
     /// Top-`k` candidates per test row (best first) with their scores
     /// `k(c, c) - 2 <h(x), psi(c)>` (lower is better).
-    pub fn decode(&self, x: &Features, k: usize) -> PyResult<Decoded> {
-        let decoder = CandidateDecoder::new().top_k(k);
+    pub fn decode(&self, x: &Features, k: usize, precision: Precision) -> PyResult<Decoded> {
+        let decoder = CandidateDecoder::new().top_k(k).precision(precision);
         match self {
             Self::Labels(m, c) => decoder.decode(*m, x, *c),
             Self::Vectors(m, c) => decoder.decode(*m, x, *c),

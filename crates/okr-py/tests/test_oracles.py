@@ -136,3 +136,30 @@ def test_leml_scores_threshold_and_topk():
     np.testing.assert_array_equal(np.sort(np.argsort(-s, kind="stable", axis=1)[:, :2], axis=1), np.sort(np.nonzero(top)[1].reshape(-1, 2), axis=1))
     sparse = okr.LEML(rank=3, lam=0.5, random_state=0).fit(sp.csr_matrix(X), Y)
     np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(Xt)), s, atol=1e-10)
+
+
+@pytest.mark.parametrize("cls", [okr.IOKR, okr.NystroemKRR, okr.SISOKR])
+def test_f32_precision_decodes_as_f64_and_rescores_in_f64(cls):
+    """precision="f32": the same decisions and, for the chosen candidates,
+    the f64 scores (the shortlist is re-scored in double precision); the
+    parameter is a scikit-learn parameter (get_params / clone)."""
+    X, Y, Xt = data(n=120, seed=5)
+    kw = {} if cls is okr.IOKR else {"random_state": 0}
+    f64 = cls(gamma=0.2, **kw).fit(X, Y)
+    f32 = cls(gamma=0.2, precision="f32", **kw).fit(X, Y)
+    assert f32.get_params()["precision"] == "f32"
+    np.testing.assert_array_equal(f32.predict(Xt), f64.predict(Xt))
+    idx64, s64 = f64.predict_topk(Xt, k=3, return_scores=True)
+    idx32, s32 = f32.predict_topk(Xt, k=3, return_scores=True)
+    np.testing.assert_array_equal(idx32, idx64)
+    np.testing.assert_allclose(s32, s64, rtol=0, atol=1e-12)
+
+
+def test_invalid_precision_is_refused():
+    X, Y, _ = data()
+    with pytest.raises(ValueError, match="invalid precision = 'f16'"):
+        okr.IOKR(precision="f16").fit(X, Y)
+    est = okr.IOKR().fit(X, Y)
+    est.precision = "half"
+    with pytest.raises(ValueError, match="invalid precision = 'half'"):
+        est.predict(X)

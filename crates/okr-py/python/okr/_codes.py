@@ -8,6 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _okr
+from ._base import _pickled_state, _unpickled_state
 
 __all__ = ["KAE", "K2AE", "KPCA"]
 
@@ -48,17 +49,10 @@ class _CodeBase(TransformerMixin, BaseEstimator):
         return tags
 
     def __getstate__(self):
-        state = super().__getstate__()
-        if "model_" in state:
-            state = dict(state)
-            state["model_"] = state["model_"].to_bytes()
-        return state
+        return _pickled_state(super().__getstate__())
 
     def __setstate__(self, state):
-        if isinstance(state.get("model_"), (bytes, bytearray)):
-            state = dict(state)
-            state["model_"] = self._model_from_bytes(bytes(state["model_"]), state)
-        super().__setstate__(state)
+        super().__setstate__(_unpickled_state(state, lambda data: self._model_from_bytes(data, state)))
 
     def _model_from_bytes(self, data, state):
         return _okr.CodeModel.from_bytes(data)
