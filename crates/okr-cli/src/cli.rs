@@ -25,6 +25,45 @@ fn parse_sketch(text: &str) -> Result<SketchSpec, String> {
     text.parse().map_err(|e: okr_estimators::Error| e.to_string())
 }
 
+/// Help shared by the Gram flags of fit, predict, eval and rank.
+const GRAM_FILES: &str = "A file ending in .npy is a NumPy array of float64 (or float32), C or \
+Fortran order; any other file is text: one matrix row per line, values separated by whitespace \
+or commas, `#` comment lines and blank lines skipped (what numpy.savetxt writes). Entries must \
+be finite.";
+
+/// One kernel of `--input-kernels`: `KIND[:GAMMA]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelItem {
+    /// The kind, as `--input-kernel`.
+    pub kind: KernelKind,
+    /// Its gamma, if given.
+    pub gamma: Option<f64>,
+}
+
+/// `--input-kernels`: the kernels to combine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelList(pub Vec<KernelItem>);
+
+/// Parses `KIND[:GAMMA],...` (kinds as `--input-kernel`).
+fn parse_kernel_list(text: &str) -> Result<KernelList, String> {
+    let items = text
+        .split(',')
+        .map(|item| {
+            let (kind, gamma) = match item.split_once(':') {
+                Some((k, g)) => (k, Some(g.parse::<f64>().map_err(|e| format!("gamma {g:?} of {item:?}: {e}"))?)),
+                None => (item, None),
+            };
+            let kind = KernelKind::from_str(kind.trim(), true)
+                .map_err(|_| format!("unknown kernel {kind:?} (expected one of the --input-kernel kinds)"))?;
+            Ok(KernelItem { kind, gamma })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    if items.iter().any(|k| k.gamma.is_some_and(|g| !(g.is_finite() && g > 0.0))) {
+        return Err("every GAMMA must be a finite number > 0".into());
+    }
+    Ok(KernelList(items))
+}
+
 /// Parses a count that must be at least 1 (`--top-k`, `--memory-budget`).
 fn at_least_one(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
@@ -262,6 +301,29 @@ impl EstimatorKind {
     }
 }
 
+/// The long help of `okr fit --input-gram`.
+const INPUT_GRAM_HELP: &str = "Precomputed training Gram K(train, train) instead of a kernel on \
+the features. Row i belongs to row i of the training file, which gives the labels (its features \
+are not used). The matrix must be square and symmetric up to 1e-8 times its largest entry. For \
+--estimator iokr, reduced-rank, siokr, isokr, sisokr and nystroem; the model keeps no training \
+features, so predict, eval and rank take the test x train Gram with --input-gram-test instead \
+of test features.";
+
+/// The long help of `--input-gram-test`.
+const INPUT_GRAM_TEST_HELP: &str = "Test x train Gram K(test, train) for a model fitted with \
+--input-gram: one row per test point, one column per training row (in the order of the training \
+Gram). Replaces the test features: predict needs no --input, eval reads only the labels of \
+--input (row i of the Gram is row i of the file).";
+
+/// Multiple kernel learning methods of `--mkl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MklKind {
+    /// Equal weights 1/p.
+    Uniform,
+    /// Centred kernel alignment with the output Gram (ALIGNF).
+    Alignf,
+}
+
 /// Losses of `--estimator leml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LossKind {
@@ -374,6 +436,22 @@ pub struct FitArgs {
     /// Polynomial input kernel offset (default 1; --input-kernel polynomial only).
     #[arg(long, value_name = "COEF0", allow_hyphen_values = true)]
     pub coef0: Option<f64>,
+    /// Precomputed training Gram K(train, train) (.npy or text) instead of a kernel on the features.
+    #[arg(long, value_name = "PATH", long_help = format!("{INPUT_GRAM_HELP}\n\n{GRAM_FILES}"))]
+    pub input_gram: Option<PathBuf>,
+    /// Several input kernels KIND[:GAMMA],... combined by --mkl (e.g. gaussian:0.5,linear).
+    ///
+    /// Kinds as --input-kernel. A Gaussian-type kernel without GAMMA gets the median
+    /// heuristic; polynomial takes --degree and --coef0 (GAMMA default 1). The weights are
+    /// stored in the model (okr info shows them) and predict applies the same combination.
+    #[arg(long, value_name = "K1,K2,...", value_parser = parse_kernel_list)]
+    pub input_kernels: Option<KernelList>,
+    /// How --input-kernels are weighted: uniform (1/p each, the default) or alignf.
+    ///
+    /// alignf: the non-negative weights of unit norm maximizing the centred alignment of
+    /// the combined training Gram with the output Gram (Cortes et al. 2012).
+    #[arg(long, value_enum, value_name = "METHOD")]
+    pub mkl: Option<MklKind>,
     /// What the model predicts: label sets, fingerprints or vectors (see --help).
     #[arg(long, value_enum, default_value_t = OutputKindFlag::Labels, value_name = "KIND")]
     pub output_kind: OutputKindFlag,
@@ -485,6 +563,9 @@ pub struct DecodeArgs {
     /// Memory budget for the decoding tiles, in MiB (at least 1).
     #[arg(long, default_value_t = 1024, value_name = "MIB", value_parser = at_least_one)]
     pub memory_budget: usize,
+    /// Test x train Gram (.npy or text) for a model fitted with --input-gram.
+    #[arg(long, value_name = "PATH", long_help = format!("{INPUT_GRAM_TEST_HELP}\n\n{GRAM_FILES}"))]
+    pub input_gram_test: Option<PathBuf>,
     /// Score precision: f64, or f32 (scores in single precision, each row's best re-scored in f64:
     /// the f64 decision except for near-ties, see okr_decode::f32_margin; faster on many candidates).
     #[arg(long, default_value = "f64", value_name = "f64|f32")]
@@ -500,9 +581,10 @@ pub struct PredictArgs {
     /// Model file written by `okr fit`.
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
-    /// Input file: the model's features, with or without label columns (labels are ignored).
-    #[arg(long, short = 'i', value_name = "PATH")]
-    pub input: PathBuf,
+    /// Input file: the model's features, with or without label columns (labels are ignored);
+    /// not needed with --input-gram-test.
+    #[arg(long, short = 'i', value_name = "PATH", required_unless_present = "input_gram_test")]
+    pub input: Option<PathBuf>,
     /// How to read the input file.
     #[command(flatten)]
     pub data: DataArgs,
@@ -679,6 +761,48 @@ mod tests {
         assert_eq!(fit(&["--anchors", "500"]).anchors.as_deref(), Some("500"));
         assert_eq!(fit(&["--anchors", "idx.txt"]).anchors.as_deref(), Some("idx.txt"));
         assert!(fit(&[]).anchors.is_none());
+    }
+
+    #[test]
+    fn input_gram_flag() {
+        assert_eq!(fit(&["--input-gram", "k.npy"]).input_gram, Some(PathBuf::from("k.npy")));
+        assert!(fit(&[]).input_gram.is_none());
+    }
+
+    #[test]
+    fn input_kernels_flag() {
+        let f = fit(&["--input-kernels", "gaussian:0.5,linear,Laplacian"]);
+        let k = f.input_kernels.unwrap().0;
+        assert_eq!(k[0], KernelItem { kind: KernelKind::Gaussian, gamma: Some(0.5) });
+        assert_eq!(k[1], KernelItem { kind: KernelKind::Linear, gamma: None });
+        assert_eq!(k[2].kind, KernelKind::Laplacian);
+        for bad in ["rbf", "gaussian:x", "gaussian:-1", "linear,"] {
+            let r = Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--input-kernels", bad]);
+            assert!(r.is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn mkl_flag() {
+        assert_eq!(fit(&["--mkl", "alignf"]).mkl, Some(MklKind::Alignf));
+        assert_eq!(fit(&["--mkl", "uniform"]).mkl, Some(MklKind::Uniform));
+        assert_eq!(fit(&[]).mkl, None);
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--mkl", "easy"]).is_err());
+    }
+
+    #[test]
+    fn input_gram_test_flag() {
+        match parse(&["predict", "-m", "m.okr", "--input-gram-test", "kt.txt"]).command {
+            Command::Predict(p) => {
+                assert_eq!((p.input, p.decode.input_gram_test), (None, Some(PathBuf::from("kt.txt"))));
+            }
+            c => panic!("{c:?}"),
+        }
+        assert!(Cli::try_parse_from(["okr", "predict", "-m", "m.okr"]).is_err(), "--input or --input-gram-test");
+        match parse(&["rank", "-m", "m", "--input-gram-test", "kt.npy", "--candidates-per-query", "q"]).command {
+            Command::Rank(r) => assert_eq!((r.input, r.input_gram_test), (None, Some(PathBuf::from("kt.npy")))),
+            c => panic!("{c:?}"),
+        }
     }
 
     #[test]

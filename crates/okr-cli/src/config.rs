@@ -182,6 +182,7 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
         }
     }
     let mut inputs: Vec<(&str, &Path)> = vec![("training file", a.train.as_path())];
+    inputs.extend(a.input_gram.as_deref().map(|p| ("Gram file", p)));
     if let Some(anchors) = &a.anchors
         && anchors.parse::<usize>().is_err()
     {

@@ -14,15 +14,17 @@ use okr_estimators::Fit;
 use okr_estimators::kae::{K2ae, Kae, Kpca, LayerKernel};
 use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, Loss, Targets};
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::persist::{IndexBase, Model, ModelInfo, SavedModel, VectorModel};
+use okr_estimators::persist::{GramModel, IndexBase, Model, ModelInfo, SavedModel, VectorModel};
 use okr_estimators::trace_norm::SelfHs;
 use okr_estimators::trace_norm::masked::{MaskedOptions, MaskedTraceNorm, TaskEntries};
 use okr_estimators::{
     Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, ScoreModel, SketchedIokr, SurrogateModel,
     TraceNorm, TraceNormSolver,
 };
+use okr_kernels::combinators::WeightedSum;
 use okr_kernels::{
-    CsrRows, DenseRows, Features, Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows, Standardizer, Tanimoto,
+    CsrRows, DenseRows, Features, Gaussian, GramRows, Kernel, KernelSpec, LabelSets, Linear, Precomputed, Rows,
+    Standardizer, Tanimoto,
 };
 use rand::{RngExt, SeedableRng};
 
@@ -174,6 +176,29 @@ fn build() -> Vec<(&'static str, SavedModel)> {
     i.okr_version = "0.1.0".into();
     i.label_names = vec!["x".into(), "y".into(), "z".into()];
     out.push(("vectors_iokr", saved(Model::Vectors(VectorModel::Iokr(iokr_v)), i)));
+
+    // Format 6: a combined input kernel (multiple kernel learning) ...
+    let combined: KernelSpec =
+        WeightedSum::new(vec![0.6, 0.8], vec![gauss(0.5), KernelSpec::from(Linear)]).unwrap().into();
+    let iokr_mkl = Iokr::params(combined, ky()).lambda(1e-2).fit(&xd, &y).unwrap();
+    out.push(("iokr_mkl", saved(Model::Iokr(iokr_mkl), info(false, None))));
+    // ... and models on a precomputed Gram: the inputs are rows of K(train, train).
+    let g = GramRows::train(Gaussian::new(0.5).unwrap().gram(&dense(N, 0))).unwrap();
+    let gram_info = || {
+        let mut i = ModelInfo::new(N, L);
+        i.okr_version = "0.1.0".into();
+        i
+    };
+    let gram_iokr = Iokr::params(Precomputed, ky()).lambda(1e-2).fit(&g, &y).unwrap();
+    out.push(("gram_iokr", saved(Model::Gram(GramModel::Iokr(gram_iokr)), gram_info())));
+    let gram_sk = SketchedIokr::params(Precomputed, gauss(0.5))
+        .lambda(1e-2)
+        .input_sketch(Some("uniform:10".parse().unwrap()))
+        .output_sketch(Some("gaussian:4".parse().unwrap()))
+        .seed(3)
+        .fit(&g, &y)
+        .unwrap();
+    out.push(("gram_sketched", saved(Model::Gram(GramModel::Sketched(gram_sk)), gram_info())));
     out
 }
 
@@ -186,7 +211,7 @@ fn predictions(saved: &SavedModel) -> Vec<f64> {
     let flat = |m: Mat<f64>| {
         (0..m.ncols()).flat_map(|j| (0..m.nrows()).map(move |i| (i, j))).map(|(i, j)| m[(i, j)]).collect::<Vec<_>>()
     };
-    fn surrogate(m: &impl SurrogateModel<Features, LabelSets>, x: &Features, outputs: &LabelSets) -> Mat<f64> {
+    fn surrogate<X: Rows>(m: &(impl SurrogateModel<X, LabelSets> + ?Sized), x: &X, outputs: &LabelSets) -> Mat<f64> {
         let c = m.coefficients(x).unwrap();
         let cand = outputs.slice(0..outputs.n_rows().min(5));
         let mut g = Mat::zeros(m.n_atoms(), cand.n_rows());
@@ -211,6 +236,11 @@ fn predictions(saved: &SavedModel) -> Vec<f64> {
         Model::SelfHs(m) => m.predict(d().as_ref()).unwrap(),
         Model::MaskedTraceNorm(m) => m.embed(d().as_ref()),
         Model::Kpca(m) => m.transform(Linear.gram_block(&dense(5, 3), &dense(N, 0)).as_ref()).unwrap(),
+        Model::Gram(m) => {
+            let test =
+                GramRows::test(Gaussian::new(0.5).unwrap().gram_block(&dense(5, 3), &dense(N, 0)), None).unwrap();
+            surrogate(m.surrogate(), &test, m.candidates())
+        }
         Model::Vectors(m) => {
             let s = m.surrogate();
             let c = s.coefficients(&x).unwrap();
@@ -272,21 +302,25 @@ fn golden_model_files_load_and_predict_as_written() {
         }
         variants.push(saved.model.name());
     }
-    // One fixture per variant: the names of the distinct variants.
-    let n_variants = 16;
-    assert_eq!(names.len(), n_variants, "a Model variant without a fixture");
+    // One fixture per variant (17, with `Model::Gram` twice: IOKR and
+    // sketched) and one for the weighted-sum input kernel.
+    let n_fixtures = 19;
+    assert_eq!(names.len(), n_fixtures, "a Model variant without a fixture");
     eprintln!("loaded {} fixtures: {}", variants.len(), variants.join(", "));
 }
 
-/// Format 5 only appended a variant, so version-4 files (same body) still
-/// load; a version-3 file asks for a refit.
+/// Formats 5 and 6 only appended variants, so version-4 and -5 files (same
+/// body) still load; a version-3 file asks for a refit.
 #[test]
-fn format_four_files_still_load() {
+fn format_four_and_five_files_still_load() {
     let bytes = read("iokr");
-    let mut v4 = bytes.clone();
-    v4[8..12].copy_from_slice(&4u32.to_le_bytes());
-    let back = SavedModel::from_bytes(&v4).unwrap();
-    assert!(back.to_bytes().unwrap() == bytes, "re-encoded as format 5");
+    assert_eq!(bytes[8..12], okr_estimators::persist::FORMAT_VERSION.to_le_bytes(), "fixtures are blessed at 6");
+    for old in [4u32, 5] {
+        let mut v = bytes.clone();
+        v[8..12].copy_from_slice(&old.to_le_bytes());
+        let back = SavedModel::from_bytes(&v).unwrap();
+        assert!(back.to_bytes().unwrap() == bytes, "format {old} re-encoded as format 6");
+    }
     let mut v3 = bytes;
     v3[8..12].copy_from_slice(&3u32.to_le_bytes());
     let err = SavedModel::from_bytes(&v3).unwrap_err().to_string();

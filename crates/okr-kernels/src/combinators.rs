@@ -44,10 +44,27 @@ pub struct Product<A, B>(pub A, pub B);
 
 /// $\sum_m w_m k_m$ with non-negative weights (multiple kernel learning
 /// combines kernels this way, see [`crate::mkl`]).
+///
+/// Deserialization checks the weights like [`WeightedSum::new`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "WeightedSumFields<K>")]
 pub struct WeightedSum<K> {
     weights: Vec<f64>,
     kernels: Vec<K>,
+}
+
+/// The serialized fields of [`WeightedSum`], checked on the way in.
+#[derive(Deserialize)]
+struct WeightedSumFields<K> {
+    weights: Vec<f64>,
+    kernels: Vec<K>,
+}
+
+impl<K> TryFrom<WeightedSumFields<K>> for WeightedSum<K> {
+    type Error = Error;
+    fn try_from(f: WeightedSumFields<K>) -> Result<Self> {
+        Self::new(f.weights, f.kernels)
+    }
 }
 
 /// Cosine normalization $k(x, y) / \sqrt{k(x, x) k(y, y)}$; 0 when either
@@ -89,6 +106,11 @@ impl<K> WeightedSum<K> {
     /// The weights.
     pub fn weights(&self) -> &[f64] {
         &self.weights
+    }
+
+    /// The kernels, in the order of [`weights`](Self::weights).
+    pub fn kernels(&self) -> &[K] {
+        &self.kernels
     }
 }
 

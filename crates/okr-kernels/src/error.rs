@@ -76,6 +76,18 @@ pub enum Error {
         /// What was expected and what was found.
         msg: String,
     },
+    /// A training Gram matrix is not symmetric.
+    #[error("the training Gram is not symmetric: K[{row},{col}] - K[{col},{row}] = {diff:e} (tolerance {tol:e})")]
+    NotSymmetric {
+        /// Row of the largest difference.
+        row: usize,
+        /// Column of the largest difference.
+        col: usize,
+        /// The difference.
+        diff: f64,
+        /// The tolerance it exceeds.
+        tol: f64,
+    },
     /// Multiple kernel learning cannot weight these kernels.
     #[error("multiple kernel learning: {0}")]
     Mkl(String),

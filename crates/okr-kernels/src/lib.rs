@@ -80,6 +80,8 @@ pub use kernels::linear::Linear;
 pub use kernels::polynomial::Polynomial;
 pub use kernels::spec::KernelSpec;
 pub use kernels::tanimoto::{GaussianTanimoto, Tanimoto};
-pub use precomputed::{GramRows, Precomputed, read_gram_npy, read_gram_text};
+pub use precomputed::{
+    GRAM_SYMMETRY_TOL, GramRows, Precomputed, read_gram, read_gram_npy, read_gram_text, read_test_gram, read_train_gram,
+};
 pub use standardize::{Standardizer, is_binary};
 pub use traits::{Kernel, Rows};

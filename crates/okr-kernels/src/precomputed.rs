@@ -125,6 +125,44 @@ impl GramRows {
     pub fn self_similarity(&self, i: usize) -> Option<f64> {
         self.self_sim.as_ref().map(|d| d[i])
     }
+
+    /// Checks rows that a fitted model keeps (training rows or a selection
+    /// of them, as deserialized from a model file): finite values, every row
+    /// a training sample with an index below [`n_train`](Self::n_train), one
+    /// self-similarity per row when present. Such rows can be evaluated
+    /// against any rows of the same width without a panic.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`], [`Error::IndexOutOfRange`] (a missing training
+    /// index counts as out of range), [`Error::ShapeMismatch`].
+    pub fn check_training_rows(&self) -> Result<()> {
+        check_finite(&self.values, "stored Gram rows")?;
+        let n = self.values.ncols();
+        if self.train_index.len() != self.values.nrows() {
+            return Err(Error::ShapeMismatch {
+                what: "training indices of Gram rows",
+                expected: self.values.nrows(),
+                got: self.train_index.len(),
+            });
+        }
+        if let Some(pos) = self.train_index.iter().position(|t| !t.is_some_and(|t| t < n)) {
+            let index = self.train_index[pos].unwrap_or(usize::MAX);
+            return Err(Error::IndexOutOfRange { what: "training sample", index, bound: n });
+        }
+        if let Some(d) = &self.self_sim {
+            if d.len() != self.values.nrows() {
+                return Err(Error::ShapeMismatch {
+                    what: "self-similarities of Gram rows",
+                    expected: self.values.nrows(),
+                    got: d.len(),
+                });
+            }
+            if let Some(row) = d.iter().position(|v| !v.is_finite()) {
+                return Err(Error::NonFinite { what: "self-similarities of Gram rows", row });
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Rows for GramRows {
@@ -257,6 +295,75 @@ pub fn read_gram_text(path: impl AsRef<Path>) -> Result<Mat<f64>> {
     Ok(Mat::from_fn(rows.len(), ncols, |i, j| rows[i][j]))
 }
 
+/// Default relative tolerance of [`read_train_gram`]'s symmetry check.
+pub const GRAM_SYMMETRY_TOL: f64 = 1e-8;
+
+/// Reads a Gram file by its extension: `.npy` with [`read_gram_npy`], any
+/// other with [`read_gram_text`].
+///
+/// # Errors
+/// Those of the reader.
+pub fn read_gram(path: impl AsRef<Path>) -> Result<Mat<f64>> {
+    let path = path.as_ref();
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("npy") => read_gram_npy(path),
+        _ => read_gram_text(path),
+    }
+}
+
+/// Reads a training Gram `(n_train, n_train)` ([`read_gram`]) and checks it:
+/// square, finite, and symmetric up to `tol` times the largest absolute
+/// entry, $|K_{ij} - K_{ji}| \le \mathrm{tol} \max |K|$.
+///
+/// # Errors
+/// Those of [`read_gram`], [`Error::Empty`] for no rows,
+/// [`Error::ShapeMismatch`] for a non-square matrix, [`Error::NotSymmetric`].
+pub fn read_train_gram(path: impl AsRef<Path>, tol: f64) -> Result<GramRows> {
+    let k = read_gram(path)?;
+    if k.nrows() == 0 {
+        return Err(Error::Empty { what: "training Gram file" });
+    }
+    let k = GramRows::train(k)?;
+    let v = k.values();
+    let n = v.nrows();
+    let scale = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).fold(0.0f64, |m, (i, j)| m.max(v[(i, j)].abs()));
+    let mut worst = (0, 0, 0.0f64);
+    for j in 0..n {
+        for i in j + 1..n {
+            let diff = v[(i, j)] - v[(j, i)];
+            if diff.abs() > worst.2.abs() {
+                worst = (i, j, diff);
+            }
+        }
+    }
+    let bound = tol * scale;
+    if worst.2.abs() > bound {
+        return Err(Error::NotSymmetric { row: worst.0, col: worst.1, diff: worst.2, tol: bound });
+    }
+    Ok(k)
+}
+
+/// Reads a test x train block `(n_test, n_train)` ([`read_gram`]) for a
+/// model fitted on `n_train` training samples.
+///
+/// # Errors
+/// Those of [`read_gram`], [`Error::Empty`] for no rows,
+/// [`Error::ShapeMismatch`] when the block does not have `n_train` columns.
+pub fn read_test_gram(path: impl AsRef<Path>, n_train: usize) -> Result<GramRows> {
+    let k = read_gram(path)?;
+    if k.nrows() == 0 {
+        return Err(Error::Empty { what: "test x train Gram file" });
+    }
+    if k.ncols() != n_train {
+        return Err(Error::ShapeMismatch {
+            what: "columns of the test x train Gram (one per training sample)",
+            expected: n_train,
+            got: k.ncols(),
+        });
+    }
+    GramRows::test(k, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,6 +381,36 @@ mod tests {
         assert_eq!(Precomputed.diag(&sub), vec![k[(2, 2)], k[(1, 1)]]);
         assert!(GramRows::train(Mat::zeros(2, 3)).is_err());
         assert!(GramRows::test(Mat::zeros(2, 3), Some(vec![1.0])).is_err());
+    }
+
+    #[test]
+    fn gram_files_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let ok = write("k.txt", "# train\n2 1\n1, 3\n");
+        assert_eq!(read_train_gram(&ok, GRAM_SYMMETRY_TOL).unwrap().values()[(1, 0)], 1.0);
+        let asym = write("a.txt", "2 1\n1.5 3\n");
+        let e = read_train_gram(&asym, GRAM_SYMMETRY_TOL).unwrap_err();
+        assert!(matches!(e, Error::NotSymmetric { row: 1, col: 0, .. }), "{e}");
+        let wide = write("w.txt", "2 1 0\n1 3 0\n");
+        assert!(matches!(read_train_gram(&wide, 1e-8), Err(Error::ShapeMismatch { expected: 2, got: 3, .. })));
+        let nan = write("n.txt", "2 nan\nnan 3\n");
+        assert!(matches!(read_train_gram(&nan, 1e-8), Err(Error::Parse { line: 1, .. })));
+        assert!(matches!(read_test_gram(&wide, 2), Err(Error::ShapeMismatch { expected: 2, got: 3, .. })));
+        assert_eq!(read_test_gram(&wide, 3).unwrap().n_rows(), 2);
+        assert!(matches!(read_test_gram(write("e.txt", "# none\n"), 3), Err(Error::Empty { .. })));
+    }
+
+    #[test]
+    fn stored_rows_must_be_training_rows() {
+        let train = GramRows::train(Mat::identity(3, 3)).unwrap();
+        assert!(train.select(&[2, 0]).check_training_rows().is_ok());
+        let test = GramRows::test(Mat::zeros(1, 3), None).unwrap();
+        assert!(matches!(test.check_training_rows(), Err(Error::IndexOutOfRange { .. })));
     }
 
     #[test]

@@ -13,8 +13,15 @@ pub struct RankArgs {
     #[arg(long, short = 'm', value_name = "PATH")]
     pub model: PathBuf,
     /// Test inputs the queries' test rows refer to (features, with or without labels).
-    #[arg(long, short = 'i', alias = "test", value_name = "PATH")]
-    pub input: PathBuf,
+    #[arg(long, short = 'i', alias = "test", value_name = "PATH", required_unless_present = "input_gram_test")]
+    pub input: Option<PathBuf>,
+    /// Test x train Gram (.npy or text) for a model fitted with --input-gram, instead of --input.
+    ///
+    /// One row per test point (the queries' test rows), one column per training row. A file
+    /// ending in .npy is a NumPy float64 array (C or Fortran order); any other file is text,
+    /// one row per line, values separated by whitespace or commas, `#` comments skipped.
+    #[arg(long, value_name = "PATH")]
+    pub input_gram_test: Option<PathBuf>,
     /// How to read the test file.
     #[command(flatten)]
     pub data: DataArgs,

@@ -95,14 +95,18 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         return eval_file(a, path);
     }
     let mf = crate::model::load(&a.model)?;
+    super::gram::check_test_flags(&mf.model, &a.model, a.decode.input_gram_test.as_deref(), Some(&a.input))?;
     if let okr_estimators::persist::Model::Vectors(v) = &mf.model {
         return crate::cmd::outputs::eval(a, &mf, v);
     }
     // Fingerprint models: the true fingerprints from --outputs, not label columns.
     let truth = a.output_file.outputs.as_deref();
-    let (mf, mut data, candidates, decoder) =
-        load_for_decoding(mf, &a.model, &a.input, &a.data, &a.decode, truth.is_none())?;
-    check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
+    let (mf, mut test, candidates, decoder) =
+        load_for_decoding(mf, &a.model, Some(&a.input), &a.data, &a.decode, truth.is_none())?;
+    if test.gram.is_none() {
+        check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
+    }
+    let Some(mut data) = test.data.take() else { unreachable!("eval always reads --input") };
     if let Some(path) = truth {
         let fp = crate::cmd::outputs::read_fingerprints(path, &a.output_file, Some(mf.info.n_labels))?;
         if fp.n_rows() != data.n_samples() {
@@ -132,7 +136,9 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         };
         metrics_report(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?
     } else {
-        let pred = predict_dataset(&mf, &data, &candidates, decoder, Extras::ScoresAndErrors)?;
+        test.data = Some(data);
+        let pred = predict_dataset(&mf, &test, &candidates, decoder, Extras::ScoresAndErrors)?;
+        let Some(data) = test.data.take() else { unreachable!("put back above") };
         let Some(scores) = &pred.label_scores else { unreachable!("eval asks for label scores") };
         let errors = pred.rkhs_sq_errors.as_deref().unwrap_or(&[]);
         let e = Evaluated {

@@ -20,6 +20,9 @@ use crate::model::{info, ranks, save_fitted};
 
 pub fn run(a: &FitArgs) -> Result<()> {
     let checked = check(a)?;
+    if let Some(gram) = &a.input_gram {
+        return super::gram::fit(a, gram);
+    }
     if matches!(a.estimator, EstimatorKind::Kae | EstimatorKind::K2ae) {
         return super::kae::fit(a);
     }
@@ -42,6 +45,7 @@ pub(crate) struct Checked {
 /// Checks the flags and hyper-parameters, so that a bad value fails before
 /// a large file is read.
 pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
+    super::gram::check_flags(a)?;
     super::outputs::check_fit(a)?;
     crate::config::check_fit_flags(a)?;
     set_threads(a.threads)?;
@@ -270,13 +274,20 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     let warnings = capped_sizes(a, n);
 
     let mean_card = data.y.mean_cardinality();
-    let out_flags =
-        KernelFlags { kind: a.output_kernel, gamma: a.output_gamma, sigma2: a.output_sigma2, degree: 2, coef0: 1.0 };
-    // Default output width: the mean number of labels per training point.
-    let ky = build_kernel(&out_flags, || 1.0 / (2.0 * mean_card.max(1.0)), "output")?;
+    let ky = output_kernel(a, data)?;
 
     let Inputs { standardizer, weights, x, note } = prepare_inputs(a, data)?;
     let (kx, median) = input_kernel(a, &x, weights.as_deref())?;
+    // Several kernels: combined on the rows the model is fitted on (raw sparse rows carry
+    // their standardization in the Gaussian weights).
+    let (kx, mkl_note) = match &a.input_kernels {
+        Some(list) => {
+            let rows = if data.x.is_sparse() { &data.x } else { &x };
+            let (k, note) = super::gram::combined_kernel(a, list, rows, weights.as_deref(), &data.y, &ky)?;
+            (k, Some(note))
+        }
+        None => (kx, None),
+    };
     let (lambda, lambda_note) = match (a.lambda, a.estimator) {
         (Some(lambda), _) => (lambda, chosen.unwrap_or("--lambda").to_string()),
         (None, EstimatorKind::Iokr) => loo_lambda(a, data, &x, &kx, &ky)?,
@@ -284,6 +295,7 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     };
     let est = Resolved::new(a, kx.clone(), ky.clone(), lambda)?;
     let gamma_note = match (a.gamma, a.sigma2, chosen) {
+        _ if mkl_note.is_some() => mkl_note.unwrap_or_default(),
         (Some(_), _, Some(c)) => c.to_string(),
         (Some(_), _, None) => "--gamma".into(),
         (None, Some(_), _) => "--sigma2".into(),
@@ -327,6 +339,15 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     );
     eprintln!("{resolved}");
     Ok(())
+}
+
+/// The output kernel of `--output-kernel` on label sets; default width:
+/// the mean number of labels per training point.
+pub(crate) fn output_kernel(a: &FitArgs, data: &Dataset) -> Result<KernelSpec> {
+    let mean_card = data.y.mean_cardinality();
+    let out_flags =
+        KernelFlags { kind: a.output_kernel, gamma: a.output_gamma, sigma2: a.output_sigma2, degree: 2, coef0: 1.0 };
+    build_kernel(&out_flags, || 1.0 / (2.0 * mean_card.max(1.0)), "output")
 }
 
 /// LEML's parameters; the rank is `--rank` (or the default) before the
@@ -410,7 +431,7 @@ fn leml_rank(asked: Option<usize>, n_labels: usize) -> (usize, Option<usize>) {
 
 /// The sketches of the sketched estimators: each needs its flags, and no
 /// other estimator takes them.
-fn sketch_flags(a: &FitArgs) -> Result<(Option<SketchSpec>, Option<SketchSpec>)> {
+pub(crate) fn sketch_flags(a: &FitArgs) -> Result<(Option<SketchSpec>, Option<SketchSpec>)> {
     let (needs_in, needs_out) = match a.estimator {
         EstimatorKind::Siokr => (true, false),
         EstimatorKind::Isokr => (false, true),
@@ -434,7 +455,7 @@ fn sketch_flags(a: &FitArgs) -> Result<(Option<SketchSpec>, Option<SketchSpec>)>
 
 /// `--anchors`: a count (uniform anchors) or a file of training indices;
 /// 1000 uniform anchors by default. Only for `nystroem`.
-fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
+pub(crate) fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
     let Some(text) = &a.anchors else { return Ok(Anchors::Uniform(1000)) };
     if a.estimator != EstimatorKind::Nystroem {
         bail!("--anchors applies to --estimator nystroem only");
@@ -486,6 +507,7 @@ pub(crate) fn describe_kernel(k: &KernelSpec, note: &str) -> String {
     let note = if note.is_empty() { String::new() } else { format!(" ({note})") };
     match k {
         KernelSpec::Gaussian(g) => format!("gaussian, gamma = {:.6}{note}", g.gamma()),
+        KernelSpec::WeightedSum(_) => format!("{k}{note}"),
         other => format!("{other:?}{note}"),
     }
 }

@@ -89,8 +89,15 @@ fn parameters(model: &Model) -> Value {
         Model::TraceNorm(m) => to_value(m.params_used()),
         Model::Leml(m) => to_value(m.fitted_params()),
         Model::Vectors(v) => vector_parameters(v),
+        Model::Gram(g) => gram_parameters(g),
         _ => json!({}),
     };
+    // Combined input kernels: their weights on a line of their own.
+    if let (Some(obj), Some(okr_kernels::KernelSpec::WeightedSum(k))) =
+        (p.as_object_mut(), model.surrogate().map(|s| s.input_kernel()))
+    {
+        obj.insert("input_kernel_weights".into(), json!(k.weights()));
+    }
     if let (Some(obj), Some((requested, used))) = (p.as_object_mut(), crate::model::ranks(model)) {
         obj.insert("rank_requested".into(), requested.into());
         obj.insert("rank_used".into(), used.into());
@@ -118,6 +125,26 @@ fn vector_parameters(v: &okr_estimators::persist::VectorModel) -> Value {
     if let Some(obj) = p.as_object_mut() {
         obj.insert("output_dim".into(), v.output_width().into());
         obj.insert("n_atoms".into(), v.surrogate().n_atoms().into());
+    }
+    p
+}
+
+/// The parameters of a model fitted on a precomputed Gram, with the
+/// number of training samples its test x train Grams must have as columns.
+fn gram_parameters(g: &okr_estimators::persist::GramModel) -> Value {
+    use okr_estimators::SurrogateModel;
+    use okr_estimators::persist::GramModel as G;
+    let mut p = match g {
+        G::Iokr(m) => to_value(m.params_used()),
+        G::ReducedRank(m) => to_value(m.params_used()),
+        G::Sketched(m) => to_value(m.params_used()),
+        G::Nystroem(m) => to_value(m.params_used()),
+        _ => json!({}),
+    };
+    if let Some(obj) = p.as_object_mut() {
+        obj.insert("input_kernel".into(), "precomputed Gram".into());
+        obj.insert("gram_n_train".into(), g.n_train().into());
+        obj.insert("n_atoms".into(), g.surrogate().n_atoms().into());
     }
     p
 }

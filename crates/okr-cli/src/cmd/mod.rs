@@ -4,6 +4,7 @@ mod data;
 mod eval;
 mod fit;
 mod gen_data;
+mod gram;
 mod info;
 mod kae;
 mod outputs;
@@ -34,6 +35,9 @@ pub fn run(cli: Cli) -> Result<()> {
             fit::run(&a)
         }
         Command::Tune(mut a) => {
+            if a.fit.input_gram.is_some() || a.fit.input_kernels.is_some() {
+                bail!("okr tune fits one input kernel on features: use okr fit for --input-gram or --input-kernels");
+            }
             if a.fit.output_kind != crate::cli::OutputKindFlag::Labels || a.fit.output_file.outputs.is_some() {
                 bail!("okr tune fits label sets only: use okr fit for --output-kind fingerprint or vector");
             }
@@ -54,17 +58,20 @@ pub fn run(cli: Cli) -> Result<()> {
 }
 
 /// Loads what `predict` and `eval` share, given the loaded model `mf` of
-/// file `model`: the data file read with the model's widths, the candidates (a file, or the model's distinct
-/// training outputs), and the decoder with the memory budget. The data file
-/// may hold features only unless `need_labels` (evaluation).
+/// file `model`: the test inputs, the candidates (a file, or the model's
+/// distinct training outputs), and the decoder with the memory budget. The
+/// test inputs are the data file read with the model's widths, or for a
+/// model fitted on a Gram the `--input-gram-test` block (and the data file,
+/// when given, read for its labels only). The data file may hold features
+/// only unless `need_labels` (evaluation).
 pub fn load_for_decoding(
     mf: SavedModel,
     model: &std::path::Path,
-    data_path: &std::path::Path,
+    data_path: Option<&std::path::Path>,
     data_args: &crate::cli::DataArgs,
     decode: &crate::cli::DecodeArgs,
     need_labels: bool,
-) -> Result<(SavedModel, Dataset, LabelSets, CandidateDecoder)> {
+) -> Result<(SavedModel, TestInputs, LabelSets, CandidateDecoder)> {
     crate::config::set_threads(decode.threads)?;
     if is_autoencoder(&mf.model) {
         anyhow::bail!(
@@ -73,22 +80,55 @@ pub fn load_for_decoding(
             mf.model.name()
         );
     }
-    let input = crate::config::read_for_model(data_path, data_args, shape(&mf))?;
-    if need_labels && input.labels == okr_eval::LabelColumns::Absent {
-        bail!(
-            "{}: has features only, no label columns to evaluate against (the model has {} labels)",
-            data_path.display(),
-            mf.info.n_labels
-        );
-    }
-    let data = input.data;
+    gram::check_test_flags(&mf.model, model, decode.input_gram_test.as_deref(), data_path)?;
+    let gram = match (&mf.model, &decode.input_gram_test) {
+        (okr_estimators::persist::Model::Gram(g), Some(p)) => Some(gram::read_test(p, g.n_train())?),
+        _ => None,
+    };
+    let data = match (data_path, &gram) {
+        (None, _) => None,
+        (Some(path), Some(g)) => {
+            // Labels only: the features of the file are not the model's inputs.
+            let args = crate::cli::DataArgs { label_count: Some(mf.info.n_labels), ..data_args.clone() };
+            let data = crate::config::read_data(path, &args, None)?;
+            if data.n_samples() != g.n_rows() {
+                bail!(
+                    "{}: {} rows for the {} rows of the --input-gram-test Gram",
+                    path.display(),
+                    data.n_samples(),
+                    g.n_rows()
+                );
+            }
+            Some(data)
+        }
+        (Some(path), None) => {
+            let input = crate::config::read_for_model(path, data_args, shape(&mf))?;
+            if need_labels && input.labels == okr_eval::LabelColumns::Absent {
+                bail!(
+                    "{}: has features only, no label columns to evaluate against (the model has {} labels)",
+                    path.display(),
+                    mf.info.n_labels
+                );
+            }
+            Some(input.data)
+        }
+    };
     let candidates = match &decode.candidates {
         Some(p) => crate::config::read_candidates(p, mf.info.n_labels)?,
         None => default_candidates(&mf),
     };
     let decoder =
         CandidateDecoder::new().memory_budget(decode.memory_budget.saturating_mul(1 << 20)).precision(decode.precision);
-    Ok((mf, data, candidates, decoder))
+    Ok((mf, TestInputs { data, gram }, candidates, decoder))
+}
+
+/// The test inputs of `predict` and `eval`: the data file (features, or
+/// only labels for a Gram model) and the test x train Gram of a Gram model.
+pub struct TestInputs {
+    /// The data file, when one was given.
+    pub data: Option<Dataset>,
+    /// The `--input-gram-test` block of a model fitted on a Gram.
+    pub gram: Option<okr_kernels::GramRows>,
 }
 
 /// What a decoding pass produces for `predict` and `eval`.
@@ -124,32 +164,39 @@ pub enum Extras {
     ScoresAndErrors,
 }
 
-/// Decodes `data` with the model, with the [`Extras`] asked for.
+/// Decodes the test inputs with the model, with the [`Extras`] asked for
+/// (`ScoresAndErrors` needs the data file's labels).
 pub fn predict_dataset(
     mf: &SavedModel,
-    data: &Dataset,
+    test: &TestInputs,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
     extras: Extras,
 ) -> Result<Prediction> {
+    let y = test.data.as_ref().map(|d| &d.y);
+    if let (Some(m), Some(g)) = (mf.model.gram_surrogate(), &test.gram) {
+        return predict_with(m, g, y, candidates, decoder, extras);
+    }
+    let Some(data) = &test.data else { bail!("no test inputs: give --input (or --input-gram-test for a Gram model)") };
     let x = inputs(mf, data)?;
     match mf.model.surrogate() {
-        Some(m) => predict_with(m, x.as_ref(), data, candidates, decoder, extras),
+        Some(m) => predict_with(m, x.as_ref(), y, candidates, decoder, extras),
         None if is_autoencoder(&mf.model) => bail!("{} is an autoencoder: use `okr encode`", mf.model.name()),
         None => bail!("{} is a label-score model: it does not decode candidates", mf.model.name()),
     }
 }
 
-fn predict_with<M>(
+fn predict_with<X, M>(
     model: &M,
-    x: &Features,
-    data: &Dataset,
+    x: &X,
+    y: Option<&LabelSets>,
     candidates: &LabelSets,
     decoder: CandidateDecoder,
     extras: Extras,
 ) -> Result<Prediction>
 where
-    M: KernelExpansion<Features, LabelSets> + ?Sized,
+    X: Rows,
+    M: KernelExpansion<X, LabelSets> + ?Sized,
 {
     let start = std::time::Instant::now();
     if extras == Extras::None {
@@ -164,8 +211,8 @@ where
     let norms = model.output_sq_norms(candidates);
     let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
     let decode_seconds = start.elapsed().as_secs_f64();
-    let errors = match extras {
-        Extras::ScoresAndErrors => Some(model.rkhs_sq_errors_from(coef.as_ref(), &data.y)?),
+    let errors = match (extras, y) {
+        (Extras::ScoresAndErrors, Some(y)) => Some(model.rkhs_sq_errors_from(coef.as_ref(), y)?),
         _ => None,
     };
     let atoms = model.atoms();

@@ -189,7 +189,7 @@ fn vector_inputs(mf: &SavedModel, path: &Path, d: &DataArgs) -> Result<okr_eval:
 /// `okr predict` on a vector model: per input the decoded candidate vector
 /// (`labels` format: its values; `--top-k K`: K vectors `;`-separated), or
 /// JSON Lines `{candidate_ids, scores, output}` (`--output-format json`).
-pub fn predict(a: &PredictArgs, mf: &SavedModel, v: &VectorModel) -> Result<()> {
+pub fn predict(a: &PredictArgs, input: &std::path::Path, mf: &SavedModel, v: &VectorModel) -> Result<()> {
     set_threads(a.decode.threads)?;
     if a.render.threshold.is_some() || a.render.thresholds.is_some() {
         bail!("--threshold and --thresholds apply to label-score models (leml), not to vector models");
@@ -197,7 +197,7 @@ pub fn predict(a: &PredictArgs, mf: &SavedModel, v: &VectorModel) -> Result<()> 
     if matches!(a.render.output_format, OutputFormat::Csv | OutputFormat::Indicator) {
         bail!("a vector model writes --output-format labels (the decoded vectors) or json (candidate ids and scores)");
     }
-    let x = vector_inputs(mf, &a.input, &a.data)?;
+    let x = vector_inputs(mf, input, &a.data)?;
     let cands = vector_candidates(v, a.decode.candidates.as_deref())?;
     let decoder = CandidateDecoder::new()
         .memory_budget(a.decode.memory_budget.saturating_mul(1 << 20))

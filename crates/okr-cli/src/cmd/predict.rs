@@ -9,20 +9,28 @@ use crate::config::check_data_flags;
 use crate::output::write_result;
 
 pub fn run(a: &PredictArgs) -> Result<()> {
-    check_data_flags(&a.input, &a.data, None)?;
+    if let Some(input) = &a.input {
+        check_data_flags(input, &a.data, None)?;
+    }
     check_format(a.render.output_format, a.top_k, a.render.scores)?;
     if let Some(out) = &a.output {
-        let mut inputs = vec![("input file", a.input.as_path()), ("model", a.model.as_path())];
+        let mut inputs = vec![("model", a.model.as_path())];
+        inputs.extend(a.input.as_deref().map(|p| ("input file", p)));
+        inputs.extend(a.decode.input_gram_test.as_deref().map(|p| ("Gram file", p)));
         inputs.extend(a.decode.candidates.as_deref().map(|c| ("candidate file", c)));
         inputs.extend(a.render.thresholds.as_deref().map(|c| ("thresholds file", c)));
         okr_eval::check_not_input(out, &inputs)?;
     }
     let mf = crate::model::load(&a.model)?;
-    if let okr_estimators::persist::Model::Vectors(v) = &mf.model {
-        return crate::cmd::outputs::predict(a, &mf, v);
+    super::gram::check_test_flags(&mf.model, &a.model, a.decode.input_gram_test.as_deref(), a.input.as_deref())?;
+    if let (okr_estimators::persist::Model::Vectors(v), Some(input)) = (&mf.model, &a.input) {
+        return crate::cmd::outputs::predict(a, input, &mf, v);
     }
-    let (mf, data, candidates, decoder) = load_for_decoding(mf, &a.model, &a.input, &a.data, &a.decode, false)?;
-    check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
+    let (mf, test, candidates, decoder) =
+        load_for_decoding(mf, &a.model, a.input.as_deref(), &a.data, &a.decode, false)?;
+    if let (Some(input), None) = (&a.input, &test.gram) {
+        check_data_flags(input, &a.data, Some(mf.info.n_labels))?;
+    }
     let names = label_names(&mf.info);
     // The whole prediction is made before the output is opened, so a failure
     // leaves an existing output file as it was.
@@ -30,13 +38,14 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");
         }
-        crate::cmd::scores::predict(m, &data, a.top_k, &a.render, names)?
+        let Some(data) = &test.data else { bail!("a LEML model reads features: give --input") };
+        crate::cmd::scores::predict(m, data, a.top_k, &a.render, names)?
     } else {
         if a.render.threshold.is_some() || a.render.thresholds.is_some() {
             bail!("--threshold and --thresholds apply to label-score models (leml), not to {}", mf.model.name());
         }
         let extras = if a.render.scores { Extras::Scores } else { Extras::None };
-        let pred = predict_dataset(&mf, &data, &candidates, decoder.top_k(a.top_k), extras)?;
+        let pred = predict_dataset(&mf, &test, &candidates, decoder.top_k(a.top_k), extras)?;
         let n = pred.decoded.n_rows();
         Predicted {
             names,

@@ -10,7 +10,7 @@ use okr_decode::per_query::{CandidateFileMode, CandidateFileReader, PerQueryDeco
 use okr_estimators::SurrogateModel;
 use okr_estimators::persist::Model;
 use okr_eval::{Features, RankSummary, RetrievalMetrics};
-use okr_kernels::LabelSets;
+use okr_kernels::{GramRows, LabelSets, Rows};
 use serde_json::json;
 
 use crate::cli::RankArgs;
@@ -19,34 +19,41 @@ use crate::model::{inputs, is_autoencoder, shape};
 use crate::output::write_result;
 
 pub fn run(a: &RankArgs) -> Result<()> {
-    check_data_flags(&a.input, &a.data, None)?;
+    if let Some(input) = &a.input {
+        check_data_flags(input, &a.data, None)?;
+    }
     set_threads(a.threads)?;
-    let mut files = vec![
-        ("input file", a.input.as_path()),
-        ("model", a.model.as_path()),
-        ("candidate file", a.candidates_per_query.as_path()),
-    ];
+    let mut files = vec![("model", a.model.as_path()), ("candidate file", a.candidates_per_query.as_path())];
+    files.extend(a.input.as_deref().map(|p| ("input file", p)));
+    files.extend(a.input_gram_test.as_deref().map(|p| ("Gram file", p)));
     files.extend(a.pool.as_deref().map(|p| ("pool file", p)));
     for out in [&a.output, &a.summary].into_iter().flatten() {
         okr_eval::check_not_input(out, &files)?;
     }
     let mf = crate::model::load(&a.model)?;
     let width = mf.info.n_labels;
+    super::gram::check_test_flags(&mf.model, &a.model, a.input_gram_test.as_deref(), a.input.as_deref())?;
+    let input = a.input.as_deref().unwrap_or(Path::new(""));
     let table = match &mf.model {
+        Model::Gram(g) => {
+            let Some(path) = &a.input_gram_test else { unreachable!("checked above") };
+            let x = super::gram::read_test(path, g.n_train())?;
+            rank_with::<GramRows, LabelSets, _>(a, g.surrogate(), &x, width)?
+        }
         Model::Vectors(v) => {
-            let data = read_for_model(&a.input, &a.data, crate::model::input_shape(&mf))?.data;
+            let data = read_for_model(input, &a.data, crate::model::input_shape(&mf))?.data;
             let x = inputs(&mf, &data)?;
-            rank_with::<okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width)?
+            rank_with::<Features, okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width)?
         }
         m => {
             let Some(model) = m.surrogate() else {
                 let what = if is_autoencoder(m) { "an autoencoder" } else { "a label-score model" };
                 bail!("{} is a {} model ({what}): okr rank needs a decoding estimator", a.model.display(), m.name());
             };
-            check_data_flags(&a.input, &a.data, Some(width))?;
-            let data = read_for_model(&a.input, &a.data, shape(&mf))?.data;
+            check_data_flags(input, &a.data, Some(width))?;
+            let data = read_for_model(input, &a.data, shape(&mf))?.data;
             let x = inputs(&mf, &data)?;
-            rank_with::<LabelSets, _>(a, model, &x, width)?
+            rank_with::<Features, LabelSets, _>(a, model, &x, width)?
         }
     };
     write_result(a.output.as_deref(), |w| w.write_all(&table.text))?;
@@ -62,10 +69,11 @@ struct Ranked {
 }
 
 /// Ranks the queries of the candidate file with candidates of type `Y`.
-fn rank_with<Y, M>(a: &RankArgs, model: &M, x: &Features, width: usize) -> Result<Ranked>
+fn rank_with<X, Y, M>(a: &RankArgs, model: &M, x: &X, width: usize) -> Result<Ranked>
 where
+    X: Rows,
     Y: TextRows,
-    M: SurrogateModel<Features, Y> + ?Sized,
+    M: SurrogateModel<X, Y> + ?Sized,
 {
     let file = &a.candidates_per_query;
     let reader = CandidateFileReader::<Y>::open(file, width)?;

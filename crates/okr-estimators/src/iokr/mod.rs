@@ -123,14 +123,14 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows> Validate for Iokr<X, Y, KernelSpec, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for Iokr<X, Y, KX, KernelSpec> {
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("IOKR", &IokrParams(self.params.clone()))?;
         let n = self.x_train.n_rows();
         persist::ensure(n > 0, || "IOKR has no training samples".into())?;
         persist::grouping("IOKR sample-to-atom map", &self.atom_of, n, self.atoms.n_rows())?;
         persist::cholesky("IOKR Cholesky factor", &self.chol, n)?;
-        persist::kernel_fits("IOKR input kernel", &self.params.input_kernel, &self.x_train)?;
+        self.params.input_kernel.check_rows("IOKR input kernel", &self.x_train)?;
         persist::kernel_fits("IOKR output kernel", &self.params.output_kernel, &self.atoms)
     }
 }

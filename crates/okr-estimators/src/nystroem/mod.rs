@@ -125,7 +125,7 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows> Validate for Nystroem<X, Y, KernelSpec, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for Nystroem<X, Y, KX, KernelSpec> {
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("Nystroem", &NystroemParams(self.params.clone()))?;
         let n = self.output_of.len();
@@ -136,7 +136,7 @@ impl<X: Rows, Y: Rows> Validate for Nystroem<X, Y, KernelSpec, KernelSpec> {
         persist::grouping("Nystroem sample-to-output map", &self.output_of, n, self.outputs.n_rows())?;
         persist::matrix("Nystroem weights", self.weights.as_ref(), m, self.outputs.n_rows())?;
         persist::ensure(self.rank <= m, || format!("Nystroem rank {} above {m} anchors", self.rank))?;
-        persist::kernel_fits("Nystroem input kernel", &self.params.input_kernel, &self.anchors)?;
+        self.params.input_kernel.check_rows("Nystroem input kernel", &self.anchors)?;
         persist::kernel_fits("Nystroem output kernel", &self.params.output_kernel, &self.outputs)
     }
 }

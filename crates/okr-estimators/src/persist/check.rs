@@ -1,7 +1,7 @@
 //! The checks the [`Validate`](super::Validate) impls are written with.
 
 use faer::MatRef;
-use okr_kernels::{KernelSpec, Rows};
+use okr_kernels::{GramRows, KernelSpec, Precomputed, Rows};
 use okr_linalg::Cholesky;
 
 use super::Invalid;
@@ -55,12 +55,40 @@ pub(crate) fn rows<R: Rows>(what: &str, r: &R, n: usize) -> Check {
 /// `kernel` can be evaluated on rows like `r`: a Gaussian's feature weights
 /// have one entry per feature.
 pub(crate) fn kernel_fits<R: Rows>(what: &str, kernel: &KernelSpec, r: &R) -> Check {
+    if let KernelSpec::WeightedSum(sum) = kernel {
+        return sum.kernels().iter().try_for_each(|k| kernel_fits(what, k, r));
+    }
     if let (KernelSpec::Gaussian(g), Some(d)) = (kernel, r.feature_dim())
         && let Some(w) = g.feature_weights()
     {
         return ensure(w.len() == d, || format!("{what} has {} feature weights for {d} features", w.len()));
     }
     Ok(())
+}
+
+/// An input kernel a saved model can hold on rows `R`, with the check that
+/// it evaluates the rows the model keeps without a panic.
+pub trait StoredKernel<R>: Clone {
+    /// `Ok` when the kernel can be evaluated on `rows` (and on test rows of
+    /// the model's width).
+    ///
+    /// # Errors
+    /// [`Invalid`] naming `what`.
+    fn check_rows(&self, what: &str, rows: &R) -> Check;
+}
+
+impl<R: Rows> StoredKernel<R> for KernelSpec {
+    fn check_rows(&self, what: &str, rows: &R) -> Check {
+        kernel_fits(what, self, rows)
+    }
+}
+
+/// The rows kept by a Gram model must be training rows (a deserialized
+/// [`GramRows`] did not go through its constructors).
+impl StoredKernel<GramRows> for Precomputed {
+    fn check_rows(&self, what: &str, rows: &GramRows) -> Check {
+        rows.check_training_rows().map_err(|e| Invalid(format!("{what} rows: {e}")))
+    }
 }
 
 /// A factor of dimension `n` with finite entries and a positive diagonal.

@@ -13,9 +13,12 @@ pub const MAGIC: &[u8; 8] = b"OKRMODEL";
 /// History: 1 and 2 were okr-cli's own format (no checksum); 3 the first
 /// library format; 4 adds LEML's convergence tolerance; 5 appends the
 /// vector-output models (`Model::Vectors`), so a version-4 body decodes
-/// unchanged and is still read ([`OLDEST_READ_VERSION`]). Older files are
-/// not read (refit).
-pub const FORMAT_VERSION: u32 = 5;
+/// unchanged and is still read ([`OLDEST_READ_VERSION`]); 6 appends the
+/// models fitted on a precomputed input Gram (`Model::Gram`) and the
+/// weighted-sum input kernel (`KernelSpec::WeightedSum`, multiple kernel
+/// learning), again only new variants, so version-4 and -5 bodies still
+/// decode. Older files are not read (refit).
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Oldest format version whose bodies this okr decodes.
 pub const OLDEST_READ_VERSION: u32 = 4;

@@ -56,6 +56,7 @@
 
 mod check;
 mod format;
+mod gram;
 mod model;
 mod probe;
 mod vectors;
@@ -65,10 +66,12 @@ use std::path::{Path, PathBuf};
 use okr_kernels::Standardizer;
 use serde::{Deserialize, Serialize};
 
+pub use check::StoredKernel;
 pub(crate) use check::{
     Check, check_params, cholesky, ensure, finite, finite_slice, grouping, indices, kernel_fits, matrix, rows,
 };
 pub use format::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
+pub use gram::{GramModel, SavedGramSurrogate};
 pub use model::{Model, OutputKind, SavedSurrogate};
 #[doc(hidden)]
 pub use probe::{fuzz_model_file, probe};

@@ -3,7 +3,7 @@
 use okr_kernels::{Features, KernelSpec, LabelSets, Rows};
 use serde::{Deserialize, Serialize};
 
-use super::{Invalid, Validate, VectorModel};
+use super::{GramModel, Invalid, Validate, VectorModel};
 use crate::core::KernelExpansion;
 use crate::kae::{K2aeOnRows, Kae, Kpca};
 use crate::leml::{BinaryRelevance, Cplst, Leml};
@@ -74,6 +74,9 @@ pub enum Model {
     Kpca(Kpca),
     /// A kernel-output estimator with vector outputs (format 5).
     Vectors(VectorModel),
+    /// A label-set estimator fitted on a precomputed input Gram (format 6):
+    /// it keeps no training features, test inputs are test x train Grams.
+    Gram(GramModel),
 }
 
 impl Model {
@@ -97,6 +100,7 @@ impl Model {
             Self::MaskedTraceNorm(_) => "masked-trace-norm".into(),
             Self::Kpca(_) => "kpca".into(),
             Self::Vectors(m) => m.name(),
+            Self::Gram(m) => m.name(),
         }
     }
 
@@ -126,8 +130,18 @@ impl Model {
             Self::Nystroem(m) => m.distinct_outputs(),
             Self::NystroemReducedRank(m) => m.distinct_outputs(),
             Self::TraceNorm(m) => m.distinct_outputs(),
+            Self::Gram(m) => m.candidates(),
             _ => return None,
         })
+    }
+
+    /// The model as a kernel expansion on test x train Gram rows, for
+    /// models fitted on a precomputed input Gram ([`Model::Gram`]).
+    pub fn gram_surrogate(&self) -> Option<&super::SavedGramSurrogate> {
+        match self {
+            Self::Gram(m) => Some(m.surrogate()),
+            _ => None,
+        }
     }
 
     /// `(requested, used)` rank of the low-rank estimators (the used rank is
@@ -141,6 +155,7 @@ impl Model {
             Self::TraceNorm(m) => (m.params_used().rank(), m.n_atoms()),
             Self::NystroemReducedRank(m) => (m.params_used().rank(), m.rank()),
             Self::Vectors(v) => return v.ranks(),
+            Self::Gram(m) => return m.ranks(),
             _ => return None,
         })
     }
@@ -154,7 +169,8 @@ impl Model {
             | Self::Sketched(_)
             | Self::Nystroem(_)
             | Self::NystroemReducedRank(_)
-            | Self::TraceNorm(_) => OutputKind::LabelSets,
+            | Self::TraceNorm(_)
+            | Self::Gram(_) => OutputKind::LabelSets,
             Self::Leml(_) | Self::BinaryRelevance(_) | Self::Cplst(_) => OutputKind::LabelScores,
             Self::Kae(_) | Self::K2ae(_) | Self::Kpca(_) => OutputKind::Codes,
             Self::SelfHs(_) | Self::MaskedTraceNorm(_) => OutputKind::TaskScores,
@@ -162,8 +178,9 @@ impl Model {
         }
     }
 
-    /// Number of input features the model reads; `None` for models that
-    /// read Gram matrices (kernel PCA).
+    /// Number of input features the model reads; `None` for kernel PCA (on
+    /// Gram matrices). A [`Model::Gram`] reads test x train Gram rows: its
+    /// width is the number of training samples.
     pub fn input_width(&self) -> Option<usize> {
         match self {
             Self::Iokr(m) => m.x_train().feature_dim(),
@@ -182,6 +199,7 @@ impl Model {
             Self::MaskedTraceNorm(m) => Some(m.a().nrows()),
             Self::Kpca(_) => None,
             Self::Vectors(m) => m.input_width(),
+            Self::Gram(m) => Some(m.n_train()),
         }
     }
 
@@ -203,6 +221,7 @@ impl Model {
             Self::SelfHs(m) => Some(m.weights().ncols()),
             Self::MaskedTraceNorm(m) => Some(m.b().nrows()),
             Self::Vectors(m) => Some(m.output_width()),
+            Self::Gram(m) => Some(m.candidates().n_labels()),
         }
     }
 }
@@ -226,6 +245,7 @@ impl Validate for Model {
             Self::MaskedTraceNorm(m) => m.validate(),
             Self::Kpca(m) => m.validate(),
             Self::Vectors(m) => m.validate(),
+            Self::Gram(m) => m.validate(),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! so that a file that passes validation but breaks prediction is found.
 
 use faer::{Mat, Par};
-use okr_kernels::{CsrRows, Features, LabelSets, Rows};
+use okr_kernels::{CsrRows, Features, GramRows, LabelSets, Rows};
 
 use super::format::{HEADER_LEN, seal};
 use super::{Model, SavedModel};
@@ -58,6 +58,12 @@ pub fn probe(saved: &SavedModel) {
             }
         }
         Model::Vectors(m) => vectors(m.surrogate(), &x),
+        Model::Gram(m) => {
+            let k = Mat::from_fn(2, m.n_train(), |i, j| ((i + j) % 3) as f64 / 3.0);
+            if let Ok(test) = GramRows::test(k, None) {
+                surrogate(m.surrogate(), &test, &y, m.candidates());
+            }
+        }
         Model::Kpca(m) => {
             let n = m.vectors().nrows();
             let _ = m.transform(Mat::from_fn(2, n, |i, j| ((i + j) % 3) as f64).as_ref());
@@ -66,7 +72,7 @@ pub fn probe(saved: &SavedModel) {
     }
 }
 
-fn surrogate<M: SurrogateModel<Features, LabelSets>>(m: &M, x: &Features, y: &LabelSets, outputs: &LabelSets) {
+fn surrogate<X: Rows, M: SurrogateModel<X, LabelSets> + ?Sized>(m: &M, x: &X, y: &LabelSets, outputs: &LabelSets) {
     let Ok(c) = m.coefficients(x) else { return };
     assert_eq!((c.nrows(), c.ncols()), (x.n_rows(), m.n_atoms()), "coefficient shape");
     let candidates = outputs.slice(0..outputs.n_rows().min(8));

@@ -195,7 +195,7 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows> Validate for ReducedRankIokr<X, Y, KernelSpec, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for ReducedRankIokr<X, Y, KX, KernelSpec> {
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("reduced-rank", &ReducedRankParams(self.params.clone()))?;
         let n = self.x_train.n_rows();
@@ -214,7 +214,7 @@ impl<X: Rows, Y: Rows> Validate for ReducedRankIokr<X, Y, KernelSpec, KernelSpec
         persist::finite_slice("reduced-rank spectrum", &self.mu)?;
         persist::matrix("reduced-rank encoder", self.encoder.as_ref(), p, self.outputs.n_rows())?;
         persist::matrix("reduced-rank prediction map", self.predict_map.as_ref(), n, p)?;
-        persist::kernel_fits("reduced-rank input kernel", &self.params.input_kernel, &self.x_train)?;
+        self.params.input_kernel.check_rows("reduced-rank input kernel", &self.x_train)?;
         persist::kernel_fits("reduced-rank output kernel", &self.params.output_kernel, &self.outputs)
     }
 }

@@ -195,7 +195,7 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows> Validate for SketchedIokr<X, Y, KernelSpec, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for SketchedIokr<X, Y, KX, KernelSpec> {
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("sketched", &SketchedIokrParams(self.params.clone()))?;
         let n = self.n_samples;
@@ -222,7 +222,7 @@ impl<X: Rows, Y: Rows> Validate for SketchedIokr<X, Y, KernelSpec, KernelSpec> {
                 format!("sketched model has {r} atoms for {} distinct outputs", self.outputs.n_rows())
             })?,
         }
-        persist::kernel_fits("sketched input kernel", &self.params.input_kernel, &self.x_support)?;
+        self.params.input_kernel.check_rows("sketched input kernel", &self.x_support)?;
         persist::kernel_fits("sketched output kernel", &self.params.output_kernel, &self.outputs)
     }
 }

@@ -10,6 +10,7 @@ use super::laplacian::Laplacian;
 use super::linear::Linear;
 use super::polynomial::Polynomial;
 use super::tanimoto::{GaussianTanimoto, Tanimoto};
+use crate::combinators::WeightedSum;
 
 /// Any vector kernel of this crate, as a tagged value: what fitted models
 /// store and what the CLI builds.
@@ -60,6 +61,9 @@ pub enum KernelSpec {
     Tanimoto(Tanimoto),
     /// [`GaussianTanimoto`]: $\exp(-2\gamma(1 - T(x, y)))$.
     GaussianTanimoto(GaussianTanimoto),
+    /// [`WeightedSum`] of kernels, $\sum_m w_m k_m$ (multiple kernel learning,
+    /// [`crate::mkl`]): `{"weighted-sum":{"weights":[..],"kernels":[..]}}`.
+    WeightedSum(WeightedSum<KernelSpec>),
 }
 
 impl KernelSpec {
@@ -73,14 +77,16 @@ impl KernelSpec {
             Self::Polynomial(_) => "polynomial",
             Self::Tanimoto(_) => "tanimoto",
             Self::GaussianTanimoto(_) => "gaussian-tanimoto",
+            Self::WeightedSum(_) => "weighted-sum",
         }
     }
 
     /// Whether $k(x, x) = 1$ for every $x$ (Gaussian, Laplacian, Tanimoto,
     /// Gaussian-Tanimoto). Decoders drop the $k(c, c)$ term for these, and
-    /// the structured loss is $2 - 2k(\hat y, y)$.
+    /// the structured loss is $2 - 2k(\hat y, y)$. A weighted sum is not
+    /// taken as normalized (its weights need not sum to 1).
     pub fn is_normalized(&self) -> bool {
-        !matches!(self, Self::Linear(_) | Self::Polynomial(_))
+        !matches!(self, Self::Linear(_) | Self::Polynomial(_) | Self::WeightedSum(_))
     }
 }
 
@@ -93,6 +99,13 @@ impl fmt::Display for KernelSpec {
             Self::Polynomial(k) => k.fmt(f),
             Self::Tanimoto(k) => k.fmt(f),
             Self::GaussianTanimoto(k) => k.fmt(f),
+            Self::WeightedSum(k) => {
+                f.write_str("weighted-sum(")?;
+                for (m, (w, k)) in k.weights().iter().zip(k.kernels()).enumerate() {
+                    write!(f, "{}{w}*{k}", if m == 0 { "" } else { " + " })?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }
@@ -108,6 +121,12 @@ macro_rules! spec_from {
 }
 spec_from!(Linear, Gaussian, Laplacian, Polynomial, Tanimoto, GaussianTanimoto);
 
+impl From<WeightedSum<KernelSpec>> for KernelSpec {
+    fn from(k: WeightedSum<KernelSpec>) -> Self {
+        Self::WeightedSum(k)
+    }
+}
+
 /// Calls `$body` with `$k` bound to the wrapped kernel.
 macro_rules! dispatch {
     ($spec:expr, $k:ident => $body:expr) => {
@@ -118,6 +137,7 @@ macro_rules! dispatch {
             KernelSpec::Polynomial($k) => $body,
             KernelSpec::Tanimoto($k) => $body,
             KernelSpec::GaussianTanimoto($k) => $body,
+            KernelSpec::WeightedSum($k) => $body,
         }
     };
 }
@@ -154,6 +174,7 @@ impl_spec!(crate::DenseRows, crate::CsrRows, crate::LabelSets);
 mod tests {
     use super::*;
     use crate::{DenseRows, Kernel};
+    use faer::Mat;
 
     fn all() -> Vec<KernelSpec> {
         vec![
@@ -182,6 +203,25 @@ mod tests {
         assert_eq!(serde_json::to_string(&KernelSpec::Linear(Linear)).unwrap(), r#"{"linear":null}"#);
         let t: KernelSpec = serde_json::from_str(r#"{"gaussian-tanimoto":{"sigma2":1}}"#).unwrap();
         assert_eq!(t, GaussianTanimoto::new(0.5).unwrap().into());
+    }
+
+    #[test]
+    fn weighted_sums_round_trip_and_evaluate_as_their_terms() {
+        let parts: Vec<KernelSpec> = vec![Gaussian::new(0.5).unwrap().into(), Linear.into()];
+        let spec = KernelSpec::from(WeightedSum::new(vec![0.25, 0.75], parts.clone()).unwrap());
+        assert_eq!(spec.kind(), "weighted-sum");
+        assert_eq!(spec.to_string(), "weighted-sum(0.25*gaussian(gamma=0.5) + 0.75*linear)");
+        assert!(!spec.is_normalized());
+        let bytes = postcard::to_stdvec(&spec).unwrap();
+        assert_eq!(postcard::from_bytes::<KernelSpec>(&bytes).unwrap(), spec);
+        let json = serde_json::to_string(&spec).unwrap();
+        assert_eq!(serde_json::from_str::<KernelSpec>(&json).unwrap(), spec);
+        let negative = json.replace("0.25", "-0.25");
+        assert!(serde_json::from_str::<KernelSpec>(&negative).is_err(), "{negative}");
+        let x = DenseRows::from_rows(&[vec![1.0, 0.0], vec![0.5, 2.0], vec![-1.0, 1.0]]).unwrap();
+        let want = Mat::from_fn(3, 3, |i, j| 0.25 * parts[0].eval(&x, i, &x, j) + 0.75 * parts[1].eval(&x, i, &x, j));
+        let got = spec.gram(&x);
+        assert!((0..3).all(|i| (0..3).all(|j| (got[(i, j)] - want[(i, j)]).abs() < 1e-15)));
     }
 
     #[test]

@@ -1,0 +1,305 @@
+//! Precomputed input Grams and combined input kernels end to end (issue 17,
+//! items 3 and 5): `okr fit --input-gram` with predict / eval / rank
+//! `--input-gram-test` gives the model of the kernel the Gram came from (to
+//! 1e-12), in .npy (C and Fortran order) and text; `--input-kernels` with
+//! uniform weights on one kernel is that kernel; ALIGNF weights shown by
+//! `okr info` are the library's; every bad Gram is one error line, exit 2.
+
+use faer::Mat;
+use okr_kernels::mkl::alignf_weights;
+use okr_kernels::{DenseRows, Gaussian, Kernel, LabelSets, Laplacian, Linear};
+use serde_json::Value;
+
+use super::{Dir, Output, assert_one_line_error, okr, p};
+
+fn ok(out: Output) -> String {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Deterministic inputs `(n, 3)`.
+fn inputs(n: usize, shift: f64) -> Mat<f64> {
+    Mat::from_fn(n, 3, |i, j| ((i as f64 + shift) * 0.61 + j as f64 * 1.7).sin())
+}
+
+/// Three labels that depend on the inputs.
+fn labels(x: &Mat<f64>) -> Vec<Vec<usize>> {
+    (0..x.nrows()).map(|i| (0..3).filter(|&j| x[(i, j)] > -0.2 * j as f64).collect()).collect()
+}
+
+/// CSV rows: the features, then 0/1 label columns.
+fn csv(x: &Mat<f64>, y: &[Vec<usize>]) -> String {
+    (0..x.nrows())
+        .map(|i| {
+            let f = (0..x.ncols()).map(|j| format!("{:?}", x[(i, j)]));
+            let l = (0..3).map(|j| if y[i].contains(&j) { "1".to_string() } else { "0".to_string() });
+            f.chain(l).collect::<Vec<_>>().join(",") + "\n"
+        })
+        .collect()
+}
+
+/// Text Gram: whitespace-separated rows, a comment line first.
+fn text(m: &Mat<f64>) -> String {
+    let rows = (0..m.nrows()).map(|i| (0..m.ncols()).map(|j| format!("{:?}", m[(i, j)])).collect::<Vec<_>>().join(" "));
+    std::iter::once("# Gram".to_string()).chain(rows).collect::<Vec<_>>().join("\n") + "\n"
+}
+
+/// A NumPy .npy file (format 1.0, little-endian float64).
+fn npy(m: &Mat<f64>, fortran: bool) -> Vec<u8> {
+    let order = if fortran { "True" } else { "False" };
+    let mut header =
+        format!("{{'descr': '<f8', 'fortran_order': {order}, 'shape': ({}, {}), }}", m.nrows(), m.ncols()).into_bytes();
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(b' ');
+    }
+    header.push(b'\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(&header);
+    let idx: Vec<(usize, usize)> = if fortran {
+        (0..m.ncols()).flat_map(|j| (0..m.nrows()).map(move |i| (i, j))).collect()
+    } else {
+        (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |j| (i, j))).collect()
+    };
+    for (i, j) in idx {
+        out.extend_from_slice(&m[(i, j)].to_le_bytes());
+    }
+    out
+}
+
+/// Every number of `a` equals the one at the same place of `b` to `tol`
+/// (relative to the larger of 1 and |b|); strings and the shape are equal.
+fn assert_json_close_to(a: &Value, b: &Value, at: &str, tol: f64) {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            assert!((x - y).abs() <= tol * y.abs().max(1.0), "{at}: {x} vs {y}");
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{at}");
+            for (k, (u, v)) in x.iter().zip(y).enumerate() {
+                assert_json_close_to(u, v, &format!("{at}[{k}]"), tol);
+            }
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: Vec<_> = x.keys().collect();
+            assert_eq!(keys, y.keys().collect::<Vec<_>>(), "{at}");
+            for (k, u) in x {
+                if !k.ends_with("seconds") {
+                    assert_json_close_to(u, &y[k], &format!("{at}.{k}"), tol);
+                }
+            }
+        }
+        _ => assert_eq!(a, b, "{at}"),
+    }
+}
+
+/// [`assert_json_close_to`] at 1e-12.
+fn assert_json_close(a: &Value, b: &Value, at: &str) {
+    assert_json_close_to(a, b, at, 1e-12);
+}
+
+fn json_lines(text: &str) -> Value {
+    Value::Array(text.lines().map(|l| serde_json::from_str(l).unwrap()).collect())
+}
+
+struct Data {
+    dir: Dir,
+    train: std::path::PathBuf,
+    test: std::path::PathBuf,
+    x: Mat<f64>,
+    xt: Mat<f64>,
+}
+
+fn data() -> Data {
+    let dir = Dir::new();
+    let (x, xt) = (inputs(36, 0.0), inputs(9, 50.0));
+    let train = dir.write("train.csv", &csv(&x, &labels(&x)));
+    let test = dir.write("test.csv", &csv(&xt, &labels(&xt)));
+    Data { dir, train, test, x, xt }
+}
+
+fn rows(m: &Mat<f64>) -> DenseRows {
+    DenseRows::new(m.clone()).unwrap()
+}
+
+const READ: [&str; 4] = ["--label-count", "3", "--csv-header", "no"];
+
+/// Predictions with scores (JSON lines), and the eval report without times.
+fn predict_and_eval(d: &Data, model: &str, test_args: &[&str]) -> (Value, Value) {
+    let mut pred = vec!["predict", "-m", model, "--top-k", "3", "--scores", "--output-format", "json"];
+    pred.extend_from_slice(test_args);
+    let predicted = json_lines(&ok(okr(&pred)));
+    let mut eval = vec!["eval", "-m", model, "-i", p(&d.test), "--label-count", "3", "--csv-header", "no"];
+    if test_args[0] != "-i" {
+        eval.extend_from_slice(test_args);
+    }
+    let mut report: Value = serde_json::from_str(&ok(okr(&eval))).unwrap();
+    report.as_object_mut().unwrap().retain(|k, _| !k.ends_with("seconds"));
+    (predicted, report)
+}
+
+#[test]
+fn precomputed_gram_gives_the_model_of_its_kernel() {
+    let d = data();
+    let k = Gaussian::new(0.4).unwrap();
+    let (g, gt) = (k.gram(&rows(&d.x)), k.gram_block(&rows(&d.xt), &rows(&d.x)));
+    let files = [
+        ("npy-c", npy(&g, false), npy(&gt, false), "npy"),
+        ("npy-f", npy(&g, true), npy(&gt, true), "npy"),
+        ("text", text(&g).into_bytes(), text(&gt).into_bytes(), "txt"),
+    ];
+    // SISOKR at 1e-10: its feature fit computes the sub-sampled Gram columns
+    // as a GEMM block of their own, which differs from the full Gram in the
+    // last bits (1e-16), and the sketched system amplifies that to ~1e-11.
+    let estimators: [(&[&str], f64); 4] = [
+        (&["--estimator", "iokr"], 1e-12),
+        (&["--estimator", "reduced-rank", "--rank", "2"], 1e-12),
+        (&["--estimator", "nystroem", "--anchors", "12"], 1e-12),
+        (&["--estimator", "sisokr", "--input-sketch", "uniform:15", "--output-sketch", "gaussian:6"], 1e-10),
+    ];
+    for (est, tol) in estimators {
+        let features = p(&d.dir.path("features.okr")).to_string();
+        let mut fit = vec!["fit", "--train", p(&d.train), "-m", &features, "--lambda", "1e-3", "--seed", "4"];
+        fit.extend_from_slice(&READ);
+        fit.extend_from_slice(est);
+        let mut on_features = fit.clone();
+        on_features.extend(["--input-gamma", "0.4", "--no-standardize"]);
+        ok(okr(&on_features));
+        let want = predict_and_eval(&d, &features, &["-i", p(&d.test), "--csv-header", "no"]);
+        for (name, train_gram, test_gram, ext) in &files {
+            let (gf, gtf) = (d.dir.path(&format!("g-{name}.{ext}")), d.dir.path(&format!("gt-{name}.{ext}")));
+            std::fs::write(&gf, train_gram).unwrap();
+            std::fs::write(&gtf, test_gram).unwrap();
+            let model = p(&d.dir.path(&format!("gram-{name}.okr"))).to_string();
+            let mut on_gram = fit.clone();
+            on_gram[4] = &model;
+            on_gram.extend(["--input-gram", p(&gf)]);
+            ok(okr(&on_gram));
+            let got = predict_and_eval(&d, &model, &["--input-gram-test", p(&gtf)]);
+            assert_json_close_to(&got.0, &want.0, &format!("{est:?} {name} predict"), tol);
+            assert_json_close_to(&got.1, &want.1, &format!("{est:?} {name} eval"), tol);
+        }
+    }
+    // rank: the same table from the Gram as from the features.
+    let cands = d.dir.write("q.txt", "okr-candidates 1 inline\nquery q0 0\n*0 1\n2\n-\nquery q1 3\n0\n*1 2\n");
+    let rank = |model: &str, test: &[&str]| {
+        let mut a = vec!["rank", "-m", model, "--candidates-per-query", p(&cands)];
+        a.extend_from_slice(test);
+        ok(okr(&a))
+    };
+    let gf = d.dir.path("g-npy-c.npy");
+    let gtf = d.dir.path("gt-npy-c.npy");
+    let (features, gram) = (d.dir.path("f.okr"), d.dir.path("g.okr"));
+    let mut fit = vec!["fit", "--train", p(&d.train), "-m", p(&features), "--lambda", "1e-3"];
+    fit.extend_from_slice(&READ);
+    ok(okr(&[fit.as_slice(), &["--input-gamma", "0.4", "--no-standardize"]].concat()));
+    fit[4] = p(&gram);
+    ok(okr(&[fit.as_slice(), &["--input-gram", p(&gf)]].concat()));
+    let want = rank(p(&features), &["-i", p(&d.test), "--label-count", "3", "--csv-header", "no"]);
+    let got = rank(p(&gram), &["--input-gram-test", p(&gtf)]);
+    assert_eq!(got.lines().count(), want.lines().count());
+    for (g, w) in got.lines().zip(want.lines()).skip(1) {
+        let (g, w): (Vec<&str>, Vec<&str>) = (g.split(',').collect(), w.split(',').collect());
+        assert_eq!((g[0], g[1], g[2]), (w[0], w[1], w[2]), "{g:?} vs {w:?}");
+        let (a, b): (f64, f64) = (g[3].parse().unwrap(), w[3].parse().unwrap());
+        assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
+    }
+    let info: Value = serde_json::from_str(&ok(okr(&["info", p(&gram), "--json"]))).unwrap();
+    assert_eq!(info["parameters"]["gram_n_train"], 36);
+}
+
+#[test]
+fn uniform_mkl_on_one_kernel_is_that_kernel() {
+    let d = data();
+    let (plain, mkl) = (d.dir.path("plain.okr"), d.dir.path("mkl.okr"));
+    let mut fit = vec!["fit", "--train", p(&d.train), "-m", p(&plain), "--lambda", "1e-3"];
+    fit.extend_from_slice(&READ);
+    ok(okr(&[fit.as_slice(), &["--input-kernel", "laplacian", "--input-gamma", "0.3"]].concat()));
+    fit[4] = p(&mkl);
+    ok(okr(&[fit.as_slice(), &["--input-kernels", "laplacian:0.3", "--mkl", "uniform"]].concat()));
+    let want = predict_and_eval(&d, p(&plain), &["-i", p(&d.test), "--csv-header", "no"]);
+    let got = predict_and_eval(&d, p(&mkl), &["-i", p(&d.test), "--csv-header", "no"]);
+    assert_json_close(&got.0, &want.0, "predict");
+    assert_json_close(&got.1, &want.1, "eval");
+    let info: Value = serde_json::from_str(&ok(okr(&["info", p(&mkl), "--json"]))).unwrap();
+    assert_eq!(info["parameters"]["input_kernel_weights"], serde_json::json!([1.0]));
+}
+
+#[test]
+fn alignf_weights_shown_by_info_are_the_librarys() {
+    let d = data();
+    let model = d.dir.path("alignf.okr");
+    let mut fit = vec!["fit", "--train", p(&d.train), "-m", p(&model), "--lambda", "1e-3", "--no-standardize"];
+    fit.extend_from_slice(&READ);
+    fit.extend(["--output-kernel", "linear", "--input-kernels", "gaussian:0.4,linear,laplacian:2", "--mkl", "alignf"]);
+    ok(okr(&fit));
+    let info: Value = serde_json::from_str(&ok(okr(&["info", p(&model), "--json"]))).unwrap();
+    let shown: Vec<f64> = serde_json::from_value(info["parameters"]["input_kernel_weights"].clone()).unwrap();
+    let x = rows(&d.x);
+    let grams = [Gaussian::new(0.4).unwrap().gram(&x), Linear.gram(&x), Laplacian::new(2.0).unwrap().gram(&x)];
+    let y = LabelSets::new(3, labels(&d.x)).unwrap();
+    let refs: Vec<_> = grams.iter().map(|g| g.as_ref()).collect();
+    let want = alignf_weights(&refs, Linear.gram(&y).as_ref()).unwrap();
+    assert_eq!(shown.len(), 3);
+    for (s, w) in shown.iter().zip(&want) {
+        assert!((s - w).abs() <= 1e-12, "{shown:?} vs {want:?}");
+    }
+    assert!(want.iter().filter(|w| **w > 0.0).count() >= 1);
+    // The text form lists them too, and the model predicts the test rows.
+    assert!(ok(okr(&["info", p(&model)])).contains("input_kernel_weights"));
+    assert_eq!(ok(okr(&["predict", "-m", p(&model), "-i", p(&d.test), "--csv-header", "no"])).lines().count(), 9);
+}
+
+#[test]
+fn bad_grams_and_flags_are_one_line_errors() {
+    let d = data();
+    let n = 36;
+    let k = Gaussian::new(0.4).unwrap();
+    let g = k.gram(&rows(&d.x));
+    let model = d.dir.path("m.okr");
+    let fit = |gram: &std::path::Path, extra: &[&str]| {
+        let mut a = vec!["fit", "--train", p(&d.train), "-m", p(&model), "--lambda", "1e-3", "--input-gram", p(gram)];
+        a.extend_from_slice(&READ);
+        a.extend_from_slice(extra);
+        okr(&a)
+    };
+    let wide = d.dir.write("wide.txt", &text(&Mat::from_fn(n, n + 1, |i, j| if j < n { g[(i, j)] } else { 0.0 })));
+    assert_one_line_error(&fit(&wide, &[]), &["--input-gram", "columns of the training Gram", "expected 36, got 37"]);
+    let mut asym = g.clone();
+    asym[(3, 1)] += 1e-3;
+    let asym_file = d.dir.path("asym.npy");
+    std::fs::write(&asym_file, npy(&asym, false)).unwrap();
+    assert_one_line_error(&fit(&asym_file, &[]), &["not symmetric", "K[3,1]"]);
+    let mut nan = g.clone();
+    nan[(2, 2)] = f64::NAN;
+    let nan_file = d.dir.path("nan.npy");
+    std::fs::write(&nan_file, npy(&nan, true)).unwrap();
+    assert_one_line_error(&fit(&nan_file, &[]), &["non-finite", "row 2"]);
+    let nan_text = d.dir.write("nan.txt", &text(&nan));
+    assert_one_line_error(&fit(&nan_text, &[]), &["nan.txt:4", "finite number"]);
+    let small = d.dir.write("small.txt", &text(&Mat::identity(5, 5)));
+    assert_one_line_error(&fit(&small, &[]), &["5 x 5 Gram for the 36 rows"]);
+    let good = d.dir.write("g.txt", &text(&g));
+    assert_one_line_error(&fit(&good, &["--estimator", "kde"]), &["--input-gram does not apply to --estimator kde"]);
+    assert_one_line_error(&fit(&good, &["--input-gamma", "1"]), &["--input-gamma does not apply with --input-gram"]);
+
+    ok(fit(&good, &[]));
+    let bad_test = d.dir.write("gt.txt", &text(&Mat::zeros(4, n - 1)));
+    let out = okr(&["predict", "-m", p(&model), "--input-gram-test", p(&bad_test)]);
+    assert_one_line_error(&out, &["--input-gram-test", "one per training sample", "expected 36, got 35"]);
+    let out = okr(&["predict", "-m", p(&model), "-i", p(&d.test), "--label-count", "3", "--csv-header", "no"]);
+    assert_one_line_error(&out, &["fitted on a precomputed Gram", "--input-gram-test"]);
+    let gt = d.dir.write("gt-ok.txt", &text(&k.gram_block(&rows(&d.xt), &rows(&d.x))));
+    let out = okr(&["eval", "-m", p(&model), "-i", p(&d.train), "--label-count", "3", "--input-gram-test", p(&gt)]);
+    assert_one_line_error(&out, &["36 rows for the 9 rows of the --input-gram-test Gram"]);
+
+    let features = d.dir.path("f.okr");
+    let mut a = vec!["fit", "--train", p(&d.train), "-m", p(&features), "--lambda", "1e-3"];
+    a.extend_from_slice(&READ);
+    ok(okr(&a));
+    let out = okr(&["predict", "-m", p(&features), "--input-gram-test", p(&gt)]);
+    assert_one_line_error(&out, &["--input-gram-test applies to models fitted with --input-gram"]);
+    let out = okr(&["fit", "--train", p(&d.train), "-m", p(&features), "--mkl", "alignf", "--label-count", "3"]);
+    assert_one_line_error(&out, &["--mkl applies with --input-kernels only"]);
+}
