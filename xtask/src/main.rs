@@ -99,12 +99,12 @@ const EXPERIMENTS: &[Experiment] = &[
         let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::MISSING_RATIOS.to_vec());
         leml::experiments::run_missing(&a.out_dir, a.seed, a.draws, &a.losses, &a.observed, &ratios, a.lambdas.as_deref())
     }),
-    Experiment::new("leml-speed", "LEML's speed lines", |a| leml::experiments::run_speed(&a.out_dir, a.seed)),
+    Experiment::new("leml-speed", "LEML's speed lines", |a| leml::speed::run_speed(&a.out_dir, a.seed)),
     Experiment::new("leml-theory", "the Rademacher-complexity checks E1-E2 of LEML's theory", |a| {
         leml::theory::run(&a.out_dir, a.seed)
     }),
     Experiment::new("leml-delicious-ablation", "LEML on delicious: the ablation behind the leml-full reading", |a| {
-        leml::experiments::run_delicious_ablation(&a.out_dir, a.seed)
+        leml::ablation::run_delicious_ablation(&a.out_dir, a.seed)
     }),
     Experiment::new(
         "tn-table1",
