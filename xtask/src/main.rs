@@ -11,7 +11,10 @@
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`); `--precision`: f32 against f64
 //!   decoding on Bibtex and a quarter of the Bookmarks stand-in
-//!   (`docs/results/bench-f32.{md,json}`).
+//!   (`docs/results/bench-f32.{md,json}`); `--retrieval [--quick]`: issue
+//!   17's scale line, ranking 10^4 (10^3) queries x 10^3 fingerprint
+//!   candidates against the machine's DGEMM and popcount rates
+//!   (`docs/results/bench-retrieval{,-quick}.{md,json}`).
 //!
 //! The experiments are organised by paper (`reduced_rank/`, `sketch/`,
 //! `leml/`, `trace_norm/`, `kae/`); what they share is in `common/`. The
@@ -22,6 +25,7 @@
 
 mod bench;
 mod bench_precision;
+mod bench_retrieval;
 mod common;
 mod dask_scale;
 mod fuzz;
@@ -305,8 +309,18 @@ enum Command {
         /// Instead: f32 against f64 decoding on Bibtex and a quarter of the
         /// Bookmarks stand-in (time, identical decisions, F1, near-ties);
         /// writes docs/results/bench-f32.{md,json}.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "retrieval")]
         precision: bool,
+        /// Instead: issue 17's scale line, IOKR with a Tanimoto output kernel
+        /// ranking 10^4 queries x 10^3 candidates of 4096-bit fingerprints
+        /// (4000 training outputs, a pool of 10^5) under a 1 GiB budget,
+        /// against the machine's DGEMM and popcount rates; writes
+        /// docs/results/bench-retrieval.{md,json} (a few minutes).
+        #[arg(long)]
+        retrieval: bool,
+        /// With --retrieval: 10^3 queries, bench-retrieval-quick.{md,json}.
+        #[arg(long, requires = "retrieval")]
+        quick: bool,
     },
     /// The whole test suite: `cargo test --workspace`, then the Python
     /// package built with maturin in target/py-venv and its pytest suite.
@@ -356,8 +370,9 @@ fn run() -> Result<()> {
             Ok(())
         }
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
-        Command::Bench { out_dir, precision: false } => bench::run(&results_dir(out_dir)),
-        Command::Bench { out_dir, precision: true } => bench_precision::run(&results_dir(out_dir)),
+        Command::Bench { out_dir, retrieval: true, quick, .. } => bench_retrieval::run(&results_dir(out_dir), quick),
+        Command::Bench { out_dir, precision: true, .. } => bench_precision::run(&results_dir(out_dir)),
+        Command::Bench { out_dir, .. } => bench::run(&results_dir(out_dir)),
         Command::Fuzz { target, seconds, seed } => fuzz::run(&target, seconds, seed),
         Command::Test { python_only } => python_tests::run_all(python_only),
     }
