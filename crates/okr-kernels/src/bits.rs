@@ -211,7 +211,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let y = random_sets(&mut rng, 50, 159, 0.015);
         assert!(!packed_is_cheaper(&y, &y));
-        let fp = random_sets(&mut rng, 50, 4096, 0.1);
+        let fp = random_sets(&mut rng, 50, 4096, 0.2);
         assert!(packed_is_cheaper(&fp, &fp));
         let none = LabelSets::new(0, vec![vec![], vec![]]).unwrap();
         assert!(!packed_is_cheaper(&none, &none));
