@@ -12,7 +12,10 @@
 //!   phase (`docs/results/bench.{md,json}`); `--precision`: f32 against f64
 //!   decoding on Bibtex and a quarter of the Bookmarks stand-in
 //!   (`docs/results/bench-f32.{md,json}`); `--scale [--quarter]`: the
-//!   Bookmarks-sized fits and decodes by phase (`docs/results/bench-scale.{md,json}`).
+//!   Bookmarks-sized fits and decodes by phase (`docs/results/bench-scale.{md,json}`);
+//!   `--retrieval [--quick]`: issue 17's scale line, ranking 10^4 (10^3)
+//!   queries x 10^3 fingerprint candidates against the machine's DGEMM and
+//!   popcount rates (`docs/results/bench-retrieval{,-quick}.{md,json}`).
 //!
 //! The experiments are organised by paper (`reduced_rank/`, `sketch/`,
 //! `leml/`, `trace_norm/`, `kae/`); what they share is in `common/`. The
@@ -23,6 +26,7 @@
 
 mod bench;
 mod bench_precision;
+mod bench_retrieval;
 mod bench_scale;
 mod common;
 mod dask_scale;
@@ -311,19 +315,29 @@ enum Command {
         /// Instead: f32 against f64 decoding on Bibtex and a quarter of the
         /// Bookmarks stand-in (time, identical decisions, F1, near-ties);
         /// writes docs/results/bench-f32.{md,json}.
-        #[arg(long, conflicts_with = "scale")]
+        #[arg(long, conflicts_with_all = ["scale", "retrieval"])]
         precision: bool,
         /// Instead: the Nystroem KRR / reduced-rank / SISOKR fits and decodes
         /// of rr-scale and sketch-scale on the Bookmarks-shaped stand-in, by
         /// phase (flops, GFLOP/s, fraction of DGEMM, CPU / wall); writes
-        /// docs/results/bench-scale.{md,json}. Full size takes about 15 min
+        /// docs/results/bench-scale.{md,json}. Full size: an estimated 15 min
         /// on 2 quiet cores.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "retrieval")]
         scale: bool,
         /// With --scale: a quarter of every size (15000 / 6964 rows, 3750
         /// anchors); writes bench-scale-quarter.{md,json}.
         #[arg(long, requires = "scale")]
         quarter: bool,
+        /// Instead: issue 17's scale line, IOKR with a Tanimoto output kernel
+        /// ranking 10^4 queries x 10^3 candidates of 4096-bit fingerprints
+        /// (4000 training outputs, a pool of 10^5) under a 1 GiB budget,
+        /// against the machine's DGEMM and popcount rates; writes
+        /// docs/results/bench-retrieval.{md,json} (a few minutes).
+        #[arg(long)]
+        retrieval: bool,
+        /// With --retrieval: 10^3 queries, bench-retrieval-quick.{md,json}.
+        #[arg(long, requires = "retrieval")]
+        quick: bool,
     },
     /// The whole test suite: `cargo test --workspace`, then the Python
     /// package built with maturin in target/py-venv and its pytest suite.
@@ -374,6 +388,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
+        Command::Bench { out_dir, retrieval: true, quick, .. } => bench_retrieval::run(&results_dir(out_dir), quick),
         Command::Bench { out_dir, precision: true, .. } => bench_precision::run(&results_dir(out_dir)),
         Command::Bench { out_dir, scale: true, quarter, .. } => bench_scale::run(&results_dir(out_dir), quarter),
         Command::Bench { out_dir, .. } => bench::run(&results_dir(out_dir)),

@@ -452,11 +452,13 @@ fn coefficients_are_batched_and_pool_products_shared() {
     // Large budget: the whole pool once, one coefficient call for all queries.
     let big = rank(1 << 30);
     assert_eq!(model.counts(), (1, 200));
-    // 200 r entries: the pool does not fit half of it; a quarter (50 r) holds
-    // two queries' 42 listed candidates, so 3 tiles, each computing the 24
-    // distinct pool rows of its two queries once.
+    // 200 r entries: the pool does not fit half of it; a quarter (50 r = 500)
+    // holds the scores of four queries' 84 listed candidates (4 x 84 = 336,
+    // five would take 5 x 105), so 2 tiles, computing the 32 distinct pool
+    // rows of queries 0-3 and the 24 of queries 4-5 once each.
+    assert_eq!(r, 10);
     let mid = rank(8 * 200 * r);
-    assert_eq!(model.counts(), (3, 3 * 24));
+    assert_eq!(model.counts(), (2, 32 + 24));
     // Tiny budget: one query per tile, its 20 distinct rows one by one.
     let tiny = rank(8);
     assert_eq!(model.counts(), (6, 6 * 20));

@@ -54,6 +54,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod bits;
 mod block;
 pub mod combinators;
 mod containers;

@@ -578,6 +578,13 @@ impl Products for SparseL1 {
 
 // ----------------------------------------------------------- label sets ---
 
+/// The sparse-split engine for label sets, whatever their density (the
+/// reference the packed engine is tested against).
+#[cfg(test)]
+pub(crate) fn sparse_label_products(a: &LabelSets, b: &LabelSets) -> impl Products {
+    SparseProducts(SparseSplit::new(&a.to_csr(), &b.to_csr(), None, PRODUCT_HEAVY))
+}
+
 /// Counts `(|A & B|, |A \ B|, |B \ A|)`, weighted by `w`.
 fn set_overlap(a: &[usize], b: &[usize], w: Option<&[f64]>) -> (f64, f64, f64) {
     let (mut both, mut left, mut right) = (0.0, 0.0, 0.0);
@@ -627,7 +634,12 @@ impl VectorRows for LabelSets {
         l + r
     }
 
+    /// Dense enough sets (fingerprints) as packed bits and popcounts, the
+    /// others through the sparse split (same values, see `crate::bits`).
     fn products<'a>(a: &'a Self, b: &'a Self, w: Option<&'a [f64]>) -> Box<dyn Products + 'a> {
+        if w.is_none() && crate::bits::packed_is_cheaper(a, b) {
+            return Box::new(crate::bits::BitProducts::new(a, b));
+        }
         Box::new(SparseProducts(SparseSplit::new(&a.to_csr(), &b.to_csr(), w, PRODUCT_HEAVY)))
     }
 

@@ -9,6 +9,14 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Current resident set size of this process (`VmRSS`), in bytes.
+pub fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// Resets the peak RSS counter (Linux `clear_refs` value 5), so the next
 /// reading covers what follows; returns whether it worked.
 pub fn reset_peak_rss() -> bool {

@@ -19,18 +19,27 @@
 //!   [`coefficients_into`](SurrogateModel::coefficients_into) call;
 //! - with a pool, the atom products `G` `(r, n_pool)` of the whole pool are
 //!   computed once (in pool chunks) when they take at most half the memory
-//!   budget, otherwise once per query tile for the union of the pool indices
-//!   the tile uses; inline candidates get their atom products per query;
-//!   a query whose candidates alone exceed the budget is scored in
-//!   candidate chunks;
-//! - each query's scores are one product `s = k - 2 G_q^T c_q`
-//!   `(n_distinct_candidates, r) x (r, 1)`.
+//!   budget; otherwise the tile's pooled queries share the atom products of
+//!   the union `U` of the pool rows they list, computed in column groups
+//!   that fit a quarter of the budget;
+//! - the scores of a tile's pooled queries come from one GEMM per column
+//!   group, `S = C G_U` `(n_queries_in_tile, r) x (r, |U|)`, from which each
+//!   query reads its own candidates' entries: every tile query is scored
+//!   against every column of `U`, which costs `n_queries_in_tile` times the
+//!   flops a query needs when the lists barely overlap, but runs at the
+//!   machine's GEMM rate, where per-query products `(n_c, r) x (r, 1)` run at
+//!   memory speed (with 4000 atoms the GEMM is a few percent of the atom
+//!   products of a bit kernel; tiles hold at most 32 queries);
+//! - inline candidates get their atom products per query, and their scores
+//!   are one product `s = k - 2 G_q^T c_q` `(n_distinct_candidates, r) x
+//!   (r, 1)`, in candidate chunks when a query's candidates alone exceed the
+//!   budget.
 //!
 //! Memory: the pool's cache (at most half the budget), then a tile whose
-//! coefficients, the model's temporaries (about `r` per test row) and atom
-//! products fit in a quarter of the budget each, plus the `n_candidates`
-//! scores of the query being ranked. Tiles never go below one query and one
-//! candidate.
+//! coefficients and the model's temporaries (about `2 r` per test row), its
+//! scores `S` (`n_queries_in_tile x |U|`) and a column group of atom products
+//! fit in a quarter of the budget each, plus the `n_candidates` scores of the
+//! query being ranked. Tiles never go below one query and one candidate.
 //!
 //! # Ties
 //!
@@ -88,7 +97,7 @@
 //! ```
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::time::Instant;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
@@ -254,12 +263,34 @@ fn representatives<Y: Rows>(y: &Y) -> Vec<usize> {
         .collect()
 }
 
-/// Per-tile cache of atom products for pool columns.
-enum PoolProducts {
-    /// `G` of the whole pool, column = pool index.
-    Whole(Mat<f64>),
-    /// `G` of the pool indices used by the current tile, and their columns.
-    Tile(Mat<f64>, HashMap<usize, usize>),
+/// Most queries in a tile: the tile's score GEMM computes every query
+/// against every pool column the tile lists, so larger tiles waste flops
+/// when the queries' lists barely overlap.
+const MAX_TILE_QUERIES: usize = 32;
+
+/// Work done by a ranking and the wall time of its parts (see
+/// [`PerQueryDecoder::rank_with_stats`]); for benchmarks, never needed to rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankStats {
+    /// Queries ranked.
+    pub queries: usize,
+    /// Query tiles.
+    pub tiles: usize,
+    /// Seconds computing coefficients `C`.
+    pub coefficient_seconds: f64,
+    /// Candidate columns whose atom products `B K_y(U, c)` were computed
+    /// (pooled and inline; a whole-pool cache counts each pool row once).
+    pub product_columns: usize,
+    /// Seconds computing atom products.
+    pub product_seconds: f64,
+    /// Floating-point operations of the score products `C G` (2 per
+    /// multiply-add), as executed.
+    pub score_flops: f64,
+    /// Of `score_flops`, those for entries a query asked for (its own
+    /// distinct candidates).
+    pub useful_score_flops: f64,
+    /// Seconds in score products (GEMMs and, for inline queries, GEMVs).
+    pub score_seconds: f64,
 }
 
 impl PerQueryDecoder {
@@ -320,7 +351,30 @@ impl PerQueryDecoder {
     /// naming a query without candidates; [`Error::InvalidQuery`] for a test
     /// row, pool index or true position out of range; invalid decoder
     /// parameters; the model's shape errors.
-    pub fn rank<X, Y, M, I, F>(&self, model: &M, x: &X, pool: Option<&Y>, queries: I, mut sink: F) -> Result<()>
+    pub fn rank<X, Y, M, I, F>(&self, model: &M, x: &X, pool: Option<&Y>, queries: I, sink: F) -> Result<()>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+        I: IntoIterator<Item = Result<Query<Y>>>,
+        F: FnMut(RankedQuery) -> Result<()>,
+    {
+        self.rank_with_stats(model, x, pool, queries, sink).map(|_| ())
+    }
+
+    /// [`rank`](PerQueryDecoder::rank), also returning the work done and the
+    /// wall time of its parts (coefficients, atom products, score products).
+    ///
+    /// # Errors
+    /// As [`rank`](PerQueryDecoder::rank).
+    pub fn rank_with_stats<X, Y, M, I, F>(
+        &self,
+        model: &M,
+        x: &X,
+        pool: Option<&Y>,
+        queries: I,
+        mut sink: F,
+    ) -> Result<RankStats>
     where
         X: Rows,
         Y: Rows,
@@ -329,6 +383,7 @@ impl PerQueryDecoder {
         F: FnMut(RankedQuery) -> Result<()>,
     {
         self.check()?;
+        let mut stats = RankStats::default();
         model.check_inputs(x)?;
         let par = Par::rayon(0);
         let r = model.n_atoms();
@@ -348,10 +403,13 @@ impl PerQueryDecoder {
                     budget -= r * n_pool;
                     let chunk = (budget / 4 / r1).clamp(1, n_pool.max(1));
                     let mut g = Mat::zeros(r, n_pool);
+                    let start = Instant::now();
                     for c0 in (0..n_pool).step_by(chunk) {
                         let ct = chunk.min(n_pool - c0);
                         model.atom_products_into(&pool.slice(c0..c0 + ct), g.as_mut().subcols_mut(c0, ct), par)?;
                     }
+                    stats.product_seconds += start.elapsed().as_secs_f64();
+                    stats.product_columns += n_pool;
                     Some(g)
                 } else {
                     None
@@ -362,8 +420,7 @@ impl PerQueryDecoder {
         };
         let quarter = (budget / 4).max(1);
         // Coefficients plus the model's temporaries: about 2 r per query.
-        let max_tile_queries = (quarter / (2 * r1)).max(1);
-        let mut cache = whole.map(PoolProducts::Whole);
+        let max_tile_queries = (quarter / (2 * r1)).clamp(1, MAX_TILE_QUERIES);
 
         let mut tile: Vec<Query<Y>> = Vec::new();
         let mut tile_candidates = 0usize;
@@ -376,16 +433,19 @@ impl PerQueryDecoder {
                     model.check_outputs(y)?;
                 }
             }
+            // The tile's scores `S` take at most (queries x listed candidates) entries.
             let full = match &next {
                 Some(q) => {
                     !tile.is_empty()
                         && (tile.len() >= max_tile_queries
-                            || (tile_candidates + q.n_candidates()).saturating_mul(r1) > quarter)
+                            || (tile.len() + 1).saturating_mul(tile_candidates + q.n_candidates()) > quarter)
                 }
                 None => true,
             };
             if full && !tile.is_empty() {
-                self.rank_tile(model, x, pool.as_ref(), &mut cache, &tile, quarter, par, &mut sink)?;
+                self.rank_tile(model, x, pool.as_ref(), whole.as_ref(), &tile, quarter, par, &mut stats, &mut sink)?;
+                stats.tiles += 1;
+                stats.queries += tile.len();
                 tile.clear();
                 tile_candidates = 0;
             }
@@ -394,7 +454,7 @@ impl PerQueryDecoder {
                     tile_candidates += q.n_candidates();
                     tile.push(q);
                 }
-                None => return Ok(()),
+                None => return Ok(stats),
             }
         }
     }
@@ -405,10 +465,11 @@ impl PerQueryDecoder {
         model: &M,
         x: &X,
         pool: Option<&PoolState<'_, Y>>,
-        cache: &mut Option<PoolProducts>,
+        whole: Option<&Mat<f64>>,
         tile: &[Query<Y>],
         quarter: usize,
         par: Par,
+        stats: &mut RankStats,
         sink: &mut F,
     ) -> Result<()>
     where
@@ -421,32 +482,47 @@ impl PerQueryDecoder {
         let r1 = r.max(1);
         let rows: Vec<usize> = tile.iter().map(|q| q.test_row).collect();
         let mut coef = Mat::zeros(tile.len(), r);
+        let start = Instant::now();
         model.coefficients_into(&x.select(&rows), coef.as_mut(), par)?;
+        stats.coefficient_seconds += start.elapsed().as_secs_f64();
 
-        // Without the whole pool cached, the pool columns this tile uses, when they fit.
-        if !matches!(cache, Some(PoolProducts::Whole(_))) {
-            *cache = None;
-            let mut used: Vec<usize> = tile
-                .iter()
-                .filter_map(|q| match &q.candidates {
-                    CandidateList::Pool(idx) => Some(idx.iter().map(|&i| pool.map_or(i, |p| p.representative[i]))),
-                    CandidateList::Inline(_) => None,
-                })
-                .flatten()
-                .collect();
-            used.sort_unstable();
-            used.dedup();
-            if let (Some(pool), false) = (pool, used.is_empty())
-                && used.len().saturating_mul(r1) <= quarter
-            {
-                let mut g = Mat::zeros(r, used.len());
-                model.atom_products_into(&pool.rows.select(&used), g.as_mut(), par)?;
-                let col = used.iter().enumerate().map(|(c, &i)| (i, c)).collect();
-                *cache = Some(PoolProducts::Tile(g, col));
+        // Pooled queries: the distinct pool rows the tile lists (their
+        // representatives), and the scores' products `S = C G_U` of every
+        // tile query with every one of them, one GEMM per column group.
+        let mut used: Vec<usize> = tile
+            .iter()
+            .filter_map(|q| match &q.candidates {
+                CandidateList::Pool(idx) => Some(idx.iter().map(|&i| pool.map_or(i, |p| p.representative[i]))),
+                CandidateList::Inline(_) => None,
+            })
+            .flatten()
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut s_tile = Mat::<f64>::zeros(tile.len(), used.len());
+        let mut g = Mat::<f64>::zeros(0, 0);
+        if let (Some(pool), false) = (pool, used.is_empty()) {
+            let group = (quarter / r1.max(tile.len())).max(1);
+            for c0 in (0..used.len()).step_by(group) {
+                let sel = &used[c0..(c0 + group).min(used.len())];
+                g.resize_with(r, sel.len(), |_, _| 0.0);
+                let start = Instant::now();
+                match whole {
+                    Some(w) => sel.iter().enumerate().for_each(|(j, &i)| g.col_mut(j).copy_from(w.col(i))),
+                    None => {
+                        model.atom_products_into(&pool.rows.select(sel), g.as_mut(), par)?;
+                        stats.product_columns += sel.len();
+                    }
+                }
+                let mid = Instant::now();
+                stats.product_seconds += (mid - start).as_secs_f64();
+                matmul(s_tile.as_mut().subcols_mut(c0, sel.len()), Accum::Replace, coef.as_ref(), g.as_ref(), 1.0, par);
+                stats.score_seconds += mid.elapsed().as_secs_f64();
+                stats.score_flops += 2.0 * (tile.len() * r * sel.len()) as f64;
             }
         }
 
-        let mut g_q = Mat::<f64>::zeros(0, 0);
+        let mut g_q = g;
         let chunk = (quarter / r1).max(1);
         for (t, q) in tile.iter().enumerate() {
             let c_t = coef.as_ref().subrows(t, 1).transpose();
@@ -456,30 +532,21 @@ impl PerQueryDecoder {
             let (distinct, slot) = match &q.candidates {
                 CandidateList::Pool(idx) => {
                     let pool = pool.expect("validated: pooled queries have a pool");
-                    let reps: Vec<usize> = idx.iter().map(|&i| pool.representative[i]).collect();
-                    let mut uniq = reps.clone();
-                    uniq.sort_unstable();
-                    uniq.dedup();
-                    let slot = reps.iter().map(|i| uniq.binary_search(i).expect("present")).collect();
-                    let mut distinct = vec![0.0; uniq.len()];
-                    for c0 in (0..uniq.len()).step_by(chunk) {
-                        let sel = &uniq[c0..(c0 + chunk).min(uniq.len())];
-                        g_q.resize_with(r, sel.len(), |_, _| 0.0);
-                        match &*cache {
-                            Some(products) => {
-                                for (j, &i) in sel.iter().enumerate() {
-                                    let src = match products {
-                                        PoolProducts::Whole(g) => g.col(i),
-                                        PoolProducts::Tile(g, col) => g.col(col[&i]),
-                                    };
-                                    g_q.col_mut(j).copy_from(src);
-                                }
-                            }
-                            None => model.atom_products_into(&pool.rows.select(sel), g_q.as_mut(), par)?,
-                        }
-                        let norms: Vec<f64> = sel.iter().map(|&i| pool.norms[i]).collect();
-                        score_block(&mut distinct[c0..c0 + sel.len()], g_q.as_ref(), c_t, &norms, par);
-                    }
+                    let mut uniq: Vec<usize> = idx.iter().map(|&i| pool.representative[i]).collect();
+                    let slot: Vec<usize> = {
+                        let reps = uniq.clone();
+                        uniq.sort_unstable();
+                        uniq.dedup();
+                        reps.iter().map(|i| uniq.binary_search(i).expect("present")).collect()
+                    };
+                    stats.useful_score_flops += 2.0 * (r * uniq.len()) as f64;
+                    let distinct = uniq
+                        .iter()
+                        .map(|&i| {
+                            let col = used.binary_search(&i).expect("the tile's union holds its queries' rows");
+                            pool.norms[i] - 2.0 * s_tile[(t, col)]
+                        })
+                        .collect();
                     (distinct, slot)
                 }
                 CandidateList::Inline(y) => {
@@ -490,9 +557,16 @@ impl PerQueryDecoder {
                         let ct = chunk.min(n_d - c0);
                         let part = if ct == n_d { rows.clone() } else { rows.slice(c0..c0 + ct) };
                         g_q.resize_with(r, ct, |_, _| 0.0);
+                        let start = Instant::now();
                         model.atom_products_into(&part, g_q.as_mut(), par)?;
+                        let mid = Instant::now();
+                        stats.product_seconds += (mid - start).as_secs_f64();
+                        stats.product_columns += ct;
                         let norms = model.output_sq_norms(&part);
                         score_block(&mut distinct[c0..c0 + ct], g_q.as_ref(), c_t, &norms, par);
+                        stats.score_seconds += mid.elapsed().as_secs_f64();
+                        stats.score_flops += 2.0 * (r * ct) as f64;
+                        stats.useful_score_flops += 2.0 * (r * ct) as f64;
                     }
                     (distinct, slot)
                 }
