@@ -5,21 +5,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
-use faer::Col;
+use anyhow::Result;
 use okr_estimators::Fit;
-use okr_estimators::ScoreModel;
-use okr_estimators::leml::{
-    BilinearObjective, BinaryRelevance, Cplst, FullSquaredObjective, Leml, LemlParams, Loss, PartialLabels,
-    SparseDesign, Targets,
-};
-use okr_eval::{Features, MetricRecord, hamming_loss_at, instance_auc, precision_at_k, write_records};
-use okr_kernels::{CsrRows, LabelSets, Rows};
-use okr_linalg::TronObjective;
+use okr_estimators::leml::{Cplst, Loss, Targets};
+use okr_eval::write_records;
+use okr_kernels::{CsrRows, Rows};
 
-use super::experiments::*;
-use super::paper::{full_cell, missing_cell};
-use crate::common::process::process_cpu_seconds;
+use super::experiments::{evaluate, leml_params, load, push_records, rank_for, row_normalised, write_md};
+use super::paper::full_cell;
 
 /// Rows with a constant feature 1 appended (a bias for every label).
 fn with_bias_feature(x: &CsrRows) -> Result<CsrRows> {

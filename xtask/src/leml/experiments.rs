@@ -13,20 +13,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use faer::Col;
 use okr_estimators::Fit;
 use okr_estimators::ScoreModel;
-use okr_estimators::leml::{
-    BilinearObjective, BinaryRelevance, Cplst, FullSquaredObjective, Leml, LemlParams, Loss, PartialLabels,
-    SparseDesign, Targets,
-};
+use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, LemlParams, Loss, PartialLabels, Targets};
 use okr_eval::{Features, MetricRecord, hamming_loss_at, instance_auc, precision_at_k, write_records};
 use okr_kernels::{CsrRows, LabelSets, Rows};
-use okr_linalg::TronObjective;
 
 use super::paper::{full_cell, missing_cell};
 use crate::common::data::load_mulan_or_standin;
-use crate::common::process::process_cpu_seconds;
 
 /// A train/test pair with sparse features.
 pub struct Data {
@@ -158,7 +152,7 @@ fn grid_md(title: &str, rows: &[(f64, Scores)], chosen: f64) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn push_records(
+pub(crate) fn push_records(
     records: &mut Vec<MetricRecord>,
     experiment: &str,
     data: &Data,
@@ -349,7 +343,7 @@ pub fn run_full(
 }
 
 /// Rows scaled to unit L2 norm.
-fn row_normalised(x: &CsrRows) -> Result<CsrRows> {
+pub(crate) fn row_normalised(x: &CsrRows) -> Result<CsrRows> {
     let rows = (0..x.n_rows())
         .map(|i| {
             let (idx, val) = x.row(i);

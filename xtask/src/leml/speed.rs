@@ -6,20 +6,17 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use faer::Col;
 use okr_estimators::Fit;
-use okr_estimators::ScoreModel;
 use okr_estimators::leml::{
-    BilinearObjective, BinaryRelevance, Cplst, FullSquaredObjective, Leml, LemlParams, Loss, PartialLabels,
-    SparseDesign, Targets,
+    BilinearObjective, FullSquaredObjective, LemlParams, Loss, PartialLabels, SparseDesign, Targets,
 };
-use okr_eval::{Features, MetricRecord, hamming_loss_at, instance_auc, precision_at_k, write_records};
-use okr_kernels::{CsrRows, LabelSets, Rows};
+use okr_eval::{MetricRecord, write_records};
+use okr_kernels::CsrRows;
 use okr_linalg::TronObjective;
 
-use super::experiments::*;
-use super::paper::{full_cell, missing_cell};
+use super::experiments::{Data, evaluate, leml_params, load, write_md};
 use crate::common::process::process_cpu_seconds;
 
 /// One measured speed line: what, data set, k, wall seconds, CPU seconds over
