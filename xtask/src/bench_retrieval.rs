@@ -384,8 +384,8 @@ pub fn run(out_dir: &Path, quick: bool) -> Result<()> {
          `popcount(a[k] & b[k])` summed over two L1-resident arrays of 2048 words, compiled under pulp's x86-64-v3 \
          dispatch like the kernel: one POPCNT per word; the CPU also has AVX-512 VPOPCNTDQ, which safe Rust with \
          the workspace's pulp features does not reach). Fractions below are of the larger DGEMM reading \
-         ({gemm:.1} GFLOP/s) and of that popcount peak. Other jobs were running on this machine: the times are \
-         upper bounds; the run will be repeated on a quiet machine.\n\n",
+         ({gemm:.1} GFLOP/s) and of that popcount peak. The bench's own threads account for a load of about \
+         {threads}; a higher load means other jobs shared the cores and the times are upper bounds.\n\n",
         before.describe(&after)
     ));
     md.push_str(&format!(
