@@ -74,11 +74,14 @@ pub struct IterationLog {
     pub w_hessian_products: usize,
     /// Hessian-vector products of the H-step (0 for the closed forms).
     pub h_hessian_products: usize,
-    /// Wall-clock seconds inside the W-step's Hessian-vector products.
-    #[serde(default)]
+    /// Wall-clock seconds inside the W-step's Hessian-vector products
+    /// (timings of this run: not written to model files, 0 when loaded, so
+    /// the model format is unchanged).
+    #[serde(skip)]
     pub w_hv_seconds: f64,
-    /// Wall-clock seconds inside the H-step's Hessian-vector products.
-    #[serde(default)]
+    /// Wall-clock seconds inside the H-step's Hessian-vector products (not
+    /// written to model files, as `w_hv_seconds`).
+    #[serde(skip)]
     pub h_hv_seconds: f64,
 }
 
