@@ -15,14 +15,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use okr_decode::CandidateDecoder;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
-use okr_estimators::{Fit, Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr, SurrogateModel};
+use okr_estimators::{Fit, Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr};
 use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
-use okr_kernels::{CsrRows, Gaussian, LabelSets, Rows, median_sq_distance};
+use okr_kernels::{Gaussian, Rows, median_sq_distance};
 use okr_linalg::profile::{self, PhaseTime, process_cpu_seconds};
 
+use crate::common::cv::decode_f1;
 use crate::common::process::MachineState;
 
 /// One profiled call: its phases, wall and CPU seconds.
@@ -51,16 +51,6 @@ fn set_kernel_flops(p: &mut Profiled, phase: &str, flops: f64) {
     if let Some(ph) = p.phases.iter_mut().find(|ph| ph.name == phase) {
         ph.flops = flops;
     }
-}
-
-fn decode_f1<M: SurrogateModel<CsrRows, LabelSets>>(
-    model: &M,
-    x: &CsrRows,
-    y: &LabelSets,
-    cand: &LabelSets,
-) -> Result<f64> {
-    let best = CandidateDecoder::new().decode(model, x, cand)?.best();
-    Ok(okr_eval::f1_samples(y, &cand.select(&best))?)
 }
 
 /// The GEMM-like phases (a flop count and a rate): everything counted.

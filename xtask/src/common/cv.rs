@@ -5,7 +5,9 @@
 
 use anyhow::Result;
 use indicatif::ProgressBar;
+use okr_decode::CandidateDecoder;
 use okr_decode::select::DecodedScorer;
+use okr_estimators::SurrogateModel;
 use okr_estimators::select::{GaussianIokrSearch, GridSearchResult};
 use okr_eval::{KFold, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
@@ -64,4 +66,16 @@ impl GaussianIokrCv {
         let search = GaussianIokrSearch::new(self.widths.clone(), self.lambdas.clone()).median_rows(MEDIAN_ROWS);
         search.run(x, &folds, &mut decoded_f1(y, ky), &mut || pb.inc(1))
     }
+}
+
+/// Example-based F1 of `model` decoding the rows of `x` over `candidates`
+/// (the best candidate per row, f64 scores) against the true label sets `y`.
+pub fn decode_f1<X: Rows, M: SurrogateModel<X, LabelSets>>(
+    model: &M,
+    x: &X,
+    y: &LabelSets,
+    candidates: &LabelSets,
+) -> Result<f64> {
+    let best = CandidateDecoder::new().decode(model, x, candidates)?.best();
+    Ok(f1_samples(y, &candidates.select(&best))?)
 }

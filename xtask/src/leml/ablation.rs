@@ -7,24 +7,12 @@ use std::time::Instant;
 
 use anyhow::Result;
 use okr_estimators::Fit;
-use okr_estimators::leml::{Cplst, Loss, Targets};
+use okr_estimators::leml::{Cplst, Loss, Targets, with_bias_feature};
 use okr_eval::write_records;
-use okr_kernels::{CsrRows, Rows};
+use okr_kernels::CsrRows;
 
 use super::experiments::{evaluate, leml_params, load, push_records, rank_for, row_normalised, write_md};
 use super::paper::full_cell;
-
-/// Rows with a constant feature 1 appended (a bias for every label).
-fn with_bias_feature(x: &CsrRows) -> Result<CsrRows> {
-    let d = x.n_features();
-    let rows = (0..x.n_rows())
-        .map(|i| {
-            let (idx, val) = x.row(i);
-            idx.iter().copied().zip(val.iter().copied()).chain(std::iter::once((d, 1.0))).collect()
-        })
-        .collect();
-    Ok(CsrRows::from_rows(d + 1, rows)?)
-}
 
 /// `cargo xtask reproduce leml-delicious-ablation`: what separates LEML-SQ
 /// and CPLST on delicious from the paper at k = 0.2L: solver accuracy, a bias

@@ -13,15 +13,15 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use okr_decode::CandidateDecoder;
 use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard, SurrogateModel};
-use okr_eval::{Features, MetricRecord, StandinPreset, f1_samples, write_records};
-use okr_kernels::{CsrRows, Gaussian, LabelSets, Rows, median_sq_distance};
+use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard};
+use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
+use okr_kernels::{CsrRows, Gaussian, Rows, median_sq_distance};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::common::cv::decode_f1;
 use crate::common::plot::{Panel, Series, draw_png};
 use crate::common::process::{load_average, process_cpu_seconds};
 
@@ -73,16 +73,6 @@ pub(crate) fn distinct_anchors(x: &CsrRows, k: usize, seed: u64) -> Vec<usize> {
         rand::seq::index::sample(&mut rng, reps.len(), k.min(reps.len())).into_iter().map(|j| reps[j]).collect();
     idx.sort_unstable();
     idx
-}
-
-fn decode_f1<M: SurrogateModel<CsrRows, LabelSets>>(
-    model: &M,
-    x: &CsrRows,
-    y: &LabelSets,
-    cand: &LabelSets,
-) -> Result<f64> {
-    let d = CandidateDecoder::new().decode(model, x, cand)?;
-    Ok(f1_samples(y, &cand.select(&d.best()))?)
 }
 
 /// Common settings of the records.

@@ -116,7 +116,7 @@ impl<'y> Fit<CsrRows, &'y LabelSets> for CplstValidParams {
         if n == 0 || x.n_features() == 0 || l == 0 {
             return Err(Error::Empty { what: "training set, feature set or label set" });
         }
-        let xa = if self.bias { with_bias(x)? } else { x.clone() };
+        let xa = if self.bias { with_bias_feature(x)? } else { x.clone() };
         let d = xa.n_features();
         let design = SparseDesign::new(&xa);
         let gram = design.gram();
@@ -174,7 +174,13 @@ impl<'y> Fit<CsrRows, &'y LabelSets> for CplstValidParams {
     }
 }
 
-fn with_bias(x: &CsrRows) -> Result<CsrRows> {
+/// `x` with a constant feature 1 appended as its last column (a bias for
+/// every label in a linear model), the CPLST option `bias`.
+///
+/// # Errors
+/// None in practice (the rows stay sorted and finite); the container's
+/// checks are kept.
+pub fn with_bias_feature(x: &CsrRows) -> Result<CsrRows> {
     let d = x.n_features();
     let rows = (0..x.n_rows())
         .map(|i| {

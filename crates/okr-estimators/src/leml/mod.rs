@@ -41,7 +41,7 @@ mod params;
 mod sparse;
 
 pub use br::{BinaryRelevance, BinaryRelevanceParams, BinaryRelevanceValidParams};
-pub use cplst::{Cplst, CplstParams, CplstValidParams};
+pub use cplst::{Cplst, CplstParams, CplstValidParams, with_bias_feature};
 pub use labels::{PartialLabels, Targets};
 pub use loss::Loss;
 pub use objective::{BilinearObjective, FullSquaredObjective};
