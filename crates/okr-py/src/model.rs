@@ -4,7 +4,9 @@
 use numpy::{PyArray2, ndarray::Array2};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
-use okr_estimators::{Fit, Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
+use okr_estimators::{
+    Fit, Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver,
+};
 use okr_kernels::{Features, Kernel, KernelSpec, Rows};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -31,6 +33,7 @@ struct FitSpec {
     input_sketch: Option<String>,
     output_sketch: Option<String>,
     n_components: usize,
+    subset_size: usize,
     solver: String,
     seed: u64,
 }
@@ -48,6 +51,7 @@ impl FitSpec {
             input_sketch: p.string("input_sketch")?,
             output_sketch: p.string("output_sketch")?,
             n_components: p.usize_or("n_components", 1000)?,
+            subset_size: p.usize_or("subset_size", 2000)?,
             solver: p.string("solver")?.unwrap_or_else(|| "gd".into()),
             seed: p.seed()?,
         })
@@ -94,6 +98,22 @@ where
             // Anchors capped at n, as sketches are.
             let anchors = Anchors::Uniform(s.n_components.min(n.max(1)));
             Y::nystroem(Nystroem::params(kx, ky).lambda(s.lam).anchors(anchors).seed(s.seed).fit(x, y).map_err(to_py)?)
+        }
+        "nystroem_rr" => {
+            // Anchors and the projection's subset capped at n, as sketches are.
+            let anchors = Anchors::Uniform(s.n_components.min(n.max(1)));
+            let subset = Anchors::Uniform(s.subset_size.min(n.max(1)));
+            Y::nystroem_rr(
+                NystroemReducedRank::params(kx, ky)
+                    .rank(s.rank)
+                    .lambda1(s.lam)
+                    .lambda2(s.lam2.unwrap_or(s.lam))
+                    .anchors(anchors)
+                    .subset(subset)
+                    .seed(s.seed)
+                    .fit(x, y)
+                    .map_err(to_py)?,
+            )
         }
         "trace_norm" => {
             let solver = match s.solver.as_str() {

@@ -1,6 +1,6 @@
 //! The row-partitioned fits for `okr.dask` (see `okr_estimators::partition`):
-//! Nystroem KRR (`nystroem`) and SIOKR / SISOKR (`sketched` with an input
-//! sketch). The driver lists the rows the plan needs (`stream_plan_rows`),
+//! Nystroem KRR (`nystroem`), Nystroem reduced rank (`nystroem_rr`) and
+//! SIOKR / SISOKR (`sketched` with an input sketch). The driver lists the rows the plan needs (`stream_plan_rows`),
 //! gathers them and builds the plan (`stream_plan`, bytes shipped to the
 //! workers once); every partition computes its statistics
 //! (`stream_statistics`, bytes); statistics merge by summing
@@ -16,11 +16,12 @@
 use numpy::{PyArray1, PyReadonlyArray1};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::partition::{
-    ConcatRows, NystroemPlan, PartitionPlan, PartitionStats, PlanRows, SampledRows, SketchedPlan,
+    ConcatRows, NystroemPlan, NystroemReducedRankPlan, PartitionPlan, PartitionStats, PlanRows, SampledRows,
+    SketchedPlan,
 };
 use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
 use okr_estimators::sketch::SketchSpec;
-use okr_estimators::{Nystroem, ParamGuard, SketchedIokr};
+use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr};
 use okr_kernels::{DenseRows, Features, Kernel, KernelSpec, LabelSets};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -51,6 +52,7 @@ struct Plan<Y> {
 enum AnyPlan<Y> {
     Nystroem(NystroemPlan<Features, KernelSpec, KernelSpec>),
     Sketched(SketchedPlan<Features, Y, KernelSpec, KernelSpec>),
+    NystroemReducedRank(NystroemReducedRankPlan<Features, Y, KernelSpec, KernelSpec>),
 }
 
 /// Output containers the partitioned fits take.
@@ -80,6 +82,7 @@ fn decode_plan<Y: StreamOutputs>(b: &[u8]) -> PyResult<Plan<Y>> {
     match &p.estimator {
         AnyPlan::Nystroem(n) => n.validate(),
         AnyPlan::Sketched(s) => s.validate(),
+        AnyPlan::NystroemReducedRank(r) => r.validate(),
     }
     .map_err(to_py)?;
     Ok(p)
@@ -92,11 +95,12 @@ fn decode_stats<Y: StreamOutputs>(b: &[u8]) -> PyResult<PartitionStats<Y>> {
     Ok(s)
 }
 
-/// Validated parameters of either estimator (kernels built on the
+/// Validated parameters of one of the estimators (kernels built on the
 /// gathered rows: the widths must be given).
 enum Params2 {
     Nystroem(okr_estimators::NystroemValidParams<KernelSpec, KernelSpec>),
     Sketched(okr_estimators::SketchedIokrValidParams<KernelSpec, KernelSpec>),
+    NystroemReducedRank(okr_estimators::NystroemReducedRankValidParams<KernelSpec, KernelSpec>),
 }
 
 fn sketch_spec(text: Option<String>, n: usize) -> PyResult<Option<SketchSpec>> {
@@ -135,8 +139,23 @@ fn params_for(estimator: &str, dict: &Bound<'_, PyDict>, x: &Features, y: &Outpu
                 .map_err(to_py)?;
             Ok(Params2::Sketched(v))
         }
+        "nystroem_rr" => {
+            // As the single-machine fit: anchors and subset capped at n.
+            let anchors = Anchors::Uniform(p.usize_or("n_components", 1000)?.min(n.max(1)));
+            let subset = Anchors::Uniform(p.usize_or("subset_size", 2000)?.min(n.max(1)));
+            let v = NystroemReducedRank::params(kx, ky)
+                .rank(p.usize_or("rank", 64)?)
+                .lambda1(lam)
+                .lambda2(p.f64("lam2")?.unwrap_or(lam))
+                .anchors(anchors)
+                .subset(subset)
+                .seed(seed)
+                .check()
+                .map_err(to_py)?;
+            Ok(Params2::NystroemReducedRank(v))
+        }
         other => Err(PyValueError::new_err(format!(
-            "okr.dask fits nystroem and sketched (SIOKR / SISOKR) estimators, not {other:?}"
+            "okr.dask fits nystroem, nystroem_rr and sketched (SIOKR / SISOKR) estimators, not {other:?}"
         ))),
     }
 }
@@ -167,6 +186,7 @@ pub fn stream_plan_rows(
     let rows: PlanRows = match params_for(estimator, params, &x, &empty_outputs(y_kind, output_dim)?, n)? {
         Params2::Nystroem(p) => p.plan_rows(n),
         Params2::Sketched(p) => p.plan_rows(n),
+        Params2::NystroemReducedRank(p) => p.plan_rows(n),
     }
     .map_err(to_py)?;
     Ok((rows.x, rows.y))
@@ -186,6 +206,8 @@ where
         .detach(|| match p {
             Params2::Nystroem(p) => p.plan(n, &rows).map(AnyPlan::Nystroem),
             Params2::Sketched(p) => p.plan(n, &rows).map(AnyPlan::Sketched),
+            // Explicit: the `KernelSpec: Kernel<Y>` bound in scope would make the compiler infer X = Y.
+            Params2::NystroemReducedRank(p) => p.plan::<Features, Y>(n, &rows).map(AnyPlan::NystroemReducedRank),
         })
         .map_err(to_py)?;
     let (n_features, output_dim, seed) = info;
@@ -236,6 +258,7 @@ where
         threads::run(n_jobs, || match &plan.estimator {
             AnyPlan::Nystroem(p) => p.statistics(x, y, first_row),
             AnyPlan::Sketched(p) => p.statistics(x, y, first_row),
+            AnyPlan::NystroemReducedRank(p) => p.statistics(x, y, first_row),
         })
     })?;
     encode(py, &stats.map_err(to_py)?)
@@ -297,6 +320,7 @@ where
             threads::run(n_jobs, || match &plan.estimator {
                 AnyPlan::Nystroem(p) => p.finalize(stats).map(Y::nystroem),
                 AnyPlan::Sketched(p) => p.finalize(stats).map(Y::sketched),
+                AnyPlan::NystroemReducedRank(p) => p.finalize(stats).map(Y::nystroem_rr),
             })
         })?
         .map_err(to_py)?;

@@ -7,7 +7,9 @@ use faer::{Mat, Par};
 use okr_decode::{CandidateDecoder, Decoded, Precision};
 use okr_estimators::core::KernelExpansion;
 use okr_estimators::persist::{Model, SavedSurrogate, SavedVectorSurrogate, VectorModel};
-use okr_estimators::{Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
+use okr_estimators::{
+    Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm,
+};
 use okr_kernels::{DenseRows, Features, KernelSpec, LabelSets, Rows};
 use pyo3::PyResult;
 use pyo3::exceptions::PyValueError;
@@ -29,6 +31,8 @@ pub trait SavedOutputs: Rows + Sized + 'static {
     fn sketched(m: SketchedIokr<Features, Self, KernelSpec, KernelSpec>) -> Model;
     /// Nystroem KRR as a saved model.
     fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model;
+    /// Nystroem reduced rank as a saved model.
+    fn nystroem_rr(m: NystroemReducedRank<Features, Self, KernelSpec, KernelSpec>) -> Model;
     /// The trace-norm surrogate as a saved model.
     fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model;
 }
@@ -51,6 +55,9 @@ impl SavedOutputs for LabelSets {
     }
     fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model {
         Model::Nystroem(m)
+    }
+    fn nystroem_rr(m: NystroemReducedRank<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::NystroemReducedRank(m)
     }
     fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model {
         Model::TraceNorm(m)
@@ -75,6 +82,9 @@ impl SavedOutputs for DenseRows {
     }
     fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model {
         Model::Vectors(VectorModel::Nystroem(m))
+    }
+    fn nystroem_rr(m: NystroemReducedRank<Features, Self, KernelSpec, KernelSpec>) -> Model {
+        Model::Vectors(VectorModel::NystroemReducedRank(m))
     }
     fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model {
         Model::Vectors(VectorModel::TraceNorm(m))

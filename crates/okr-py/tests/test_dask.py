@@ -1,5 +1,6 @@
 """okr.dask on a LocalCluster (2 worker processes, 127.0.0.1): the
-map-reduce fits of NystroemKRR, SIOKR and SISOKR equal the single-machine
+map-reduce fits of NystroemKRR, NystroemReducedRankIOKR, SIOKR and SISOKR
+equal the single-machine
 fits, survive a worker killed during the statistics, and report okr's errors
 on the driver."""
 
@@ -43,6 +44,9 @@ def _data(seed=0, n=230, d=6, l=5):
 EST = okr.NystroemKRR(n_components=40, gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=3)
 ESTIMATORS = {
     "nystroem": EST,
+    "nystroem_rr": okr.NystroemReducedRankIOKR(
+        n_components=40, subset_size=60, rank=4, gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=6
+    ),
     "siokr": okr.SIOKR(input_sketch="uniform:40", gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=4),
     "sisokr": okr.SISOKR(
         input_sketch="uniform:40", output_sketch="gaussian:20", gamma=0.2, output_gamma=0.3, lam=1e-3, random_state=5
@@ -161,7 +165,7 @@ def test_tasks_use_the_worker_thread_count(client):
 def test_other_estimators_and_leverage_sketches_are_refused():
     X, Y = _data()
     Xd, Yd = da.from_array(X, chunks=(100, 6)), da.from_array(Y, chunks=(100, 5))
-    with pytest.raises(TypeError, match="NystroemKRR, SIOKR and SISOKR"):
+    with pytest.raises(TypeError, match="NystroemReducedRankIOKR, SIOKR and SISOKR"):
         okr.dask.fit(okr.IOKR(gamma=0.2, output_gamma=0.3), Xd, Yd)
     est = okr.SIOKR(input_sketch="leverage:20", gamma=0.2, output_gamma=0.3)
     with pytest.raises(ValueError, match="leverage scores need all rows"):
@@ -173,3 +177,29 @@ def test_widths_must_be_given():
     est = okr.NystroemKRR(n_components=10, random_state=0)
     with pytest.raises(ValueError, match="needs gamma and output_gamma"):
         okr.dask.fit(est, da.from_array(X, chunks=(100, 6)), da.from_array(Y, chunks=(100, 5)))
+
+
+@pytest.mark.parametrize("name", ["nystroem", "nystroem_rr"])
+def test_predict_topk_mapped_over_blocks_equals_the_single_machine_ranking(client, name):
+    X, Y = _data(seed=5)
+    Xt = _data(seed=6)[0][:45]
+    est = clone(ESTIMATORS[name]).fit(X, Y)
+    out, scores = est.predict_topk(Xt, k=4, return_scores=True)
+    lazy_out, lazy_scores = okr.dask.predict_topk(
+        est, da.from_array(Xt, chunks=(20, 6)), k=4, return_scores=True, client=client
+    )
+    got_out, got_scores = client.compute([lazy_out, lazy_scores], sync=True)
+    assert got_out.shape == (45, 4, Y.shape[1]) and got_out.dtype == out.dtype
+    np.testing.assert_array_equal(got_out, out)
+    np.testing.assert_allclose(got_scores, scores, rtol=1e-12, atol=1e-12)
+    # Without return_scores: the candidates only; k beyond the candidates is capped.
+    lazy = okr.dask.predict_topk(est, da.from_array(Xt, chunks=(30, 6)), k=10**6, client=client)
+    np.testing.assert_array_equal(client.compute(lazy).result(), est.predict_topk(Xt, k=10**6))
+    # Delayed blocks give delayed (candidates, scores) pairs.
+    import dask
+
+    pairs = okr.dask.predict_topk(est, [dask.delayed(Xt[:10]), dask.delayed(Xt[10:])], k=2, client=client)
+    got = client.gather(client.compute(pairs))
+    np.testing.assert_array_equal(np.concatenate([g[0] for g in got]), est.predict_topk(Xt, k=2))
+    with pytest.raises(ValueError, match="invalid k"):
+        okr.dask.predict_topk(est, da.from_array(Xt, chunks=(20, 6)), k=0, client=client)

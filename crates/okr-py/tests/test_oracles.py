@@ -88,6 +88,7 @@ def test_class_labels():
         lambda: okr.ISOKR(output_sketch="gaussian:8", lam=1e-2, random_state=0),
         lambda: okr.SISOKR(input_sketch="uniform:40", output_sketch="gaussian:8", lam=1e-2, random_state=0),
         lambda: okr.NystroemKRR(n_components=40, lam=1e-2, random_state=0),
+        lambda: okr.NystroemReducedRankIOKR(n_components=40, subset_size=50, rank=4, lam=1e-2, random_state=0),
         lambda: okr.TraceNormSurrogate(rank=4, lam=1e-3, random_state=0),
     ],
 )
@@ -163,3 +164,17 @@ def test_invalid_precision_is_refused():
     est.precision = "half"
     with pytest.raises(ValueError, match="invalid precision = 'half'"):
         est.predict(X)
+
+
+def test_nystroem_reduced_rank_on_all_rows_is_reduced_rank_iokr():
+    """Anchors and projection subset = every training row: the Nystroem KRR
+    is exact KRR and the projection is learned on all rows, i.e. reduced-rank
+    IOKR with the same rank and ridges."""
+    X, Y, Xt = data(seed=3)
+    n = X.shape[0]
+    kw = dict(rank=3, lam=1e-2, lam2=1e-3, gamma=0.3, output_gamma=0.4)
+    exact = okr.ReducedRankIOKR(**kw).fit(X, Y)
+    nys = okr.NystroemReducedRankIOKR(n_components=n, subset_size=n, random_state=0, **kw).fit(X, Y)
+    a, b = exact.decision_function(Xt), nys.decision_function(Xt)
+    assert np.max(np.abs(a - b)) <= 1e-7 * (1 + np.max(np.abs(a)))
+    np.testing.assert_array_equal(exact.predict(Xt), nys.predict(Xt))

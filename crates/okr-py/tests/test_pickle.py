@@ -19,6 +19,7 @@ ESTIMATORS = [
     lambda: okr.KDE(rank=3),
     lambda: okr.SISOKR(input_sketch="uniform:30", output_sketch="gaussian:4", random_state=0),
     lambda: okr.NystroemKRR(n_components=25, random_state=0),
+    lambda: okr.NystroemReducedRankIOKR(n_components=25, subset_size=30, rank=3, random_state=0),
     lambda: okr.TraceNormSurrogate(rank=3, random_state=0),
     lambda: okr.LEML(rank=3, random_state=0),
 ]

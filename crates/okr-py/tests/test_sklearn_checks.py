@@ -16,6 +16,7 @@ ESTIMATORS = [
     okr.ISOKR(output_sketch="gaussian:5", random_state=0),
     okr.SISOKR(input_sketch="uniform:20", output_sketch="gaussian:5", random_state=0),
     okr.NystroemKRR(n_components=20, random_state=0),
+    okr.NystroemReducedRankIOKR(n_components=20, subset_size=20, rank=3, random_state=0),
     okr.TraceNormSurrogate(rank=3, random_state=0),
     okr.LEML(rank=3, random_state=0),
     okr.KAE(hidden_dims=(3,), max_iter=30, random_state=0),

@@ -4,7 +4,7 @@ Estimators (``fit(X, Y)`` with ``Y`` a 0/1 label indicator, dense or
 sparse, class labels, or a float matrix of vector outputs; ``predict``,
 ``predict_topk``, ``decision_function``, ``score``):
 :class:`IOKR`, :class:`ReducedRankIOKR`, :class:`KDE`, :class:`SIOKR`,
-:class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`,
+:class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`, :class:`NystroemReducedRankIOKR`,
 :class:`TraceNormSurrogate`; label scores: :class:`LEML`; codes
 (``fit(X)``, ``transform``): :class:`KAE`, :class:`K2AE`, :class:`KPCA`. Data: :func:`load_arff`, :func:`data_dir`.
 """
@@ -21,6 +21,7 @@ from .estimators import (
     SIOKR,
     SISOKR,
     NystroemKRR,
+    NystroemReducedRankIOKR,
     ReducedRankIOKR,
     TraceNormSurrogate,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "ISOKR",
     "SISOKR",
     "NystroemKRR",
+    "NystroemReducedRankIOKR",
     "TraceNormSurrogate",
     "LEML",
     "KAE",

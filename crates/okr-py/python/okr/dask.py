@@ -1,5 +1,6 @@
-"""okr on a Dask cluster: the streamed fits of NystroemKRR, SIOKR and SISOKR
-as a map-reduce, prediction mapped over partitions.
+"""okr on a Dask cluster: the streamed fits of NystroemKRR,
+NystroemReducedRankIOKR, SIOKR and SISOKR as a map-reduce, prediction,
+top-k ranking and decision functions mapped over partitions.
 
 These fits need the data only through sums over training rows (see the Rust
 docs of ``okr_estimators::partition``):
@@ -7,19 +8,19 @@ docs of ``okr_estimators::partition``):
 1. the driver draws the anchors / sketches from the estimator's seed (the
    single-machine draws), gathers the few rows they touch and builds a
    *plan* (bytes: the hyper-parameters, the anchors or the sketch with its
-   support rows), shipped once to every worker;
+   support rows; for Nystroem reduced rank also the output projection
+   learned on its subset), shipped once to every worker;
 2. every partition computes its *statistics* on a worker (``A^T A`` and,
    with a sketch, ``R K R^T``: ``m x m`` each; ``A^T P``: one ``m``-column
-   per distinct output of the partition), the GIL released;
+   per distinct output of the partition, or ``A^T T`` ``(m, rank)`` for
+   Nystroem reduced rank), the GIL released;
 3. statistics are summed in a tree of merges (refused for statistics of
    another plan or overlapping rows);
 4. the driver whitens, factorizes and solves once (``O(m^3)``).
 
 The fitted estimator equals the single-machine fit of the same class up to
 rounding (tested to 1e-10). Kernel widths must be given (their defaults are
-medians over the whole data). Nystroem reduced rank is fitted the same way in
-the Rust library (``NystroemReducedRankPlan``); the Python package has no
-estimator class for it yet.
+medians over the whole data).
 
     from dask.distributed import Client
     import dask.array as da, okr, okr.dask
@@ -28,6 +29,7 @@ estimator class for it yet.
     est = okr.SIOKR(input_sketch="uniform:5000", gamma=1e-3, output_gamma=0.2, random_state=0)
     okr.dask.fit(est, X, Y, client=client)                 # an ordinary fitted estimator
     labels = okr.dask.predict(est, X_test, client=client).compute()
+    top5 = okr.dask.predict_topk(est, X_test, k=5, client=client).compute()
 
 ``X`` may also be a list of ``(x, y)`` pairs of delayed partitions (for
 example read from files on the workers), with ``Y=None``.
@@ -36,6 +38,7 @@ A failing task (a worker that dies) is retried by Dask; okr's errors (a NaN
 in a partition) reach the driver as the ``ValueError`` okr raised.
 """
 
+import numbers
 import time
 
 import numpy as np
@@ -43,11 +46,16 @@ import scipy.sparse as sp
 
 from . import _okr
 from ._base import _label_csr
-from .estimators import SIOKR, SISOKR, NystroemKRR
+from .estimators import SIOKR, SISOKR, NystroemKRR, NystroemReducedRankIOKR
 
 __all__ = ["fit", "predict", "decision_function"]
 
-_ESTIMATORS = ((NystroemKRR, "nystroem"), (SISOKR, "sketched"), (SIOKR, "sketched"))
+_ESTIMATORS = (
+    (NystroemKRR, "nystroem"),
+    (NystroemReducedRankIOKR, "nystroem_rr"),
+    (SISOKR, "sketched"),
+    (SIOKR, "sketched"),
+)
 
 
 def _dask():
@@ -155,7 +163,8 @@ def _compute(dask, client, *nodes):
 
 
 def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
-    """Fit ``estimator`` (:class:`okr.NystroemKRR`, :class:`okr.SIOKR` or
+    """Fit ``estimator`` (:class:`okr.NystroemKRR`,
+    :class:`okr.NystroemReducedRankIOKR`, :class:`okr.SIOKR` or
     :class:`okr.SISOKR`, with ``gamma`` and ``output_gamma`` set) on dask
     arrays ``X`` ``(n, d)`` and ``Y`` ``(n, p)`` (rows chunked alike; ``Y`` is
     rechunked to ``X``'s rows), or on a list of ``(x, y)`` delayed partitions
@@ -174,7 +183,10 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
     dask, _ = _dask()
     name = next((n for cls, n in _ESTIMATORS if type(estimator) is cls), None)
     if name is None:
-        raise TypeError(f"okr.dask.fit fits NystroemKRR, SIOKR and SISOKR, not {type(estimator).__name__}")
+        raise TypeError(
+            "okr.dask.fit fits NystroemKRR, NystroemReducedRankIOKR, SIOKR and SISOKR, "
+            f"not {type(estimator).__name__}"
+        )
     if estimator.gamma is None or estimator.output_gamma is None:
         raise ValueError("okr.dask needs gamma and output_gamma (their defaults are medians over the whole data)")
     started = time.perf_counter()
@@ -283,3 +295,37 @@ def predict(estimator, X, client=None):
 def decision_function(estimator, X, client=None):
     """``estimator.decision_function`` over the row blocks of ``X`` (lazy)."""
     return _apply(_decision_block, estimator, X, estimator.n_outputs_, client)
+
+
+def _topk_block(est, x, k):
+    out, scores = _on_worker_threads(est).predict_topk(x, k=k, return_scores=True)
+    return np.asarray(out), scores
+
+
+def predict_topk(estimator, X, k=5, return_scores=False, client=None):
+    """``estimator.predict_topk`` over the row blocks of ``X``: the ``k`` best
+    candidates per row, best first, as a lazy dask array ``(n, k, n_outputs)``
+    (``(n, k)`` class labels for class targets), and with ``return_scores``
+    also their scores ``(n, k)`` (lower is better), both from one decode per
+    block. ``X`` may also be a list of delayed blocks: a list of delayed
+    ``(candidates, scores)`` pairs is returned."""
+    if not (isinstance(k, numbers.Integral) and k >= 1):
+        raise ValueError(f"invalid k = {k!r}: expected an integer >= 1")
+    dask, da = _dask()
+    k = int(min(k, len(estimator.candidates_)))
+    est = client.scatter(estimator, broadcast=True) if client is not None else dask.delayed(estimator, pure=True)
+    if isinstance(X, (list, tuple)):
+        return [dask.delayed(_topk_block)(est, b, k) for b in X]
+    X = da.asarray(X).rechunk({1: -1})
+    classes = getattr(estimator, "_mode", None) == "classes"
+    tail = () if classes else (estimator.n_outputs_,)
+    dtype = estimator.classes_.dtype if classes else (
+        np.float64 if estimator._mode == "vectors" else np.dtype(estimator._y_dtype)
+    )
+    outs, scores = [], []
+    for b, rows in zip(X.to_delayed().ravel(), X.chunks[0]):
+        pair = dask.delayed(_topk_block)(est, b, k)  # one node: decoded once
+        outs.append(da.from_delayed(pair[0], shape=(rows, k, *tail), dtype=dtype))
+        scores.append(da.from_delayed(pair[1], shape=(rows, k), dtype=np.float64))
+    out = da.concatenate(outs, axis=0)
+    return (out, da.concatenate(scores, axis=0)) if return_scores else out
