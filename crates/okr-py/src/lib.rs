@@ -12,6 +12,7 @@ mod convert;
 mod errors;
 mod model;
 mod params;
+mod ranking;
 mod score_model;
 mod stream;
 mod surrogate;
@@ -68,6 +69,8 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<model::Model>()?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(ranking::rank_per_query, m)?)?;
+    m.add_function(wrap_pyfunction!(ranking::retrieval_metrics, m)?)?;
     m.add_class::<score_model::ScoreModel>()?;
     m.add_function(wrap_pyfunction!(score_model::fit_leml, m)?)?;
     m.add_class::<codes::CodeModel>()?;

@@ -163,7 +163,7 @@ impl Model {
         Ok(Self { saved })
     }
 
-    fn expansion(&self) -> Expansion<'_> {
+    pub(crate) fn expansion(&self) -> Expansion<'_> {
         Expansion::of(&self.saved.model).expect("checked in Model::new")
     }
 }

@@ -2,7 +2,8 @@
 
 Estimators (``fit(X, Y)`` with ``Y`` a 0/1 label indicator, dense or
 sparse, class labels, or a float matrix of vector outputs; ``predict``,
-``predict_topk``, ``decision_function``, ``score``):
+``predict_topk``, ``rank_candidates`` (per-row candidate sets),
+``decision_function``, ``score``):
 :class:`IOKR`, :class:`ReducedRankIOKR`, :class:`KDE`, :class:`SIOKR`,
 :class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`, :class:`NystroemReducedRankIOKR`,
 :class:`TraceNormSurrogate`; label scores: :class:`LEML`; codes
@@ -10,7 +11,7 @@ sparse, class labels, or a float matrix of vector outputs; ``predict``,
 """
 
 from . import _okr
-from ._base import f1_samples
+from ._base import RankedCandidates, f1_samples
 from ._codes import K2AE, KAE, KPCA
 from ._leml import LEML
 from .datasets import data_dir, load_arff
@@ -42,6 +43,7 @@ __all__ = [
     "KAE",
     "K2AE",
     "KPCA",
+    "RankedCandidates",
     "f1_samples",
     "load_arff",
     "data_dir",

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from . import _okr
 
-__all__ = ["OkrSurrogate", "f1_samples"]
+__all__ = ["OkrSurrogate", "RankedCandidates", "f1_samples"]
 
 
 def _inputs(est, X, reset):
@@ -218,6 +218,69 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 out = out.astype(self._y_dtype)
         return (out, scores) if return_scores else out
 
+    def _candidate_pool(self, candidates):
+        """Candidate outputs as okr reads them, in the kind of the fit."""
+        if self._mode == "classes":
+            labels = np.asarray(candidates).ravel()
+            codes = np.searchsorted(self.classes_, labels)
+            codes = np.minimum(codes, len(self.classes_) - 1)
+            if not np.all(self.classes_[codes] == labels):
+                raise ValueError("candidates must be class labels seen at fit (classes_)")
+            pool = sp.csr_matrix(
+                (np.ones(len(codes)), codes, np.arange(len(codes) + 1)), shape=(len(codes), len(self.classes_))
+            )
+            return pool, "labels"
+        if self._mode == "labels":
+            pool = _label_csr(candidates)
+        else:
+            pool = np.ascontiguousarray(candidates, dtype=np.float64)
+            if pool.ndim != 2 or not np.all(np.isfinite(pool)):
+                raise ValueError("vector candidates must be a finite 2-D array")
+        if pool.shape[1] != self.n_outputs_:
+            raise ValueError(f"candidates have {pool.shape[1]} columns, the model {self.n_outputs_} outputs")
+        return pool, self._mode
+
+    def rank_candidates(self, X, candidates, groups=None, *, true_candidates=None, k=None, memory_budget=2**30):
+        """Rank each row's own candidate set, as in molecule identification by
+        retrieval (each spectrum against the database molecules of its
+        formula).
+
+        ``candidates`` is a pool of outputs in the kind of the fit (rows of a
+        0/1 indicator, vectors, or class labels); ``groups[q]`` lists the pool
+        rows that are test row ``q``'s candidates (``None``: the whole pool
+        for every row). ``true_candidates[q]``, a pool row or ``-1``, marks
+        row ``q``'s true output, whose rank is then reported. ``k`` keeps the
+        ``k`` best per row (default: all); ``memory_budget`` bounds the
+        decoder's working memory in bytes (the pool's atom products are
+        cached when they fit in half of it).
+
+        Scores are ``k(c, c) - 2 <h(x), psi(c)>`` (lower is better, ties to
+        the earlier candidate of the group); they equal ``predict_topk``'s.
+        Returns a :class:`RankedCandidates`.
+        """
+        check_is_fitted(self, "model_")
+        X = _inputs(self, X, reset=False)
+        n = X.shape[0]
+        pool, kind = self._candidate_pool(candidates)
+        indptr = indices = None  # the whole pool for every row, without an index list
+        if groups is not None:
+            if len(groups) != n:
+                raise ValueError(f"{len(groups)} candidate groups for {n} rows of X")
+            lists = [np.asarray(g, dtype=np.int64).ravel() for g in groups]
+            indptr = np.concatenate([[0], np.cumsum([len(g) for g in lists])]).astype(np.int64)
+            indices = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
+        truth = np.full(n, -1, dtype=np.int64)
+        if true_candidates is not None:
+            truth = np.asarray(true_candidates, dtype=np.int64).ravel()
+            if truth.shape != (n,):
+                raise ValueError(f"true_candidates has {truth.size} entries for {n} rows of X")
+        if k is not None and not (isinstance(k, numbers.Integral) and k >= 1):
+            raise ValueError(f"invalid k = {k!r}: expected an integer >= 1 or None")
+        ids, scores, offsets, ranks = _okr.rank_per_query(
+            self.model_, X, pool, kind, indptr, indices, truth, k, int(memory_budget), self.n_jobs
+        )
+        return RankedCandidates(ids, scores, offsets, ranks if true_candidates is not None else None)
+
     def decision_function(self, X):
         """``h(x)`` read with a linear output kernel: label scores
         ``(n, n_labels)`` for label sets (``(n,)`` for two classes, positive
@@ -255,3 +318,33 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     def __setstate__(self, state):
         super().__setstate__(_unpickled_state(state, type(self)._model_class.from_bytes))
+
+
+class RankedCandidates:
+    """The per-row rankings of :meth:`OkrSurrogate.rank_candidates`.
+
+    ``indices[q]`` are row ``q``'s candidates as pool rows, best first, and
+    ``scores[q]`` their scores (lower is better); ``true_rank`` is ``(n, 2)``:
+    the true candidate's optimistic rank (``1 + #`` strictly better) and
+    pessimistic rank (``#`` better or tied), ``-1`` for rows without one, or
+    ``None`` when no true candidates were given. :meth:`metrics` summarizes
+    it as the metabolite-identification papers do.
+    """
+
+    def __init__(self, ids, scores, offsets, true_rank):
+        self.indices = np.split(ids, offsets[1:-1])
+        self.scores = np.split(scores, offsets[1:-1])
+        self.true_rank = true_rank
+
+    def __len__(self):
+        return len(self.indices)
+
+    def metrics(self):
+        """Top-1/5/10/20 accuracy and mean / median rank of the true
+        candidates, ties counted optimistically and pessimistically, over the
+        rows with a true candidate: a dict ``{"n_queries", "optimistic":
+        {...}, "pessimistic": {...}}``."""
+        if self.true_rank is None:
+            raise ValueError("no true candidates were given to rank_candidates")
+        known = self.true_rank[self.true_rank[:, 0] >= 1]
+        return _okr.retrieval_metrics(known[:, 0].tolist(), known[:, 1].tolist())
