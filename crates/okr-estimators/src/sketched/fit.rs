@@ -185,8 +185,7 @@ where
     /// its pivots pass a relative test, otherwise in the stable Nystroem
     /// form (features $F = A \Phi$ whitened by $R_X K_X R_X^\top$, then
     /// $F^\top F + n\lambda I$ by Cholesky), equal to the poster's
-    /// pseudo-inverse on the range of $R_X K_X R_X^\top$ (see
-    /// [`RidgeSystem`]).
+    /// pseudo-inverse on the range of $R_X K_X R_X^\top$.
     ///
     /// $A$ is never held whole: it is streamed in chunks of 2048 rows (fewer
     /// when $m_X > 4096$, keeping a chunk within 64 MiB),
