@@ -1,7 +1,9 @@
 //! Nystroem KRR streamed over row chunks of K_nm equals the in-memory fit
 //! that forms K_nm whole, for every size and chunk size; the Nystroem
 //! reduced-rank estimator equals its brute-force composition (Nystroem
-//! coefficients, then the projection learned by Algorithm 1 on a subset).
+//! coefficients, then the projection learned by Algorithm 1 on a subset);
+//! the profiled phases match their closed-form flops, and an exactly
+//! singular ridge system (repeated anchors) falls back to the whitened path.
 
 mod common;
 
@@ -157,9 +159,9 @@ fn nystroem_reduced_rank_equals_brute_force_composition() {
 /// The phases a streamed Nystroem fit marks (what `cargo xtask bench
 /// --scale` reports) and their flop counts against the closed forms:
 /// `ceil(n / chunk)` kernel blocks and SYRKs of `m (m + 1) c` flops over
-/// chunks of `c` rows, `m^3 / 3` for the whitening and system Cholesky,
-/// `2 m^3` to form the whitened system, and `4 m^2 k` for the solves with
-/// `k` distinct outputs.
+/// chunks of `c` rows; on the direct path `m (m + 1)` to form the lower
+/// triangle of `B = K_mn K_nm + n lambda K_mm`, `m^3 / 3` for its Cholesky
+/// and `2 m^2 k` for the solves with `k` distinct outputs, and no whitening.
 #[test]
 fn profiled_fit_reports_its_phases_with_closed_form_flops() {
     use okr_estimators::ParamGuard;
@@ -181,12 +183,41 @@ fn profiled_fit_reports_its_phases_with_closed_form_flops() {
     let syrk = get("SYRK A^T A");
     assert_eq!(syrk.calls, n.div_ceil(chunk));
     assert_eq!(syrk.flops, mf * (mf + 1.0) * n as f64);
-    assert_eq!(get("whitening (Cholesky)").flops, mf * mf * mf / 3.0);
-    assert_eq!(get("system Phi^T A^T A Phi").flops, 2.0 * mf * mf * mf);
-    assert_eq!(get("system Cholesky").flops, mf * mf * mf / 3.0);
+    assert_eq!(get("anchor Gram K_mm").calls, 1);
+    assert_eq!(get("system B = A^T A + ridge K_mm").flops, mf * (mf + 1.0));
+    let chol = get("system Cholesky");
+    assert_eq!((chol.calls, chol.flops), (1, mf * mf * mf / 3.0));
     let solves = get("solves");
-    assert_eq!((solves.calls, solves.flops), (2, 4.0 * mf * mf * k));
+    assert_eq!((solves.calls, solves.flops), (1, 2.0 * mf * mf * k));
+    assert!(!phases.iter().any(|p| p.name.starts_with("whitening") || p.name.starts_with("system Phi")));
     assert!(phases.iter().all(|p| p.seconds >= 0.0 && p.cpu_seconds.is_none_or(|c| c >= 0.0)));
     // Outside `collect` nothing is recorded.
     assert!(!profile::is_collecting());
+}
+
+/// Repeated anchors make `B = K_mn K_nm + n lambda K_mm` exactly singular
+/// (equal columns), for any lambda: the direct path is refused, the
+/// whitened path drops the repeated directions of `K_mm`, and the model
+/// predicts as the fit on the distinct anchors (same span of features).
+#[test]
+fn repeated_anchors_fall_back_to_the_whitened_path() {
+    use okr_linalg::profile;
+    let n = 60;
+    let (x, y, xt) = (random_rows(n, 3, 5), label_sets(n, 6, 6), random_rows(7, 3, 8));
+    let distinct: Vec<usize> = (0..12).map(|i| 5 * i).collect();
+    let repeated: Vec<usize> = distinct.iter().copied().chain([5, 20, 35]).collect();
+    for lambda in [1e-3, 1e-9] {
+        let fit = |anchors: &[usize]| {
+            let params = Nystroem::params(Gaussian::new(0.8).unwrap(), Gaussian::from_sigma2(2.0).unwrap())
+                .anchors(Anchors::Given(anchors.to_vec()))
+                .lambda(lambda);
+            profile::collect(|| params.fit(&x, &y).unwrap())
+        };
+        let (model, phases) = fit(&repeated);
+        assert!(phases.iter().any(|p| p.name == "whitening (eigen)"), "lambda {lambda}");
+        assert_eq!(model.rank(), distinct.len(), "lambda {lambda}");
+        let (reference, _) = fit(&distinct);
+        let (c, c0) = (model.coefficients(&xt).unwrap(), reference.coefficients(&xt).unwrap());
+        assert!(rel_err(&c, &c0) < 1e-6, "lambda {lambda}: rel err {}", rel_err(&c, &c0));
+    }
 }

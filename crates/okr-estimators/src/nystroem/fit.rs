@@ -6,16 +6,17 @@ use super::{Anchors, Nystroem, NystroemValidParams};
 use crate::core::checks::check_training_set;
 use crate::partition::{PartitionPlan, SampledRows};
 use crate::sketch::distinct_uniform;
-use crate::sketched::{RidgeSystem, sum_rows_by_group};
+use crate::sketched::{RidgeSystem, SketchGram, sum_rows_by_group};
 use crate::{Error, Fit, Result};
 
 impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     /// [`fit`](Self::fit) with $K_{nm}$ streamed in chunks of `chunk_rows`
     /// training rows: each chunk's block $K(\text{anchors}, x_c)$ is added into
-    /// $K_{mn}K_{nm}$ (SYRK-shaped) and $K_{mn}P$, then dropped. $K_{mm}$ is
-    /// whitened after the pass (finalize) and freed, so the peak is about three
-    /// `m x m` matrices (the accumulator, the whitening factor and the
-    /// system's factorization) plus $W$ and one `m x chunk_rows` block.
+    /// $K_{mn}K_{nm}$ (SYRK-shaped) and $K_{mn}P$, then dropped. After the
+    /// pass (finalize) $B = K_{mn}K_{nm} + n\lambda K_{mm}$ is formed in the
+    /// buffer of a freshly built $K_{mm}$ and factored in place, so the peak
+    /// is two `m x m` matrices (three when $B$ is too ill conditioned and the
+    /// whitened form is used) plus $W$ and one `m x chunk_rows` block.
     /// The result does not depend on `chunk_rows` beyond rounding.
     ///
     /// # Errors
@@ -51,11 +52,13 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
         let knm = self.input_kernel.gram_block(x, &anchors);
         let kmm = self.input_kernel.gram(&anchors);
         let ridge = n as f64 * self.lambda;
-        let system = RidgeSystem::new(knm.as_ref(), kmm.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
+        let form = "system B = A^T A + ridge K_mm";
+        let gram = SketchGram::Held(kmm);
+        let system = RidgeSystem::new(knm.as_ref(), gram, form, ridge, self.lambda, self.pinv_rtol)?;
         let rank = system.rank();
         let (outputs, output_of) = y.group_duplicates();
         let at_p = sum_rows_by_group(knm.as_ref(), &output_of, outputs.n_rows()).transpose().to_owned();
-        let w = system.core(system.whiten(at_p));
+        let w = system.solve(at_p);
         Ok(Nystroem { params: self.clone(), anchors, anchor_indices, weights: w, outputs, output_of, rank })
     }
 
@@ -105,10 +108,14 @@ where
     /// $\alpha(x) = K_{nm}(K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger k_m(x)$,
     /// the KRR estimator restricted to the span of the anchors' features.
     /// Stores $W = (K_{nm}^\top K_{nm} + n\lambda K_{mm})^\dagger K_{nm}^\top P$
-    /// `(m, n_distinct)` so that $C = K(x, \text{anchors})\, W$, computed in
-    /// the stable form $W = \Phi (F^\top F + n\lambda I)^{-1} F^\top P$ with
-    /// $\Phi = L^{-\top}$ from a Cholesky factor $K_{mm} = L L^\top$ when its
-    /// pivots satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
+    /// `(m, n_distinct)` so that $C = K(x, \text{anchors})\, W$. With
+    /// $B = K_{nm}^\top K_{nm} + n\lambda K_{mm}$, $W$ comes from one
+    /// Cholesky factorization $B = L L^\top$ when it succeeds without jitter
+    /// and $\min L_{ii}^2 > \max(10^{-10}, \mathrm{pinv\_rtol}) \max L_{ii}^2$ (cost $m^3/3 + 2 m^2
+    /// n_{distinct}$); otherwise from the stable form
+    /// $W = \Phi (F^\top F + n\lambda I)^{-1} F^\top P$ with $\Phi = L_K^{-\top}$
+    /// from a Cholesky factor $K_{mm} = L_K L_K^\top$ when its pivots satisfy
+    /// $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
     /// $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from $K_{mm} = V \operatorname{diag}(w) V^\top$
     /// (eigenvalues at or below `pinv_rtol * max` dropped), and $F = K_{nm}\Phi$.
     ///

@@ -29,7 +29,7 @@ impl Anchors {
 /// | `lambda` | `1e-3` | ridge, system $K_{nm}^\top K_{nm} + n\lambda K_{mm}$ | `(0, inf)` |
 /// | `anchors` | `Uniform(1000)` | anchor points | `m >= 1`, indices `< n` |
 /// | `seed` | `0` | seed of uniform anchors (`ChaCha8Rng`) | any |
-/// | `pinv_rtol` | `1e-12` | eigenvalues at or below `pinv_rtol * max` dropped | `[0, 1)` |
+/// | `pinv_rtol` | `1e-12` | eigenvalues of $K_{mm}$ at or below `pinv_rtol * max` dropped when the system is solved in whitened form; floor of the direct solve's relative pivot test (`max(1e-10, pinv_rtol)`) | `[0, 1)` |
 /// | `input_kernel`, `output_kernel` | (given) | $k_x$, $k_y$ | |
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NystroemValidParams<KX, KY> {

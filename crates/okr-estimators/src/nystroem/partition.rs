@@ -1,7 +1,7 @@
 //! Nystroem KRR over row partitions (see [`crate::partition`]): the plan is
 //! the anchors, a partition's statistics are $K_{mp}K_{pm}$ and
-//! $K_{mp}P_p$ with its distinct outputs, finalize whitens $K_{mm}$ and
-//! solves.
+//! $K_{mp}P_p$ with its distinct outputs, finalize solves the ridge system
+//! with $K_{mm}$.
 
 use faer::Par;
 use okr_kernels::{Kernel, Rows};
@@ -11,7 +11,7 @@ use super::{Nystroem, NystroemValidParams};
 use crate::partition::{
     OutputSums, PartitionError, PartitionPlan, PartitionStats, PlanRows, SampledRows, check_partition, fingerprint,
 };
-use crate::sketched::{RidgeSystem, Whitening};
+use crate::sketched::{RidgeSystem, SketchGram};
 use crate::stream::{StreamedProducts, stream_products};
 use crate::{Error, Result};
 
@@ -136,18 +136,25 @@ impl<X: Rows, KX: Kernel<X>, KY> NystroemPlan<X, KX, KY> {
         stream_products(x.n_rows(), self.anchors.n_rows(), chunk_rows, fill, groups, t, |_, _| {}, par)
     }
 
-    /// The whitened ridge system from the merged $K_{mn}K_{nm}$: $K_{mm}$ is
-    /// whitened and dropped before the system is formed.
+    /// The ridge system $K_{mn}K_{nm} + n\lambda K_{mm}$ from the merged
+    /// $K_{mn}K_{nm}$ (see [`RidgeSystem`]): $K_{mm}$ is built from the
+    /// anchors when needed rather than held, so the direct path keeps two
+    /// `m x m` matrices and the whitening fallback three.
     pub(crate) fn system(&self, ata: faer::Mat<f64>) -> Result<RidgeSystem> {
         let p = &self.params;
-        let whitening = {
-            let kmm = {
-                let _p = okr_linalg::profile::phase("anchor Gram K_mm", 0.0);
-                p.input_kernel.gram(&self.anchors)
-            };
-            Whitening::new(kmm.as_ref(), p.pinv_rtol, p.lambda)?
+        let kmm = || {
+            let _p = okr_linalg::profile::phase("anchor Gram K_mm", 0.0);
+            p.input_kernel.gram(&self.anchors)
         };
-        RidgeSystem::from_whitened(whitening, ata, self.n as f64 * p.lambda, p.lambda)
+        let form = "system B = A^T A + ridge K_mm";
+        RidgeSystem::from_cross_product(
+            ata,
+            SketchGram::Built(&kmm),
+            form,
+            self.n as f64 * p.lambda,
+            p.lambda,
+            p.pinv_rtol,
+        )
     }
 
     /// The anchor rows.
@@ -177,15 +184,15 @@ where
         self.statistics_chunked(x, y, first_row, super::DEFAULT_CHUNK_ROWS)
     }
 
-    /// Whitening of $K_{mm}$, the ridge system $F^\top F + n\lambda I$ and
-    /// its solve against $F^\top P$, as the single-machine fit.
+    /// The ridge system $K_{mn}K_{nm} + n\lambda K_{mm}$ and its solve
+    /// against $K_{mn}P$, as the single-machine fit.
     fn finalize(&self, stats: PartitionStats<Y>) -> Result<Nystroem<X, Y, KX, KY>> {
         let parts = stats.into_complete(self.id, self.n)?;
         let sums =
             parts.outputs.ok_or_else(|| PartitionError::Corrupt { what: "statistics without outputs".into() })?;
         let system = self.system(parts.ata)?;
         let rank = system.rank();
-        let weights = system.core(system.whiten(sums.at_p));
+        let weights = system.solve(sums.at_p);
         Ok(Nystroem {
             params: self.params.clone(),
             anchors: self.anchors.clone(),

@@ -2,7 +2,8 @@
 //! the plan is the anchors and the projection learned on the subset
 //! (Algorithm 1 on the driver); a partition's statistics are
 //! $K_{mp}K_{pm}$ and $K_{mp}\,UY_p$ `(m, p)` with its projected outputs
-//! $UY_p = K_y(Y_p, Y_S) G_S^\top$; finalize whitens $K_{mm}$ and solves.
+//! $UY_p = K_y(Y_p, Y_S) G_S^\top$; finalize solves the ridge system with
+//! $K_{mm}$.
 
 use faer::Mat;
 use okr_kernels::{Kernel, Rows};
@@ -116,14 +117,15 @@ where
         Ok(PartitionStats::new(self.id, first_row, n_p, prods.ata, None, Some(at_t), None))
     }
 
-    /// $M = (K_{mn}K_{nm} + n\lambda_2 K_{mm})^\dagger K_{mn}\,UY$ in the
-    /// whitened form, as the single-machine fit.
+    /// $M = (K_{mn}K_{nm} + n\lambda_2 K_{mm})^\dagger K_{mn}\,UY$ (directly,
+    /// or in the whitened form when the system is ill conditioned), as the
+    /// single-machine fit.
     fn finalize(&self, stats: PartitionStats<Y>) -> Result<NystroemReducedRank<X, Y, KX, KY>> {
         let parts = stats.into_complete(self.id, self.n_samples())?;
         let at_t = parts.at_t.ok_or_else(|| PartitionError::Corrupt { what: "statistics without A^T T".into() })?;
         let system = self.nystroem.system(parts.ata)?;
         let nystroem_rank = system.rank();
-        let predict_map = system.core(system.whiten(at_t));
+        let predict_map = system.solve(at_t);
         let proj = &self.projection;
         Ok(NystroemReducedRank {
             params: self.params.clone(),

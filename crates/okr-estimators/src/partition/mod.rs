@@ -13,8 +13,9 @@
 //! Gram columns, $R$ a 0/1 selection) for Nystroem, $A = K_X R_X^\top$ for a
 //! sketch $R_X$ `(m, n)`. With a whitening $\Phi$ of $R K R^\top$
 //! ($K_{mm}$ for Nystroem), features $F = A\Phi$ and right-hand sides $T$,
-//! the solution is $\Phi (F^\top F + n\lambda I)^{-1} F^\top T$, and the
-//! data enter only through sums over training rows $i$:
+//! the solution is $\Phi (F^\top F + n\lambda I)^{-1} F^\top T$ (equal to
+//! $(A^\top A + n\lambda R K R^\top)^{-1} A^\top T$ for a Cholesky
+//! whitening), and the data enter only through sums over training rows $i$:
 //!
 //! | statistic | sum over rows | size | estimators |
 //! |---|---|---|---|
@@ -45,8 +46,9 @@
 //!    memory the `m x m` accumulators plus one `m x chunk` block.
 //! 3. **Merge** (anywhere): sums; refuses statistics of another plan
 //!    ([`PartitionError::OtherPlan`]) or overlapping rows.
-//! 4. **Finalize** (driver): checks the rows are exactly `0..n`, whitens
-//!    $R K R^\top$ (or $K_{mm}$), factorizes $F^\top F + n\lambda I$,
+//! 4. **Finalize** (driver): checks the rows are exactly `0..n`, factorizes
+//!    $A^\top A + n\lambda R K R^\top$ (or, when its pivots are too small,
+//!    whitens $R K R^\top$ and factorizes $F^\top F + n\lambda I$),
 //!    solves, and for SISOKR builds the output-side factors
 //!    ($D = K_Y R_Y^\top$ on the distinct outputs, $E = R_Y K_Y R_Y^\top$).
 //!    Cost $O(m^3 + m^2 u)$, independent of `n`.

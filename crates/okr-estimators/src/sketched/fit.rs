@@ -3,10 +3,11 @@ use std::ops::Range;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
-use okr_linalg::{Cholesky, JitterPolicy, profile};
+use okr_linalg::{Cholesky, JitterPolicy};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::ridge::{RidgeSystem, SketchGram};
 use super::{SketchedAtoms, SketchedIokr, SketchedIokrValidParams};
 use crate::core::checks::check_training_set;
 use crate::partition::{PartitionPlan, PlanRows, SampledRows};
@@ -56,12 +57,18 @@ impl PsdInverse {
 
 /// The Cholesky factor of `a` without jitter, if it exists and its pivots
 /// satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$.
-fn pivoted_cholesky_or_none(a: MatRef<'_, f64>, rtol: f64, lambda: f64) -> Option<Cholesky> {
+pub(super) fn pivoted_cholesky_or_none(a: MatRef<'_, f64>, rtol: f64, lambda: f64) -> Option<Cholesky> {
     let no_jitter = JitterPolicy { max_attempts: 0, ..JitterPolicy::with_lambda(lambda) };
     let (c, _) = Cholesky::factor_in_place(a.to_owned(), no_jitter, Par::rayon(0)).ok()?;
+    pivots_pass(&c, rtol).then_some(c)
+}
+
+/// Whether the pivots of a Cholesky factor satisfy
+/// $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$.
+pub(super) fn pivots_pass(c: &Cholesky, rtol: f64) -> bool {
     let d = c.l().diagonal().column_vector();
     let (lo, hi) = d.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| (lo.min(v * v), hi.max(v * v)));
-    (hi > 0.0 && lo > rtol * hi).then_some(c)
+    hi > 0.0 && lo > rtol * hi
 }
 
 /// Pseudo-inverse of a symmetric PSD matrix by eigendecomposition, dropping
@@ -82,11 +89,16 @@ pub(crate) fn psd_pinv(a: MatRef<'_, f64>, rtol: f64, what: &'static str) -> Res
     Ok((out, r))
 }
 
-/// Rows of $A = K R^\top$ per streamed chunk: the `m x chunk` block stays
-/// within about 8 MiB (fewer fresh pages, L3-resident), and at least 256
-/// rows keep the SYRK into $A^\top A$ GEMM-shaped.
+/// Rows of $A = K R^\top$ per streamed chunk: 2048 while the `m x chunk`
+/// block stays within 64 MiB (`m <= 4096`), fewer above, at least 256.
+///
+/// The SYRK into $A^\top A$ has inner dimension `chunk`: at `m = 2000` on
+/// 2 threads it ran at 68% of the DGEMM rate with the former 8 MiB rule
+/// (524 rows), 75% with 1024 rows and 83% with 2048 or 4096 rows (best of
+/// six rounds each, same run). 2048 rows cost 31 MiB at `m = 2000`, beside
+/// the two `m x m` accumulators and $A^\top P$.
 pub(crate) fn stream_chunk_rows(m: usize) -> usize {
-    ((8 << 20) / 8 / m.max(1)).clamp(256, crate::stream::DEFAULT_CHUNK_ROWS)
+    ((64 << 20) / 8 / m.max(1)).clamp(256, crate::stream::DEFAULT_CHUNK_ROWS)
 }
 
 /// One streamed pass over $A = K R^\top$ `(n, m)` (never held whole, see
@@ -148,213 +160,6 @@ pub(crate) fn sum_rows_by_group(a: MatRef<'_, f64>, group_of: &[usize], n_groups
     out
 }
 
-/// The input side of a sketched ridge regression, in the stable Nystroem
-/// form: with a whitening $\Phi$ `(m, r)` of $R K R^\top$
-/// ($\Phi^\top R K R^\top \Phi = I_r$ on its numerical range) and the
-/// (implicit) features $F = K R^\top \Phi$ `(n, r)`,
-/// $$K R^\top B_X^\dagger R = F (F^\top F + n\lambda I_r)^{-1} \Phi^\top R,
-/// \qquad B_X = R K^2 R^\top + n\lambda R K R^\top.$$
-/// The `r x r` system is shifted by $n\lambda I$, so it is well conditioned
-/// where $B_X$ (condition number about the square of $R K R^\top$'s) is not.
-///
-/// $\Phi = L^{-\top}$ from a Cholesky factor $R K R^\top = L L^\top$ when its
-/// pivots satisfy $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$ (cost
-/// $m^3/3$); otherwise $\Phi = V_r \operatorname{diag}(w_r^{-1/2})$ from an
-/// eigendecomposition, dropping eigenvalues at or below `rtol * max` (the
-/// poster's pseudo-inverse).
-///
-/// $F$ is never formed: the system is built from the cross-product
-/// $A^\top A$ ($A = K R^\top$) as $F^\top F = \Phi^\top (A^\top A) \Phi$, and
-/// right-hand sides enter as $F^\top T = \Phi^\top (A^\top T)$
-/// ([`whiten`](Self::whiten)). That costs $n m^2 + 2 m^3$ flops instead of
-/// the $3 n m^2$ of forming $F$ and $F^\top F$, and lets callers accumulate
-/// $A^\top A$ and $A^\top T$ over row tiles of $A$.
-pub(crate) struct RidgeSystem {
-    whitening: Whitening,
-    chol: Cholesky,
-}
-
-/// A whitening $\Phi$ of $R K R^\top$ (see [`RidgeSystem`]).
-pub(crate) enum Whitening {
-    /// $\Phi = L^{-\top}$.
-    Cholesky(Cholesky),
-    /// $\Phi$ explicit.
-    Eigen(Mat<f64>),
-}
-
-impl Whitening {
-    /// Columns of $\Phi$ (the rank kept).
-    fn rank(&self) -> usize {
-        match self {
-            Whitening::Cholesky(c) => c.dim(),
-            Whitening::Eigen(phi) => phi.ncols(),
-        }
-    }
-
-    /// Rows of $\Phi$ (the sketch size).
-    fn dim(&self) -> usize {
-        match self {
-            Whitening::Cholesky(c) => c.dim(),
-            Whitening::Eigen(phi) => phi.nrows(),
-        }
-    }
-
-    /// $\Phi = L^{-\top}$ when the Cholesky pivots of `rkr` satisfy
-    /// $\min L_{ii}^2 > \mathrm{rtol} \max L_{ii}^2$, otherwise
-    /// $V_r \operatorname{diag}(w_r^{-1/2})$ from an eigendecomposition.
-    pub(crate) fn new(rkr: MatRef<'_, f64>, rtol: f64, lambda: f64) -> Result<Self> {
-        let m = rkr.nrows() as f64;
-        let mut phase = profile::phase("whitening (Cholesky)", m * m * m / 3.0);
-        Ok(match pivoted_cholesky_or_none(rkr, rtol, lambda) {
-            Some(c) => Whitening::Cholesky(c),
-            None => {
-                // The failed Cholesky and an eigendecomposition: no flop count claimed.
-                phase.set_flops(0.0);
-                drop(phase);
-                let _p = profile::phase("whitening (eigen)", 0.0);
-                let e = okr_linalg::eigh(rkr)?;
-                let w = e.values();
-                let top = w.first().copied().unwrap_or(0.0);
-                let r = if top > 0.0 { w.iter().take_while(|&&v| v > rtol * top).count() } else { 0 };
-                if r == 0 {
-                    return Err(Error::ZeroRank { what: "R_X K_X R_X^T", tol: rtol });
-                }
-                let v = e.vectors();
-                Whitening::Eigen(Mat::from_fn(v.nrows(), r, |i, j| v[(i, j)] / w[j].sqrt()))
-            }
-        })
-    }
-}
-
-impl RidgeSystem {
-    /// From $A = K R^\top$ `(n, m)` and $R K R^\top$ `(m, m)`.
-    pub(crate) fn new(a: MatRef<'_, f64>, rkr: MatRef<'_, f64>, ridge: f64, lambda: f64, rtol: f64) -> Result<Self> {
-        let ata = okr_linalg::crossprod(a, Par::rayon(0));
-        Self::from_cross_product(ata, rkr, ridge, lambda, rtol)
-    }
-
-    /// From the cross-product $A^\top A$ `(m, m)` and $R K R^\top$ `(m, m)`.
-    pub(crate) fn from_cross_product(
-        ata: Mat<f64>,
-        rkr: MatRef<'_, f64>,
-        ridge: f64,
-        lambda: f64,
-        rtol: f64,
-    ) -> Result<Self> {
-        let whitening = Whitening::new(rkr, rtol, lambda)?;
-        Self::from_whitened(whitening, ata, ridge, lambda)
-    }
-
-    /// From a whitening of $R K R^\top$ and the cross-product $A^\top A$
-    /// `(m, m)`, which is overwritten: with a Cholesky whitening no further
-    /// `m x m` matrix is allocated besides the factorization's copy, so a
-    /// streamed caller can drop $R K R^\top$ before accumulating $A^\top A$.
-    pub(crate) fn from_whitened(whitening: Whitening, ata: Mat<f64>, ridge: f64, lambda: f64) -> Result<Self> {
-        let par = Par::rayon(0);
-        let (m, r) = (ata.nrows() as f64, whitening.rank() as f64);
-        let forming = profile::phase(
-            "system Phi^T A^T A Phi",
-            match &whitening {
-                // Two triangular solves with m right-hand sides.
-                Whitening::Cholesky(_) => 2.0 * m * m * m,
-                // Two GEMMs: (r x m)(m x m) and (r x m)(m x r).
-                Whitening::Eigen(_) => 2.0 * r * m * m + 2.0 * r * r * m,
-            },
-        );
-        // F^T F = Phi^T (A^T A) Phi: whiten the columns, then the rows (A^T A
-        // is symmetric, so half^T = (A^T A) Phi).
-        let half = Self::whiten_with(&whitening, ata);
-        // Phi^T (A^T A) Phi = Phi^T half^T: whiten the transposed view in place.
-        let mut system = match &whitening {
-            Whitening::Cholesky(c) => {
-                let mut half = half;
-                faer::linalg::triangular_solve::solve_lower_triangular_in_place(
-                    c.l(),
-                    half.as_mut().transpose_mut(),
-                    par,
-                );
-                half
-            }
-            Whitening::Eigen(phi) => {
-                let mut out = Mat::zeros(phi.ncols(), phi.ncols());
-                matmul(out.as_mut(), Accum::Replace, phi.transpose(), half.transpose(), 1.0, par);
-                out
-            }
-        };
-        okr_linalg::products::symmetrize_in_place(system.as_mut());
-        drop(forming);
-        for j in 0..system.nrows() {
-            system[(j, j)] += ridge;
-        }
-        let _p = profile::phase("system Cholesky", r * r * r / 3.0);
-        let (chol, _) = Cholesky::factor_in_place(system, JitterPolicy::with_lambda(lambda), par)?;
-        Ok(Self { whitening, chol })
-    }
-
-    fn whiten_with(whitening: &Whitening, mut atm: Mat<f64>) -> Mat<f64> {
-        let par = Par::rayon(0);
-        match whitening {
-            Whitening::Cholesky(c) => {
-                faer::linalg::triangular_solve::solve_lower_triangular_in_place(c.l(), atm.as_mut(), par);
-                atm
-            }
-            Whitening::Eigen(phi) => {
-                let mut out = Mat::zeros(phi.ncols(), atm.ncols());
-                matmul(out.as_mut(), Accum::Replace, phi.transpose(), atm.as_ref(), 1.0, par);
-                out
-            }
-        }
-    }
-
-    /// $F^\top T = \Phi^\top (A^\top T)$ `(r, k)` from `atm` $= A^\top T$ `(m, k)`.
-    pub(crate) fn whiten(&self, atm: Mat<f64>) -> Mat<f64> {
-        let (m, k) = (atm.nrows() as f64, atm.ncols() as f64);
-        let r = self.whitening.rank() as f64;
-        let flops = match &self.whitening {
-            Whitening::Cholesky(_) => m * m * k,
-            Whitening::Eigen(_) => 2.0 * r * m * k,
-        };
-        let _p = profile::phase("solves", flops);
-        Self::whiten_with(&self.whitening, atm)
-    }
-
-    /// Rank `r` kept.
-    pub(crate) fn rank(&self) -> usize {
-        self.chol.dim()
-    }
-
-    /// $\Phi (F^\top F + n\lambda I)^{-1} M$ `(m, k)` for `ft_right` $= M$ `(r, k)`:
-    /// applied to $R k^x$ from the left (transposed) it gives the
-    /// coefficients of the right-hand side's atoms.
-    pub(crate) fn core(&self, mut ft_right: Mat<f64>) -> Mat<f64> {
-        let par = Par::rayon(0);
-        let (r, k, m) = (ft_right.nrows() as f64, ft_right.ncols() as f64, self.whitening.dim() as f64);
-        // Two triangular solves with the r x r factor, then Phi: a triangular
-        // solve with L^T (m x m) or a GEMM with the explicit m x r Phi.
-        let phi_flops = match &self.whitening {
-            Whitening::Cholesky(_) => m * m * k,
-            Whitening::Eigen(_) => 2.0 * m * r * k,
-        };
-        let _p = profile::phase("solves", 2.0 * r * r * k + phi_flops);
-        self.chol.solve_in_place(ft_right.as_mut(), par);
-        match &self.whitening {
-            Whitening::Cholesky(c) => {
-                faer::linalg::triangular_solve::solve_upper_triangular_in_place(
-                    c.l().transpose(),
-                    ft_right.as_mut(),
-                    par,
-                );
-                ft_right
-            }
-            Whitening::Eigen(phi) => {
-                let mut out = Mat::zeros(phi.nrows(), ft_right.ncols());
-                matmul(out.as_mut(), Accum::Replace, phi.as_ref(), ft_right.as_ref(), 1.0, par);
-                out
-            }
-        }
-    }
-}
-
 impl<'y, X, Y, KX, KY> Fit<X, &'y Y> for SketchedIokrValidParams<KX, KY>
 where
     X: Rows,
@@ -376,12 +181,14 @@ where
     /// distinct training outputs ($D E^\dagger$ replaced by the 0/1 map $P$);
     /// without an input sketch $A B_X^\dagger R_X$ is replaced by
     /// $(K_X + n\lambda I)^{-1}$ (a Cholesky factorization, $O(n^3)$).
-    /// $B_X^\dagger$ is applied in the stable Nystroem form (features
-    /// $F = A \Phi$ whitened by $R_X K_X R_X^\top$, then $F^\top F + n\lambda I$
-    /// by Cholesky), equal to the poster's pseudo-inverse on the range of
-    /// $R_X K_X R_X^\top$.
+    /// $B_X^\dagger$ is applied by one Cholesky factorization of $B_X$ when
+    /// its pivots pass a relative test, otherwise in the stable Nystroem
+    /// form (features $F = A \Phi$ whitened by $R_X K_X R_X^\top$, then
+    /// $F^\top F + n\lambda I$ by Cholesky), equal to the poster's
+    /// pseudo-inverse on the range of $R_X K_X R_X^\top$.
     ///
-    /// $A$ is never held whole: it is streamed in row chunks of about 8 MiB,
+    /// $A$ is never held whole: it is streamed in chunks of 2048 rows (fewer
+    /// when $m_X > 4096$, keeping a chunk within 64 MiB),
     /// each added into $A^\top A$ (SYRK-shaped), $A^\top P$ and
     /// $R_X K_X R_X^\top$, with $P$ the 0/1 map from samples to distinct
     /// outputs.
@@ -503,7 +310,9 @@ impl<KX, KY> SketchedIokrValidParams<KX, KY> {
     /// The input map $Z$ `(|S_X|, n_atoms)` and the rank kept, from the
     /// streamed sums $A^\top A$, $R_X K_X R_X^\top$ and $A^\top P$:
     /// $A^\top T = (A^\top P) D_u E^\dagger$ (or $A^\top P$ without an
-    /// output sketch), then $Z = R_{X,S}^\top \Phi (F^\top F + n\lambda I)^{-1} \Phi^\top A^\top T$.
+    /// output sketch), then $Z = R_{X,S}^\top B_X^{-1} A^\top T$ with
+    /// $B_X = A^\top A + n\lambda R_X K_X R_X^\top$ by [`RidgeSystem`]
+    /// (directly, or in the whitened form when $B_X$ is ill conditioned).
     pub(crate) fn input_side<Y>(
         &self,
         rx: &Sketch,
@@ -515,8 +324,9 @@ impl<KX, KY> SketchedIokrValidParams<KX, KY> {
     ) -> Result<(Mat<f64>, usize)> {
         let par = Par::rayon(0);
         let ridge = n as f64 * self.lambda;
-        let system = RidgeSystem::from_cross_product(ata, rkr.as_ref(), ridge, self.lambda, self.pinv_rtol)?;
-        drop(rkr);
+        let gram = SketchGram::Held(rkr);
+        let form = "system B = A^T A + ridge R K R^T";
+        let system = RidgeSystem::from_cross_product(ata, gram, form, ridge, self.lambda, self.pinv_rtol)?;
         let at_right = match output {
             Some(o) => {
                 let mut ad = Mat::zeros(at_groups.nrows(), o.du_t.nrows());
@@ -525,7 +335,7 @@ impl<KX, KY> SketchedIokrValidParams<KX, KY> {
             }
             None => at_groups,
         };
-        let core = system.core(system.whiten(at_right));
+        let core = system.solve(at_right);
         Ok((rx.apply_support_transpose(core.as_ref()), system.rank()))
     }
 }

@@ -23,6 +23,7 @@
 mod fit;
 mod params;
 mod partition;
+mod ridge;
 
 use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, KernelSpec, Rows};
@@ -34,7 +35,8 @@ pub use partition::SketchedPlan;
 use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};
 
-pub(crate) use fit::{RidgeSystem, Whitening, sum_rows_by_group};
+pub(crate) use fit::sum_rows_by_group;
+pub(crate) use ridge::{RidgeSystem, SketchGram};
 
 /// The output atoms of a model with an output sketch: the training outputs
 /// the sketch touches and its restriction $R_{Y,S}$.

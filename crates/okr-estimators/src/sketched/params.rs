@@ -12,7 +12,7 @@ use crate::{Error, ParamGuard, Result};
 /// | `input_sketch` | `None` | $R_X$ (`None`: exact KRR on the input side, $O(n^3)$) | [`SketchSpec`] |
 /// | `output_sketch` | `None` | $R_Y$ (`None`: no output projection) | [`SketchSpec`] |
 /// | `seed` | `0` | seed of the sketches (`ChaCha8Rng`, input sketch drawn first) | any |
-/// | `pinv_rtol` | `1e-12` | eigenvalues of the `m x m` systems at or below `pinv_rtol * max` are dropped | `[0, 1)` |
+/// | `pinv_rtol` | `1e-12` | eigenvalues of the `m x m` systems at or below `pinv_rtol * max` are dropped (for $R_X K_X R_X^\top$: when the input system is solved in whitened form, see the fit); floor of the direct solve's relative pivot test (`max(1e-10, pinv_rtol)`) | `[0, 1)` |
 /// | `input_kernel`, `output_kernel` | (given) | $k_x$, $k_y$ | |
 ///
 /// With both sketches `None` the estimator is IOKR. The ridge convention is

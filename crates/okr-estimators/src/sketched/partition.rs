@@ -2,8 +2,8 @@
 //! is the input sketch with its support rows (and the output sketch with its
 //! support outputs); a partition's statistics are $A_p^\top A_p$,
 //! $A_p^\top P_p$ and its part of $R K R^\top$ ($A = K_X R_X^\top$);
-//! finalize builds the output side on the merged distinct outputs, whitens
-//! and solves.
+//! finalize builds the output side on the merged distinct outputs and
+//! solves the ridge system.
 
 use faer::Par;
 use okr_kernels::{Kernel, Rows};
@@ -195,8 +195,8 @@ where
         Ok(PartitionStats::new(self.id, first_row, n_p, prods.ata, Some(rkr), None, Some(sums)))
     }
 
-    /// The output side on the merged distinct outputs, then the whitened
-    /// ridge system and its solve, as the single-machine fit.
+    /// The output side on the merged distinct outputs, then the ridge
+    /// system and its solve, as the single-machine fit.
     fn finalize(&self, stats: PartitionStats<Y>) -> Result<SketchedIokr<X, Y, KX, KY>> {
         let parts = stats.into_complete(self.id, self.n)?;
         let corrupt = |what: &str| PartitionError::Corrupt { what: format!("statistics without {what}") };
