@@ -84,9 +84,7 @@ impl Rankings {
             for &v in row {
                 let v = v as usize;
                 if v >= n_items || seen[v] == i {
-                    return Err(Error::InvalidStructure(format!(
-                        "ranking {i} is not a permutation of 0..{n_items}"
-                    )));
+                    return Err(Error::InvalidStructure(format!("ranking {i} is not a permutation of 0..{n_items}")));
                 }
                 seen[v] = i;
             }
@@ -225,11 +223,9 @@ impl RankingKernel {
     /// [`Error::InvalidParameter`] for a Mallows width that is not finite and `> 0`.
     pub fn check(&self) -> Result<()> {
         match *self {
-            Self::Mallows { lambda } if !(lambda.is_finite() && lambda > 0.0) => Err(Error::InvalidParameter {
-                name: "lambda",
-                value: lambda,
-                expected: "a finite number > 0",
-            }),
+            Self::Mallows { lambda } if !(lambda.is_finite() && lambda > 0.0) => {
+                Err(Error::InvalidParameter { name: "lambda", value: lambda, expected: "a finite number > 0" })
+            }
             _ => Ok(()),
         }
     }
