@@ -14,12 +14,10 @@ pub mod rank;
 pub mod tune;
 
 pub use data::DataCommand;
-pub use fit::{
-    DEFAULT_RANK, EstimatorKind, FitArgs, KernelItem, KernelKind, KernelList, LossKind, MklKind, TraceNormSolverKind,
-};
+pub use fit::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, KernelList, LossKind, MklKind, TraceNormSolverKind};
 pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
-pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag};
+pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag, StructuredArgs};
 pub use rank::RankArgs;
 pub use tune::{CvKind, TuneArgs};
 
@@ -89,6 +87,8 @@ pub enum Command {
     ///
     /// Vector models (fit --output-kind vector) write the decoded candidate vectors
     /// (top-k `;`-separated), or with --output-format json {candidate_ids, scores, output}.
+    /// Graph models write the chosen candidate's index, ranking models the decoded ranking
+    /// (1-based ranks of the items); csv and json as in docs/output-kinds.md.
     Predict(PredictArgs),
     /// Evaluate a saved model on a labelled test file; prints one JSON object.
     ///
@@ -114,6 +114,9 @@ pub enum Command {
     /// "output_kernel_loss" (mean ||psi(yhat) - psi(y)||^2) is added. Vector models
     /// need --outputs and print estimator, output_kind, n_test, output_dim,
     /// n_candidates, output_kernel_loss (+ _se), mse_h, fit_seconds, decode_seconds.
+    /// Graph models (true graphs: --outputs DIR/NAME, a TU data set) print top1_exact_match
+    /// and rbf_loss (2 - 2 k(yhat, y), normalized WL); ranking models (--input a label-ranking
+    /// file) print kendall_tau and pairwise_disagreement.
     ///
     /// The set metrics equal scikit-learn's f1_score (average samples / micro /
     /// macro), hamming_loss, accuracy_score, jaccard_score(average="samples") and
@@ -228,6 +231,8 @@ pub struct EncodeArgs {
 pub struct DecodeArgs {
     /// Candidate label sets, one per line as comma-separated 0-based labels (an empty line is
     /// the empty set). Default: the distinct training label sets in first-occurrence order.
+    /// Graph models: a TU data set DIR/NAME; ranking models: one ranking per line, its 1-based
+    /// item ranks (default: the training graphs / distinct training rankings).
     #[arg(long, value_name = "PATH")]
     pub candidates: Option<PathBuf>,
     /// Memory budget for the decoding tiles, in MiB (at least 1).

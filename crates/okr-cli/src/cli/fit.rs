@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 
-use super::{DataArgs, GRAM_FILES, OutputFileArgs, OutputKindFlag};
+use super::{DataArgs, GRAM_FILES, OutputFileArgs, OutputKindFlag, StructuredArgs};
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
 fn parse_sketch(text: &str) -> Result<SketchSpec, String> {
@@ -45,7 +45,7 @@ fn parse_kernel_list(text: &str) -> Result<KernelList, String> {
     Ok(KernelList(items))
 }
 
-/// Kernels on vectors.
+/// Kernels on vectors, and the graph and ranking output kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KernelKind {
     /// exp(-gamma ||x - y||^2).
@@ -60,6 +60,12 @@ pub enum KernelKind {
     Tanimoto,
     /// Gaussian on the Tanimoto distance.
     GaussianTanimoto,
+    /// Weisfeiler-Lehman subtree kernel on graphs, normalized (--output-kind graph only).
+    Wl,
+    /// Kendall tau on rankings (--output-kind ranking only).
+    Kendall,
+    /// Mallows kernel exp(-lambda n_discordant) on rankings (--output-kind ranking only).
+    Mallows,
 }
 
 /// The estimators of `okr fit`.
@@ -259,13 +265,17 @@ pub struct FitArgs {
     /// the combined training Gram with the output Gram (Cortes et al. 2012).
     #[arg(long, value_enum, value_name = "METHOD")]
     pub mkl: Option<MklKind>,
-    /// What the model predicts: label sets, fingerprints or vectors (see --help).
+    /// What the model predicts: label sets, fingerprints, vectors, graphs or rankings (see --help).
     #[arg(long, value_enum, default_value_t = OutputKindFlag::Labels, value_name = "KIND")]
     pub output_kind: OutputKindFlag,
-    /// The training outputs of --output-kind fingerprint and vector.
+    /// The training outputs of --output-kind fingerprint, vector and graph.
     #[command(flatten)]
     pub output_file: OutputFileArgs,
-    /// Output kernel on label vectors, fingerprints or vectors.
+    /// Graph and ranking output kernel parameters.
+    #[command(flatten)]
+    pub structured: StructuredArgs,
+    /// Output kernel on label vectors, fingerprints or vectors; wl for graphs, kendall or
+    /// mallows for rankings.
     #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
     pub output_kernel: KernelKind,
     /// Output kernel gamma.
@@ -486,7 +496,6 @@ mod tests {
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--mkl", "easy"]).is_err());
     }
 
-
     #[test]
     fn rank_flag() {
         assert_eq!(fit(&["--rank", "8"]).rank, Some(8));
@@ -520,5 +529,4 @@ mod tests {
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a"]).is_err(), "--model is required");
         assert!(Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--lambda", "x"]).is_err());
     }
-
 }
