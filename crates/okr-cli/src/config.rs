@@ -157,6 +157,12 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
             bail!("{flag} does not apply to --estimator {estimator} ({why})");
         }
     }
+    if crate::cmd::structured::is_structured_kernel(a.input_kernel) {
+        let name = format!("{:?}", a.input_kernel).to_lowercase();
+        bail!(
+            "--input-kernel {name} is a graph or ranking kernel: okr's inputs are feature vectors (it is an output kernel)"
+        );
+    }
     for (flag, given) in [("--degree", a.degree.is_some()), ("--coef0", a.coef0.is_some())] {
         if given && a.input_kernel != KernelKind::Polynomial {
             bail!("{flag} applies to --input-kernel polynomial only");
@@ -173,7 +179,8 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
         ("output", a.output_kernel, a.output_gamma.is_some(), a.output_sigma2.is_some()),
     ] {
         let kernel = format!("{kind:?}").to_lowercase();
-        let widthless = matches!(kind, KernelKind::Linear | KernelKind::Tanimoto);
+        let widthless = matches!(kind, KernelKind::Linear | KernelKind::Tanimoto)
+            || crate::cmd::structured::is_structured_kernel(kind);
         if gamma && widthless {
             bail!("--{side}-gamma does not apply to --{side}-kernel {kernel} (it has no width)");
         }
@@ -304,6 +311,10 @@ pub fn build_kernel(f: &KernelFlags, default_gamma: impl FnOnce() -> f64, what: 
             let g = f.gamma.unwrap_or(1.0);
             Polynomial::new(f.degree, g, f.coef0).with_context(|| format!("{what} kernel"))?.into()
         }
+        KernelKind::Wl | KernelKind::Kendall | KernelKind::Mallows => bail!(
+            "--{what}-kernel {} is a graph or ranking kernel: {what} data here are feature vectors",
+            format!("{:?}", f.kind).to_lowercase()
+        ),
     };
     Ok(spec)
 }

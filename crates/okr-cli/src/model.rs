@@ -59,7 +59,9 @@ pub fn shape(saved: &SavedModel) -> Shape {
 /// features alone (their outputs are files of their own).
 pub fn input_shape(saved: &SavedModel) -> Shape {
     match saved.model {
-        Model::Vectors(_) => Shape { n_features: saved.info.n_features, n_labels: 0 },
+        Model::Vectors(_) | Model::Graphs(_) | Model::Rankings(_) => {
+            Shape { n_features: saved.info.n_features, n_labels: 0 }
+        }
         _ => shape(saved),
     }
 }

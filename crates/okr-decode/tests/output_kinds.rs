@@ -1,7 +1,8 @@
 //! Output kinds beyond label sets: binary fingerprints (`LabelSets` of set
 //! bits, Tanimoto and Gaussian-Tanimoto output kernels) and dense vectors
 //! (`DenseRows`, Gaussian and linear output kernels) and graphs (`Graphs`, WL
-//! subtree output kernel), for IOKR, reduced rank,
+//! subtree output kernel) and rankings (`Rankings`, Kendall and Mallows output
+//! kernels, counted pair of items by pair of items), for IOKR, reduced rank,
 //! SISOKR and Nystroem, against closed forms computed pair by pair on
 //! explicit 0/1 or real vectors (WL label-count histograms for graphs).
 
@@ -14,7 +15,8 @@ use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel};
 use okr_kernels::{
-    DenseRows, Gaussian, GaussianTanimoto, Graph, Graphs, Kernel, LabelSets, Linear, Rows, Tanimoto, WlSubtree,
+    DenseRows, Gaussian, GaussianTanimoto, Graph, Graphs, Kernel, LabelSets, Linear, RankingKernel, Rankings, Rows,
+    Tanimoto, WlSubtree,
 };
 
 type Pair = fn(&[f64], &[f64]) -> f64;
@@ -301,4 +303,49 @@ fn graph_outputs_with_the_wl_subtree_kernel() {
     let (yh, ch) = hist.split_at(y.len());
     let data = (&x[..], yh, &xt[..], ch);
     check_kind("wl-subtree", WlSubtree::new(2), dot, data, (Graphs::new(y.clone()), Graphs::new(c.clone())));
+}
+
+/// Discordant item pairs of two rank vectors.
+fn discordant(a: &[f64], b: &[f64]) -> f64 {
+    let k = a.len();
+    let pairs = (0..k).flat_map(|p| (p + 1..k).map(move |q| (p, q)));
+    pairs.filter(|&(p, q)| (a[p] < a[q]) != (b[p] < b[q])).count() as f64
+}
+fn kendall(a: &[f64], b: &[f64]) -> f64 {
+    1.0 - 2.0 * discordant(a, b) / (a.len() * (a.len() - 1) / 2) as f64
+}
+fn mallows(a: &[f64], b: &[f64]) -> f64 {
+    (-0.3 * discordant(a, b)).exp()
+}
+
+/// Random rank vectors of 5 items (ranks as numbers, 0 = first), with repeats.
+fn random_rankings(n: usize, seed: u64) -> Vec<Vec<f64>> {
+    vectors(n, 5, seed, 1000)
+        .into_iter()
+        .map(|v| {
+            let mut order: Vec<usize> = (0..5).collect();
+            // Coarse scores so that some rankings repeat (atoms are grouped).
+            order.sort_by(|&a, &b| ((v[a] * 3.0) as u32).cmp(&((v[b] * 3.0) as u32)).then(a.cmp(&b)));
+            let mut r = vec![0.0; 5];
+            for (pos, &item) in order.iter().enumerate() {
+                r[item] = pos as f64;
+            }
+            r
+        })
+        .collect()
+}
+
+fn rankings(v: &[Vec<f64>]) -> Rankings {
+    Rankings::new(5, v.iter().map(|r| r.iter().map(|&x| x as usize).collect()).collect()).unwrap()
+}
+
+#[test]
+fn ranking_outputs_with_the_kendall_and_mallows_kernels() {
+    faer::set_global_parallelism(faer::Par::Seq);
+    let (x, xt) = (vectors(22, 3, 13, 1000), vectors(6, 3, 14, 1000));
+    let (y, c) = (random_rankings(22, 15), random_rankings(9, 16));
+    let data = (&x[..], &y[..], &xt[..], &c[..]);
+    check_kind("kendall", RankingKernel::Kendall, kendall, data, (rankings(&y), rankings(&c)));
+    let m = RankingKernel::mallows(0.3).unwrap();
+    check_kind("mallows", m, mallows, data, (rankings(&y), rankings(&c)));
 }

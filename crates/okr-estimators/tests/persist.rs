@@ -14,7 +14,7 @@ use okr_estimators::Fit;
 use okr_estimators::kae::{K2ae, Kae, Kpca, LayerKernel};
 use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, Loss, Targets};
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::persist::{GramModel, IndexBase, Model, ModelInfo, SavedModel, VectorModel};
+use okr_estimators::persist::{GramModel, IndexBase, Model, ModelInfo, OutputModel, SavedModel, VectorModel};
 use okr_estimators::trace_norm::SelfHs;
 use okr_estimators::trace_norm::masked::{MaskedOptions, MaskedTraceNorm, TaskEntries};
 use okr_estimators::{
@@ -23,8 +23,8 @@ use okr_estimators::{
 };
 use okr_kernels::combinators::WeightedSum;
 use okr_kernels::{
-    CsrRows, DenseRows, Features, Gaussian, GramRows, Kernel, KernelSpec, LabelSets, Linear, Precomputed, Rows,
-    Standardizer, Tanimoto,
+    CsrRows, DenseRows, Features, Gaussian, GramRows, Graph, Graphs, Kernel, KernelSpec, LabelSets, Linear,
+    Precomputed, RankingKernel, Rankings, Rows, Standardizer, Tanimoto, WlSubtree,
 };
 use rand::{RngExt, SeedableRng};
 
@@ -199,7 +199,48 @@ fn build() -> Vec<(&'static str, SavedModel)> {
         .fit(&g, &y)
         .unwrap();
     out.push(("gram_sketched", saved(Model::Gram(GramModel::Sketched(gram_sk)), gram_info())));
+
+    // Format 7: graph outputs (WL kernel) and ranking outputs (Kendall, Mallows).
+    let out_info = |labels: usize| {
+        let mut i = ModelInfo::new(D, labels);
+        i.okr_version = "0.1.0".into();
+        i
+    };
+    let wl = WlSubtree::new(2).normalized(true);
+    let graphs_iokr = Iokr::params(gauss(0.5), wl).lambda(1e-2).fit(&xd, &graphs()).unwrap();
+    out.push(("graphs_iokr", saved(Model::Graphs(OutputModel::Iokr(graphs_iokr)), out_info(0))));
+    let kendall = Iokr::params(gauss(0.5), RankingKernel::Kendall).lambda(1e-2).fit(&xs, &rankings()).unwrap();
+    out.push(("rankings_iokr", saved(Model::Rankings(OutputModel::Iokr(kendall)), out_info(4))));
+    let mallows = Nystroem::params(gauss(0.5), RankingKernel::mallows(0.4).unwrap())
+        .lambda(1e-2)
+        .anchors(Anchors::Uniform(8))
+        .seed(1)
+        .fit(&xd, &rankings())
+        .unwrap();
+    out.push(("rankings_nystroem", saved(Model::Rankings(OutputModel::Nystroem(mallows)), out_info(4))));
     out
+}
+
+/// `N` small labelled graphs: paths of 2 to 5 nodes, every third one closed into a cycle.
+fn graphs() -> Graphs {
+    Graphs::new(
+        (0..N)
+            .map(|i| {
+                let n = 2 + i % 4;
+                let mut edges: Vec<(usize, usize)> = (1..n).map(|v| (v - 1, v)).collect();
+                if i % 3 == 0 {
+                    edges.push((0, n - 1));
+                }
+                Graph::new((0..n).map(|v| ((i * v + v) % 3) as u32).collect(), &edges).unwrap()
+            })
+            .collect(),
+    )
+}
+
+/// `N` rankings of 4 items (repeating, so that they group into fewer atoms).
+fn rankings() -> Rankings {
+    let perms = [[0, 1, 2, 3], [1, 0, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [0, 3, 1, 2]];
+    Rankings::new(4, (0..N).map(|i| perms[(i * 7) % 5].to_vec()).collect()).unwrap()
 }
 
 /// What a model predicts on fixed test inputs, flattened.
@@ -241,16 +282,21 @@ fn predictions(saved: &SavedModel) -> Vec<f64> {
                 GramRows::test(Gaussian::new(0.5).unwrap().gram_block(&dense(5, 3), &dense(N, 0)), None).unwrap();
             surrogate(m.surrogate(), &test, m.candidates())
         }
-        Model::Vectors(m) => {
-            let s = m.surrogate();
-            let c = s.coefficients(&x).unwrap();
-            let cand = m.candidates().slice(0..5);
-            let mut g = Mat::zeros(s.n_atoms(), cand.n_rows());
-            s.atom_products_into(&cand, g.as_mut(), faer::Par::Seq).unwrap();
-            c * g
-        }
+        Model::Vectors(m) => outputs(m, &x),
+        Model::Graphs(m) => outputs(m, &x),
+        Model::Rankings(m) => outputs(m, &x),
         other => panic!("no predictions for {}", other.name()),
     })
+}
+
+/// Coefficients times atom products on the first (at most 5) training outputs.
+fn outputs<Y: Rows + 'static, KY: Kernel<Y> + 'static>(m: &OutputModel<Y, KY>, x: &Features) -> Mat<f64> {
+    let s = m.surrogate();
+    let c = s.coefficients(x).unwrap();
+    let cand = m.candidates().slice(0..m.candidates().n_rows().min(5));
+    let mut g = Mat::zeros(s.n_atoms(), cand.n_rows());
+    s.atom_products_into(&cand, g.as_mut(), faer::Par::Seq).unwrap();
+    c * g
 }
 
 fn bless() {
@@ -302,24 +348,25 @@ fn golden_model_files_load_and_predict_as_written() {
         }
         variants.push(saved.model.name());
     }
-    // One fixture per variant (17, with `Model::Gram` twice: IOKR and
-    // sketched) and one for the weighted-sum input kernel.
-    let n_fixtures = 19;
+    // One fixture per variant (19, with `Model::Gram` twice: IOKR and
+    // sketched, and `Model::Rankings` twice: Kendall and Mallows) and one for
+    // the weighted-sum input kernel.
+    let n_fixtures = 22;
     assert_eq!(names.len(), n_fixtures, "a Model variant without a fixture");
     eprintln!("loaded {} fixtures: {}", variants.len(), variants.join(", "));
 }
 
-/// Formats 5 and 6 only appended variants, so version-4 and -5 files (same
+/// Formats 5, 6 and 7 only appended variants, so version-4 to -6 files (same
 /// body) still load; a version-3 file asks for a refit.
 #[test]
-fn format_four_and_five_files_still_load() {
+fn format_four_to_six_files_still_load() {
     let bytes = read("iokr");
-    assert_eq!(bytes[8..12], okr_estimators::persist::FORMAT_VERSION.to_le_bytes(), "fixtures are blessed at 6");
-    for old in [4u32, 5] {
+    assert_eq!(bytes[8..12], okr_estimators::persist::FORMAT_VERSION.to_le_bytes(), "fixtures are blessed at 7");
+    for old in [4u32, 5, 6] {
         let mut v = bytes.clone();
         v[8..12].copy_from_slice(&old.to_le_bytes());
         let back = SavedModel::from_bytes(&v).unwrap();
-        assert!(back.to_bytes().unwrap() == bytes, "format {old} re-encoded as format 6");
+        assert!(back.to_bytes().unwrap() == bytes, "format {old} re-encoded as format 7");
     }
     let mut v3 = bytes;
     v3[8..12].copy_from_slice(&3u32.to_le_bytes());

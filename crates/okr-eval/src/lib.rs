@@ -12,6 +12,8 @@
 //! - [`metrics`]: example-based, micro and macro F1, Hamming loss, precision@k,
 //!   per-instance AUC, top-k accuracy, RKHS and RBF losses, and the JSON
 //!   [`MetricRecord`]s of `docs/results/`.
+//! - [`output_metrics`]: exact match of graph outputs, Kendall tau and pairwise
+//!   disagreement of ranking outputs.
 //! - [`retrieval_metrics()`]: top-1/5/10/20 accuracy and mean / median rank of the
 //!   true candidate of per-query candidate sets, ties counted both ways.
 //! - [`probe`]: a least-squares linear classifier on codes ([`probe::LinearProbe`]), for separability.
@@ -40,6 +42,7 @@ pub mod fuzz;
 pub mod label_metrics;
 pub mod metrics;
 pub mod output;
+pub mod output_metrics;
 pub mod output_readers;
 pub mod probe;
 pub mod ranking_metrics;
@@ -65,8 +68,8 @@ pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read
 pub use readers::{
     CsvHeader, LabelColumns, ModelInput, ModelShape, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in,
     read_arff, read_arff_for_model, read_csv, read_csv_for_model, read_indices, read_label_sets, read_svmlight,
-    read_svmlight_for_model, read_tu, read_usps, read_xc, read_xc_for_model, write_arff, write_csv, write_svmlight,
-    write_xc,
+    read_svmlight_for_model, read_tu, read_tu_graphs, read_usps, read_xc, read_xc_for_model, write_arff, write_csv,
+    write_svmlight, write_xc,
 };
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;

@@ -552,7 +552,7 @@ impl LabelSets {
 
 /// Groups rows `0..n` by `key`: the distinct rows (built by `select` from
 /// the first occurrences, in order) and the group of every row.
-fn group_by_key<R, K: std::hash::Hash + Eq>(
+pub(crate) fn group_by_key<R, K: std::hash::Hash + Eq>(
     n: usize,
     key: impl Fn(usize) -> K,
     select: impl FnOnce(&[usize]) -> R,

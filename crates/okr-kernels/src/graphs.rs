@@ -22,12 +22,44 @@ use crate::{CsrRows, Error, Kernel, Linear, Result, Rows};
 /// Ok::<(), okr_kernels::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "GraphParts")]
 pub struct Graph {
     node_labels: Vec<u32>,
     /// CSR adjacency: neighbours of node `v` are `adjacency[offsets[v]..offsets[v + 1]]`, sorted, no repeats.
     offsets: Vec<usize>,
     adjacency: Vec<u32>,
     edge_labels: Option<Vec<((u32, u32), u32)>>,
+}
+
+/// The serialized fields of [`Graph`], checked on the way in (the WL kernel
+/// indexes node labels by neighbour ids).
+#[derive(Deserialize)]
+struct GraphParts {
+    node_labels: Vec<u32>,
+    offsets: Vec<usize>,
+    adjacency: Vec<u32>,
+    edge_labels: Option<Vec<((u32, u32), u32)>>,
+}
+
+impl TryFrom<GraphParts> for Graph {
+    type Error = Error;
+    fn try_from(p: GraphParts) -> Result<Self> {
+        let n = p.node_labels.len();
+        let bad = |what: &str| Err(Error::InvalidStructure(format!("graph adjacency: {what}")));
+        if p.offsets.len() != n + 1 || p.offsets[0] != 0 || p.offsets[n] != p.adjacency.len() {
+            return bad("offsets do not frame the neighbour lists");
+        }
+        if p.offsets.windows(2).any(|w| w[0] > w[1]) {
+            return bad("offsets decrease");
+        }
+        for v in 0..n {
+            let nb = &p.adjacency[p.offsets[v]..p.offsets[v + 1]];
+            if nb.windows(2).any(|w| w[0] >= w[1]) || nb.last().is_some_and(|&u| u as usize >= n) {
+                return bad("neighbours not sorted, repeated or out of range");
+            }
+        }
+        Ok(Self { node_labels: p.node_labels, offsets: p.offsets, adjacency: p.adjacency, edge_labels: p.edge_labels })
+    }
 }
 
 impl Graph {
@@ -341,6 +373,21 @@ mod tests {
         let b = wl.gram_block(&set.select(&[1]), &set);
         assert_eq!((b[(0, 0)], b[(0, 1)]), (5.0, 4.0));
         assert_eq!(wl.diag(&set), vec![10.0, 4.0]);
+    }
+
+    /// Deserialized graphs are checked: neighbour ids in range, sorted lists,
+    /// offsets that frame them.
+    #[test]
+    fn deserialized_adjacency_is_checked() {
+        let g = Graph::new(vec![0, 1], &[(0, 1)]).unwrap();
+        let bytes = postcard::to_stdvec(&g).unwrap();
+        assert_eq!(bytes, vec![2, 0, 1, 3, 0, 1, 2, 2, 1, 0, 0]);
+        assert_eq!(postcard::from_bytes::<Graph>(&bytes).unwrap(), g);
+        for (at, value) in [(8, 5), (5, 2), (6, 0), (4, 1)] {
+            let mut bad = bytes.clone();
+            bad[at] = value;
+            assert!(postcard::from_bytes::<Graph>(&bad).is_err(), "byte {at} = {value}");
+        }
     }
 
     #[test]

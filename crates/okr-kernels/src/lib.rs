@@ -3,8 +3,9 @@
 //! - Containers ([`Rows`]): [`DenseRows`] (an `(n_samples, n_features)` matrix),
 //!   [`CsrRows`] (compressed sparse rows), [`Features`] (either of the two),
 //!   [`LabelSets`] (binary label sets, seen as 0/1 vectors over `n_labels`
-//!   labels), and [`Graphs`] (labelled graphs, with the Weisfeiler-Lehman
-//!   subtree kernel [`WlSubtree`]). Deserialized containers are checked like
+//!   labels), [`Graphs`] (labelled graphs, with the Weisfeiler-Lehman
+//!   subtree kernel [`WlSubtree`]) and [`Rankings`] (total orders of `k` items,
+//!   with the Kendall and Mallows kernels [`RankingKernel`]). Deserialized containers are checked like
 //!   constructed ones. [`Standardizer`] standardizes features.
 //! - The [`Kernel`] trait: pointwise evaluation plus block methods that fill
 //!   a Gram block for two row sets ([`Kernel::gram_block_into`]) or the
@@ -67,6 +68,7 @@ mod math;
 pub mod mkl;
 mod precomputed;
 mod products;
+mod rankings;
 mod standardize;
 mod traits;
 
@@ -84,5 +86,6 @@ pub use kernels::tanimoto::{GaussianTanimoto, Tanimoto};
 pub use precomputed::{
     GRAM_SYMMETRY_TOL, GramRows, Precomputed, read_gram, read_gram_npy, read_gram_text, read_test_gram, read_train_gram,
 };
+pub use rankings::{MAX_RANKING_ITEMS, RankingKernel, Rankings};
 pub use standardize::{Standardizer, is_binary};
 pub use traits::{Kernel, Rows};

@@ -1,5 +1,6 @@
 //! Outputs beyond label sets (`okr fit --output-kind`, `okr eval --outputs`):
-//! binary fingerprints and dense vectors read from a file of their own.
+//! binary fingerprints and dense vectors read from a file of their own, graphs
+//! from a TU data set, rankings from a label-ranking file.
 
 use std::path::PathBuf;
 
@@ -16,6 +17,15 @@ pub enum OutputKindFlag {
     /// Dense vectors in R^p from --outputs (numbers, comma or space separated), any vector
     /// output kernel (gaussian, linear, ...); saved as a vector-output model.
     Vector,
+    /// Graphs from --outputs DIR/NAME, a TU data set (files NAME_A.txt,
+    /// NAME_graph_indicator.txt, NAME_graph_labels.txt, optional NAME_node_labels.txt;
+    /// graph i is the output of row i of --train), with --output-kernel wl (normalized
+    /// Weisfeiler-Lehman subtree kernel, --wl-iterations H).
+    Graph,
+    /// Rankings: --train is a label-ranking file (header `n,d,k`, then d features and the
+    /// k ranks of the items per row, 1 = first), with --output-kernel kendall or mallows
+    /// (--mallows-lambda).
+    Ranking,
 }
 
 /// How a fingerprint file lists its bits.
@@ -32,8 +42,9 @@ pub enum FingerprintFormat {
 #[derive(Debug, Clone, Args)]
 pub struct OutputFileArgs {
     /// Outputs, one row per line, in the order of the input file's rows: fingerprints
-    /// (--fingerprint-format) or vectors (numbers, comma or space separated). `#` lines
-    /// and blank lines are skipped.
+    /// (--fingerprint-format) or vectors (numbers, comma or space separated); `#` lines
+    /// and blank lines are skipped. Graphs: the TU data set DIR/NAME (its files
+    /// DIR/NAME_A.txt, ...), graph i for row i.
     #[arg(long, value_name = "PATH")]
     pub outputs: Option<PathBuf>,
     /// How a fingerprint --outputs file lists its bits (--candidates files of fingerprint
@@ -43,6 +54,18 @@ pub struct OutputFileArgs {
     /// Number of bits of sparse fingerprints (required by `okr fit`; eval takes the model's).
     #[arg(long, value_name = "N")]
     pub n_bits: Option<usize>,
+}
+
+/// Parameters of the graph and ranking output kernels (`okr fit`).
+#[derive(Debug, Clone, Args)]
+pub struct StructuredArgs {
+    /// WL subtree kernel: relabelling rounds H (default 3, at most 100).
+    #[arg(long, value_name = "H")]
+    pub wl_iterations: Option<usize>,
+    /// Mallows kernel exp(-lambda n_d), n_d the number of discordant item pairs
+    /// (default 1 / (k (k - 1) / 2): exp of minus the fraction of discordant pairs).
+    #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
+    pub mallows_lambda: Option<f64>,
 }
 
 #[cfg(test)]
@@ -89,6 +112,27 @@ mod tests {
             Command::Fit(f) => assert_eq!((f.output_kind, f.output_file.outputs), (OutputKindFlag::Labels, None)),
             c => panic!("{c:?}"),
         }
-        assert!(Cli::try_parse_from(["okr", "fit", "--train", "x", "-m", "m", "--output-kind", "graph"]).is_err());
+        assert!(Cli::try_parse_from(["okr", "fit", "--train", "x", "-m", "m", "--output-kind", "tree"]).is_err());
+        let c = Cli::try_parse_from([
+            "okr",
+            "fit",
+            "--train",
+            "x",
+            "-m",
+            "m",
+            "--output-kind",
+            "ranking",
+            "--output-kernel",
+            "mallows",
+            "--mallows-lambda",
+            "0.5",
+        ])
+        .unwrap();
+        match c.command {
+            Command::Fit(f) => {
+                assert_eq!((f.output_kind, f.structured.mallows_lambda), (OutputKindFlag::Ranking, Some(0.5)))
+            }
+            c => panic!("{c:?}"),
+        }
     }
 }

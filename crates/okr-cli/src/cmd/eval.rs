@@ -99,6 +99,9 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     if let okr_estimators::persist::Model::Vectors(v) = &mf.model {
         return crate::cmd::outputs::eval(a, &mf, v);
     }
+    if matches!(mf.model, okr_estimators::persist::Model::Graphs(_) | okr_estimators::persist::Model::Rankings(_)) {
+        return crate::cmd::structured::eval(a, &mf);
+    }
     // Fingerprint models: the true fingerprints from --outputs, not label columns.
     let truth = a.output_file.outputs.as_deref();
     let (mf, mut test, candidates, decoder) =

@@ -165,9 +165,9 @@ pub(crate) fn prepare_inputs(a: &FitArgs, data: &Dataset) -> Result<Inputs> {
 }
 
 /// The resolved kernels and hyper-parameters of a kernel-output estimator.
-pub(crate) struct Resolved {
+pub(crate) struct Resolved<KY = KernelSpec> {
     pub kx: KernelSpec,
-    pub ky: KernelSpec,
+    pub ky: KY,
     pub lambda: f64,
     pub lambda1: f64,
     pub lambda2: f64,
@@ -177,9 +177,9 @@ pub(crate) struct Resolved {
     pub anchors: Anchors,
 }
 
-impl Resolved {
+impl<KY> Resolved<KY> {
     /// The flags' hyper-parameters around the kernels and the ridge.
-    pub(crate) fn new(a: &FitArgs, kx: KernelSpec, ky: KernelSpec, lambda: f64) -> Result<Self> {
+    pub(crate) fn new(a: &FitArgs, kx: KernelSpec, ky: KY, lambda: f64) -> Result<Self> {
         let (input_sketch, output_sketch) = sketch_flags(a)?;
         let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
             TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,

@@ -88,7 +88,9 @@ fn parameters(model: &Model) -> Value {
         Model::NystroemReducedRank(m) => to_value(m.params_used()),
         Model::TraceNorm(m) => to_value(m.params_used()),
         Model::Leml(m) => to_value(m.fitted_params()),
-        Model::Vectors(v) => vector_parameters(v),
+        Model::Vectors(v) => output_parameters(v),
+        Model::Graphs(v) => output_parameters(v),
+        Model::Rankings(v) => output_parameters(v),
         Model::Gram(g) => gram_parameters(g),
         _ => json!({}),
     };
@@ -108,10 +110,16 @@ fn parameters(model: &Model) -> Value {
     p
 }
 
-/// The parameters of a vector-output model, with its output dimension and atoms.
-fn vector_parameters(v: &okr_estimators::persist::VectorModel) -> Value {
+/// The parameters of a vector, graph or ranking model (the output kernel's among
+/// them), with its output dimension (vector length, ranked items; null for
+/// graphs), distinct training outputs and atoms.
+fn output_parameters<Y, KY>(v: &okr_estimators::persist::OutputModel<Y, KY>) -> Value
+where
+    Y: okr_kernels::Rows + 'static,
+    KY: okr_kernels::Kernel<Y> + serde::Serialize + 'static,
+{
     use okr_estimators::SurrogateModel;
-    use okr_estimators::persist::VectorModel as V;
+    use okr_estimators::persist::OutputModel as V;
     let mut p = match v {
         V::Iokr(m) => to_value(m.params_used()),
         V::ReducedRank(m) => to_value(m.params_used()),
@@ -123,7 +131,8 @@ fn vector_parameters(v: &okr_estimators::persist::VectorModel) -> Value {
         _ => json!({}),
     };
     if let Some(obj) = p.as_object_mut() {
-        obj.insert("output_dim".into(), v.output_width().into());
+        obj.insert("output_dim".into(), v.candidates().feature_dim().into());
+        obj.insert("n_training_outputs".into(), v.candidates().n_rows().into());
         obj.insert("n_atoms".into(), v.surrogate().n_atoms().into());
     }
     p

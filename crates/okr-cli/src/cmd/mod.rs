@@ -12,6 +12,7 @@ mod predict;
 mod rank;
 mod render;
 mod scores;
+pub(crate) mod structured;
 mod tune;
 
 use std::borrow::Cow;

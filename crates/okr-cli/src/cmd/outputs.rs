@@ -1,6 +1,6 @@
 //! Outputs beyond label sets (issue 17): `okr fit --output-kind fingerprint
 //! | vector`, and `okr predict` / `okr eval` on vector-output models
-//! ([`Model::Vectors`]). Fingerprints are label sets whose labels are the
+//! ([`Model::Vectors`]); graphs and rankings are in `structured.rs`. Fingerprints are label sets whose labels are the
 //! bits, so their models are the label-set models with a fingerprint kernel.
 
 use std::io::Write;
@@ -10,32 +10,32 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use faer::Mat;
 use okr_decode::CandidateDecoder;
-use okr_estimators::persist::{Model, ModelInfo, SavedModel, VectorModel};
-use okr_estimators::{Fit, Iokr, Kde, Nystroem, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm};
+use okr_estimators::SurrogateModel;
+use okr_estimators::persist::{Model, SavedModel, VectorModel};
 use okr_eval::dataset::Names;
 use okr_eval::{Dataset, read_vectors};
 use okr_kernels::{DenseRows, LabelSets, Rows};
 use serde_json::json;
 
-use super::fit::{
-    DEFAULT_LAMBDA, Inputs, Resolved, capped_sizes, default_gamma, describe_kernel, fit_estimator, input_kernel,
-    prepare_inputs,
-};
+use super::fit::{default_gamma, describe_kernel};
 use crate::cli::{
     DataArgs, EstimatorKind, EvalArgs, FingerprintFormat, FitArgs, OutputFileArgs, OutputFormat, OutputKindFlag,
     PredictArgs,
 };
-use crate::config::{KernelFlags, build_kernel, index_base, read_data, read_for_model, set_threads};
-use crate::model::{input_shape, inputs, save_fitted};
+use crate::config::{KernelFlags, build_kernel, read_data, read_for_model, set_threads};
+use crate::model::{input_shape, inputs};
 use crate::output::write_result;
 
 /// Checks the output-kind flags of `okr fit` before any file is read.
 pub fn check_fit(a: &FitArgs) -> Result<()> {
+    super::structured::check_fit(a)?;
     let f = &a.output_file;
     let kind = a.output_kind;
     if kind == OutputKindFlag::Labels {
         if f.outputs.is_some() {
-            bail!("--outputs applies to --output-kind fingerprint or vector (label sets are columns of --train)");
+            bail!(
+                "--outputs applies to --output-kind fingerprint, vector or graph (label sets are columns of --train)"
+            );
         }
     } else {
         let name = format!("{kind:?}").to_lowercase();
@@ -43,6 +43,9 @@ pub fn check_fit(a: &FitArgs) -> Result<()> {
             bail!("--output-kind {name} needs a kernel-output estimator, not --estimator {}", a.estimator.name());
         }
         let Some(outputs) = &f.outputs else {
+            if kind == OutputKindFlag::Ranking {
+                return Ok(()); // the label-ranking --train file holds the rankings
+            }
             bail!("--output-kind {name} needs --outputs FILE (the training outputs)")
         };
         if let Some(l) = a.data.label_count.filter(|&l| l > 0) {
@@ -103,6 +106,9 @@ fn features_only(d: &DataArgs) -> DataArgs {
 
 /// `okr fit --output-kind fingerprint | vector`.
 pub fn fit(a: &FitArgs) -> Result<()> {
+    if matches!(a.output_kind, OutputKindFlag::Graph | OutputKindFlag::Ranking) {
+        return super::structured::fit(a);
+    }
     let Some(path) = a.output_file.outputs.as_deref() else { bail!("--outputs FILE is required") };
     let mut data = read_data(&a.train, &features_only(&a.data), None)?;
     match a.output_kind {
@@ -123,53 +129,22 @@ pub fn fit(a: &FitArgs) -> Result<()> {
 
 /// Fits a kernel-output estimator on vector outputs and saves it as [`Model::Vectors`].
 fn fit_vectors(a: &FitArgs, data: &Dataset, y: &DenseRows) -> Result<()> {
-    let (n, d, p) = (data.n_samples(), data.n_features(), y.n_features());
+    let p = y.n_features();
     if p == 0 {
         bail!("{}: the output vectors are empty", a.output_file.outputs.as_deref().unwrap_or(Path::new("")).display());
     }
-    let warnings = capped_sizes(a, n);
     let out_flags =
         KernelFlags { kind: a.output_kernel, gamma: a.output_gamma, sigma2: a.output_sigma2, degree: 2, coef0: 1.0 };
     let out_median = okr_kernels::median_sq_distance(y, 2000);
     let ky = build_kernel(&out_flags, || default_gamma(out_median), "output")?;
-    let Inputs { standardizer, weights, x, note } = prepare_inputs(a, data)?;
-    let (kx, median) = input_kernel(a, &x, weights.as_deref())?;
-    let lambda = a.lambda.unwrap_or(DEFAULT_LAMBDA);
-    let est = Resolved::new(a, kx.clone(), ky.clone(), lambda)?;
-    let x = if data.x.is_sparse() { &data.x } else { &x };
-    let t = Instant::now();
-    let model = fit_estimator!(a, est, x, y, VectorModel);
-    let fit_seconds = t.elapsed().as_secs_f64();
-    let mut meta = ModelInfo::new(d, p);
-    meta.index_base = index_base(&a.train, &a.data)?;
-    meta.standardizer = standardizer;
-    meta.seed = a.seed;
-    let file = save_fitted(Model::Vectors(model), meta, fit_seconds, &a.model)?;
-    for w in warnings {
-        eprintln!("okr: warning: {w}");
-    }
-    eprintln!(
-        "okr: fitted {} on {n} samples ({d} features, vector outputs of {p} values) in {fit_seconds:.2} s -> {}",
-        file.model.name(),
-        a.model.display()
-    );
-    let gamma_note = if a.gamma.is_some() || a.sigma2.is_some() {
-        "given".to_string()
-    } else {
-        format!("median heuristic 1 / (2 * {median:.4})")
-    };
     let out_note = if a.output_gamma.is_some() || a.output_sigma2.is_some() {
         "given".to_string()
     } else {
         format!("median heuristic 1 / (2 * {out_median:.4})")
     };
-    let lambda_note = if a.lambda.is_some() { "--lambda" } else { "default; --lambda to set it" };
-    eprintln!(
-        "okr: features {note}; input kernel {}; output kernel {}; lambda = {lambda:e} ({lambda_note})",
-        describe_kernel(&kx, &gamma_note),
-        describe_kernel(&ky, &out_note)
-    );
-    Ok(())
+    let text = describe_kernel(&ky, &out_note);
+    let what = format!("vector outputs of {p} values");
+    super::structured::fit_outputs(a, data, y, ky, p, &what, &text, Model::Vectors)
 }
 
 /// Candidates of a vector model: `--candidates` (vectors) or its distinct training outputs.

@@ -26,6 +26,11 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     if let (okr_estimators::persist::Model::Vectors(v), Some(input)) = (&mf.model, &a.input) {
         return crate::cmd::outputs::predict(a, input, &mf, v);
     }
+    if let (okr_estimators::persist::Model::Graphs(_) | okr_estimators::persist::Model::Rankings(_), Some(input)) =
+        (&mf.model, &a.input)
+    {
+        return crate::cmd::structured::predict(a, input, &mf);
+    }
     let (mf, test, candidates, decoder) =
         load_for_decoding(mf, &a.model, a.input.as_deref(), &a.data, &a.decode, false)?;
     if let (Some(input), None) = (&a.input, &test.gram) {

@@ -10,7 +10,7 @@ use okr_decode::per_query::{CandidateFileMode, CandidateFileReader, PerQueryDeco
 use okr_estimators::SurrogateModel;
 use okr_estimators::persist::Model;
 use okr_eval::{Features, RankSummary, RetrievalMetrics};
-use okr_kernels::{GramRows, LabelSets, Rows};
+use okr_kernels::{GramRows, Graphs, LabelSets, Rankings, Rows};
 use serde_json::json;
 
 use crate::cli::RankArgs;
@@ -38,12 +38,21 @@ pub fn run(a: &RankArgs) -> Result<()> {
         Model::Gram(g) => {
             let Some(path) = &a.input_gram_test else { unreachable!("checked above") };
             let x = super::gram::read_test(path, g.n_train())?;
-            rank_with::<GramRows, LabelSets, _>(a, g.surrogate(), &x, width)?
+            rank_with::<GramRows, LabelSets, _>(a, g.surrogate(), &x, width, &text_pool)?
         }
         Model::Vectors(v) => {
             let data = read_for_model(input, &a.data, crate::model::input_shape(&mf))?.data;
             let x = inputs(&mf, &data)?;
-            rank_with::<Features, okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width)?
+            rank_with::<Features, okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width, &text_pool)?
+        }
+        Model::Graphs(m) => {
+            let (x, _) = super::structured::test_inputs(&mf, input, &a.data)?;
+            let tu = |p: &Path, _: usize| -> Result<Graphs> { Ok(okr_eval::read_tu_graphs(p)?) };
+            rank_with::<Features, Graphs, _>(a, m.surrogate(), &x, width, &tu)?
+        }
+        Model::Rankings(m) => {
+            let (x, _) = super::structured::test_inputs(&mf, input, &a.data)?;
+            rank_with::<Features, Rankings, _>(a, m.surrogate(), &x, width, &text_pool)?
         }
         m => {
             let Some(model) = m.surrogate() else {
@@ -53,7 +62,7 @@ pub fn run(a: &RankArgs) -> Result<()> {
             check_data_flags(input, &a.data, Some(width))?;
             let data = read_for_model(input, &a.data, shape(&mf))?.data;
             let x = inputs(&mf, &data)?;
-            rank_with::<Features, LabelSets, _>(a, model, &x, width)?
+            rank_with::<Features, LabelSets, _>(a, model, &x, width, &text_pool)?
         }
     };
     write_result(a.output.as_deref(), |w| w.write_all(&table.text))?;
@@ -69,7 +78,13 @@ struct Ranked {
 }
 
 /// Ranks the queries of the candidate file with candidates of type `Y`.
-fn rank_with<X, Y, M>(a: &RankArgs, model: &M, x: &X, width: usize) -> Result<Ranked>
+fn rank_with<X, Y, M>(
+    a: &RankArgs,
+    model: &M,
+    x: &X,
+    width: usize,
+    read_pool: &dyn Fn(&Path, usize) -> Result<Y>,
+) -> Result<Ranked>
 where
     X: Rows,
     Y: TextRows,
@@ -78,7 +93,7 @@ where
     let file = &a.candidates_per_query;
     let reader = CandidateFileReader::<Y>::open(file, width)?;
     let pool = match (reader.mode(), &a.pool) {
-        (CandidateFileMode::Pool, Some(p)) => Some(read_candidate_pool::<Y>(p, width)?),
+        (CandidateFileMode::Pool, Some(p)) => Some(read_pool(p, width)?),
         (CandidateFileMode::Pool, None) => bail!("{} is in pool mode: give the pool with --pool FILE", file.display()),
         (CandidateFileMode::Inline, Some(_)) => {
             bail!("--pool does not apply: {} lists its candidates inline", file.display())
@@ -111,6 +126,11 @@ where
         Ok(())
     })?;
     Ok(out)
+}
+
+/// A pool file in the row syntax of [`TextRows`] (graphs have their own reader).
+fn text_pool<Y: TextRows>(path: &Path, width: usize) -> Result<Y> {
+    Ok(read_candidate_pool::<Y>(path, width)?)
 }
 
 /// Prints the retrieval summary on standard error, or writes it as JSON.

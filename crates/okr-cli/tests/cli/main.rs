@@ -11,6 +11,7 @@ mod metrics;
 mod outputs;
 mod rank;
 mod reliability;
+mod structured;
 mod tune;
 mod user_data;
 mod vectors;

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::marker::PhantomData;
 use std::path::Path;
 
-use okr_kernels::{DenseRows, LabelSets, Rows};
+use okr_kernels::{DenseRows, Graphs, LabelSets, Rankings, Rows};
 
 use faer::Mat;
 
@@ -70,6 +70,37 @@ impl TextRows for DenseRows {
             }
         }
         DenseRows::new(data).map_err(|e| (0, e.to_string()))
+    }
+}
+
+/// Rankings: the `width` ranks of the items, 1 = most preferred (the rank
+/// columns of a label-ranking file), a permutation of `1..=width`.
+impl TextRows for Rankings {
+    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
+        let mut out = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            let mut ranks = Vec::with_capacity(width);
+            for tok in tokens(row) {
+                let r: usize = tok.parse().map_err(|_| (i, format!("expected a rank, found {tok:?}")))?;
+                if r == 0 || r > width {
+                    return Err((i, format!("rank {r} out of range 1..={width}")));
+                }
+                ranks.push(r - 1);
+            }
+            if ranks.len() != width {
+                return Err((i, format!("expected {width} ranks, found {}", ranks.len())));
+            }
+            out.push(ranks);
+        }
+        Rankings::new(width, out).map_err(|e| (0, e.to_string()))
+    }
+}
+
+/// Graphs have no one-line syntax: their candidates are indices into a pool
+/// of graphs (a TU data set, read by the caller), never inline rows.
+impl TextRows for Graphs {
+    fn parse_rows(_rows: &[&str], _width: usize) -> std::result::Result<Self, (usize, String)> {
+        Err((0, "graphs cannot be listed inline: use a pool-mode file with a pool of graphs (TU data set)".into()))
     }
 }
 

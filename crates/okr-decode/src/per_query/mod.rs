@@ -74,7 +74,10 @@
 //! ([`TextRows`]): label sets and binary fingerprints
 //! ([`LabelSets`]) are the 0-based indices of their set bits, separated by
 //! whitespace or commas (`-` for none); dense vectors ([`DenseRows`]) are
-//! their values separated by whitespace or commas. `query_id` is any token
+//! their values separated by whitespace or commas; rankings ([`Rankings`](okr_kernels::Rankings))
+//! are the 1-based ranks of their items (a permutation of `1..=k`). Graphs
+//! have no row syntax: they are pool indices, the pool a TU data set read by
+//! the caller (`okr_eval::read_tu_graphs`). `query_id` is any token
 //! without whitespace; `test_row` is the 0-based row of the test inputs.
 //!
 //! # Example

@@ -15,7 +15,7 @@ mod fit;
 mod params;
 mod path;
 
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, SolveInfo};
 use serde::{Deserialize, Serialize};
 
@@ -123,7 +123,7 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for Iokr<X, Y, KX, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>, KY: persist::StoredKernel<Y>> Validate for Iokr<X, Y, KX, KY> {
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("IOKR", &IokrParams(self.params.clone()))?;
         let n = self.x_train.n_rows();
@@ -131,6 +131,6 @@ impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for Iokr<X, Y, KX,
         persist::grouping("IOKR sample-to-atom map", &self.atom_of, n, self.atoms.n_rows())?;
         persist::cholesky("IOKR Cholesky factor", &self.chol, n)?;
         self.params.input_kernel.check_rows("IOKR input kernel", &self.x_train)?;
-        persist::kernel_fits("IOKR output kernel", &self.params.output_kernel, &self.atoms)
+        self.params.output_kernel.check_rows("IOKR output kernel", &self.atoms)
     }
 }

@@ -19,7 +19,7 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatRef};
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{KdeParams, KdeValidParams};
@@ -134,7 +134,7 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows> Validate for Kde<X, Y, KernelSpec, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>, KY: persist::StoredKernel<Y>> Validate for Kde<X, Y, KX, KY> {
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("KDE", &KdeParams(self.params.clone()))?;
         let n = self.x_train.n_rows();
@@ -148,7 +148,7 @@ impl<X: Rows, Y: Rows> Validate for Kde<X, Y, KernelSpec, KernelSpec> {
         persist::finite_slice("KDE spectrum", &self.nu)?;
         persist::matrix("KDE encoder", self.encoder.as_ref(), p, self.outputs.n_rows())?;
         persist::matrix("KDE prediction map", self.predict_map.as_ref(), n, p)?;
-        persist::kernel_fits("KDE input kernel", &self.params.input_kernel, &self.x_train)?;
-        persist::kernel_fits("KDE output kernel", &self.params.output_kernel, &self.outputs)
+        self.params.input_kernel.check_rows("KDE input kernel", &self.x_train)?;
+        self.params.output_kernel.check_rows("KDE output kernel", &self.outputs)
     }
 }

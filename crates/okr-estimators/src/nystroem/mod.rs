@@ -14,7 +14,7 @@ mod params;
 mod partition;
 
 use faer::{Mat, MatRef};
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use crate::stream::DEFAULT_CHUNK_ROWS;
@@ -125,7 +125,7 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for Nystroem<X, Y, KX, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>, KY: persist::StoredKernel<Y>> Validate for Nystroem<X, Y, KX, KY> {
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("Nystroem", &NystroemParams(self.params.clone()))?;
         let n = self.output_of.len();
@@ -137,6 +137,6 @@ impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for Nystroem<X, Y,
         persist::matrix("Nystroem weights", self.weights.as_ref(), m, self.outputs.n_rows())?;
         persist::ensure(self.rank <= m, || format!("Nystroem rank {} above {m} anchors", self.rank))?;
         self.params.input_kernel.check_rows("Nystroem input kernel", &self.anchors)?;
-        persist::kernel_fits("Nystroem output kernel", &self.params.output_kernel, &self.outputs)
+        self.params.output_kernel.check_rows("Nystroem output kernel", &self.outputs)
     }
 }

@@ -28,7 +28,7 @@ mod params;
 mod partition;
 
 use faer::{Mat, MatRef};
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{NystroemReducedRankParams, NystroemReducedRankValidParams};
@@ -180,7 +180,9 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows> Validate for NystroemReducedRank<X, Y, KernelSpec, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>, KY: persist::StoredKernel<Y>> Validate
+    for NystroemReducedRank<X, Y, KX, KY>
+{
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("Nystroem reduced-rank", &NystroemReducedRankParams(self.params.clone()))?;
         let m = self.anchors.n_rows();
@@ -200,7 +202,7 @@ impl<X: Rows, Y: Rows> Validate for NystroemReducedRank<X, Y, KernelSpec, Kernel
         persist::finite_slice("Nystroem reduced-rank spectrum", &self.mu)?;
         persist::matrix("Nystroem reduced-rank encoder", self.encoder.as_ref(), p, self.outputs.n_rows())?;
         persist::matrix("Nystroem reduced-rank prediction map", self.predict_map.as_ref(), m, p)?;
-        persist::kernel_fits("Nystroem reduced-rank input kernel", &self.params.input_kernel, &self.anchors)?;
-        persist::kernel_fits("Nystroem reduced-rank output kernel", &self.params.output_kernel, &self.outputs)
+        self.params.input_kernel.check_rows("Nystroem reduced-rank input kernel", &self.anchors)?;
+        self.params.output_kernel.check_rows("Nystroem reduced-rank output kernel", &self.outputs)
     }
 }

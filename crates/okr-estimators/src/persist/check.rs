@@ -1,7 +1,7 @@
 //! The checks the [`Validate`](super::Validate) impls are written with.
 
 use faer::MatRef;
-use okr_kernels::{GramRows, KernelSpec, Precomputed, Rows};
+use okr_kernels::{GramRows, Graphs, KernelSpec, Precomputed, RankingKernel, Rankings, Rows, WlSubtree};
 use okr_linalg::Cholesky;
 
 use super::Invalid;
@@ -88,6 +88,26 @@ impl<R: Rows> StoredKernel<R> for KernelSpec {
 impl StoredKernel<GramRows> for Precomputed {
     fn check_rows(&self, what: &str, rows: &GramRows) -> Check {
         rows.check_training_rows().map_err(|e| Invalid(format!("{what} rows: {e}")))
+    }
+}
+
+/// Most WL relabelling rounds a saved model may ask for (each round costs a
+/// pass over every node and edge of the graphs of a block; real uses take 1-10).
+pub const MAX_WL_ITERATIONS: usize = 100;
+
+/// The WL subtree kernel evaluates any graphs; its round count is bounded.
+impl StoredKernel<Graphs> for WlSubtree {
+    fn check_rows(&self, what: &str, _rows: &Graphs) -> Check {
+        ensure(self.iterations() <= MAX_WL_ITERATIONS, || {
+            format!("{what} has {} WL iterations (at most {MAX_WL_ITERATIONS})", self.iterations())
+        })
+    }
+}
+
+/// Ranking kernels evaluate rankings of any length; a Mallows width must be valid.
+impl StoredKernel<Rankings> for RankingKernel {
+    fn check_rows(&self, what: &str, _rows: &Rankings) -> Check {
+        self.check().map_err(|e| Invalid(format!("{what}: {e}")))
     }
 }
 

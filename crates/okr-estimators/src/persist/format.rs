@@ -17,8 +17,10 @@ pub const MAGIC: &[u8; 8] = b"OKRMODEL";
 /// models fitted on a precomputed input Gram (`Model::Gram`) and the
 /// weighted-sum input kernel (`KernelSpec::WeightedSum`, multiple kernel
 /// learning), again only new variants, so version-4 and -5 bodies still
-/// decode. Older files are not read (refit).
-pub const FORMAT_VERSION: u32 = 6;
+/// decode; 7 appends the graph- and ranking-output models (`Model::Graphs`,
+/// `Model::Rankings`), so version-4 to -6 bodies still decode. Older files
+/// are not read (refit).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// Oldest format version whose bodies this okr decodes.
 pub const OLDEST_READ_VERSION: u32 = 4;

@@ -58,24 +58,24 @@ mod check;
 mod format;
 mod gram;
 mod model;
+mod outputs;
 mod probe;
-mod vectors;
 
 use std::path::{Path, PathBuf};
 
 use okr_kernels::Standardizer;
 use serde::{Deserialize, Serialize};
 
-pub use check::StoredKernel;
 pub(crate) use check::{
     Check, check_params, cholesky, ensure, finite, finite_slice, grouping, indices, kernel_fits, matrix, rows,
 };
+pub use check::{MAX_WL_ITERATIONS, StoredKernel};
 pub use format::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
 pub use gram::{GramModel, SavedGramSurrogate};
 pub use model::{Model, OutputKind, SavedSurrogate};
+pub use outputs::{GraphModel, OutputModel, RankingModel, SavedOutputSurrogate, SavedVectorSurrogate, VectorModel};
 #[doc(hidden)]
 pub use probe::{fuzz_model_file, probe};
-pub use vectors::{SavedVectorSurrogate, VectorModel};
 
 /// Why a deserialized structure cannot be used: one line naming the part
 /// and what is wrong with it.

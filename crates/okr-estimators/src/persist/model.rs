@@ -3,7 +3,7 @@
 use okr_kernels::{Features, KernelSpec, LabelSets, Rows};
 use serde::{Deserialize, Serialize};
 
-use super::{GramModel, Invalid, Validate, VectorModel};
+use super::{GramModel, GraphModel, Invalid, RankingModel, Validate, VectorModel};
 use crate::core::KernelExpansion;
 use crate::kae::{K2aeOnRows, Kae, Kpca};
 use crate::leml::{BinaryRelevance, Cplst, Leml};
@@ -30,6 +30,10 @@ pub enum OutputKind {
     TaskScores,
     /// Vectors in `R^p`, decoded from a surrogate among candidate vectors.
     Vectors,
+    /// Labelled graphs, decoded among candidate graphs.
+    Graphs,
+    /// Rankings of a fixed set of items, decoded among candidate rankings.
+    Rankings,
 }
 
 /// Every fitted estimator okr can save, one variant each. The
@@ -77,6 +81,12 @@ pub enum Model {
     /// A label-set estimator fitted on a precomputed input Gram (format 6):
     /// it keeps no training features, test inputs are test x train Grams.
     Gram(GramModel),
+    /// A kernel-output estimator with graph outputs and the WL subtree
+    /// output kernel (format 7).
+    Graphs(GraphModel),
+    /// A kernel-output estimator with ranking outputs and the Kendall or
+    /// Mallows output kernel (format 7).
+    Rankings(RankingModel),
 }
 
 impl Model {
@@ -100,6 +110,8 @@ impl Model {
             Self::MaskedTraceNorm(_) => "masked-trace-norm".into(),
             Self::Kpca(_) => "kpca".into(),
             Self::Vectors(m) => m.name(),
+            Self::Graphs(m) => m.name(),
+            Self::Rankings(m) => m.name(),
             Self::Gram(m) => m.name(),
         }
     }
@@ -155,6 +167,8 @@ impl Model {
             Self::TraceNorm(m) => (m.params_used().rank(), m.n_atoms()),
             Self::NystroemReducedRank(m) => (m.params_used().rank(), m.rank()),
             Self::Vectors(v) => return v.ranks(),
+            Self::Graphs(m) => return m.ranks(),
+            Self::Rankings(m) => return m.ranks(),
             Self::Gram(m) => return m.ranks(),
             _ => return None,
         })
@@ -175,6 +189,8 @@ impl Model {
             Self::Kae(_) | Self::K2ae(_) | Self::Kpca(_) => OutputKind::Codes,
             Self::SelfHs(_) | Self::MaskedTraceNorm(_) => OutputKind::TaskScores,
             Self::Vectors(_) => OutputKind::Vectors,
+            Self::Graphs(_) => OutputKind::Graphs,
+            Self::Rankings(_) => OutputKind::Rankings,
         }
     }
 
@@ -199,12 +215,15 @@ impl Model {
             Self::MaskedTraceNorm(m) => Some(m.a().nrows()),
             Self::Kpca(_) => None,
             Self::Vectors(m) => m.input_width(),
+            Self::Graphs(m) => m.input_width(),
+            Self::Rankings(m) => m.input_width(),
             Self::Gram(m) => Some(m.n_train()),
         }
     }
 
-    /// Number of labels (tasks for the ranking baselines) the model
-    /// predicts; `None` for the models that predict codes.
+    /// Number of labels (tasks for the ranking baselines, ranked items for
+    /// ranking outputs) the model predicts; `None` for the models that
+    /// predict codes or graphs.
     pub fn output_width(&self) -> Option<usize> {
         match self {
             Self::Iokr(m) => Some(m.atoms().n_labels()),
@@ -221,6 +240,8 @@ impl Model {
             Self::SelfHs(m) => Some(m.weights().ncols()),
             Self::MaskedTraceNorm(m) => Some(m.b().nrows()),
             Self::Vectors(m) => Some(m.output_width()),
+            Self::Graphs(_) => None,
+            Self::Rankings(m) => Some(m.candidates().n_items()),
             Self::Gram(m) => Some(m.candidates().n_labels()),
         }
     }
@@ -245,6 +266,8 @@ impl Validate for Model {
             Self::MaskedTraceNorm(m) => m.validate(),
             Self::Kpca(m) => m.validate(),
             Self::Vectors(m) => m.validate(),
+            Self::Graphs(m) => m.validate(),
+            Self::Rankings(m) => m.validate(),
             Self::Gram(m) => m.validate(),
         }
     }

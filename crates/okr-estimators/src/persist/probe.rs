@@ -3,10 +3,10 @@
 //! so that a file that passes validation but breaks prediction is found.
 
 use faer::{Mat, Par};
-use okr_kernels::{CsrRows, Features, GramRows, LabelSets, Rows};
+use okr_kernels::{CsrRows, Features, GramRows, Kernel, LabelSets, Rows};
 
 use super::format::{HEADER_LEN, seal};
-use super::{Model, SavedModel};
+use super::{Model, OutputModel, SavedModel};
 use crate::{ScoreModel, SurrogateModel};
 
 /// Runs every prediction path of the model on two rows (one with the first
@@ -57,7 +57,9 @@ pub fn probe(saved: &SavedModel) {
                 let _ = m.predict(dense().as_ref(), 0, 0);
             }
         }
-        Model::Vectors(m) => vectors(m.surrogate(), &x),
+        Model::Vectors(m) => outputs(m, &x),
+        Model::Graphs(m) => outputs(m, &x),
+        Model::Rankings(m) => outputs(m, &x),
         Model::Gram(m) => {
             let k = Mat::from_fn(2, m.n_train(), |i, j| ((i + j) % 3) as f64 / 3.0);
             if let Ok(test) = GramRows::test(k, None) {
@@ -83,10 +85,18 @@ fn surrogate<X: Rows, M: SurrogateModel<X, LabelSets> + ?Sized>(m: &M, x: &X, y:
     let _ = m.rkhs_sq_errors_from(c.as_ref(), y);
 }
 
-fn vectors(m: &super::SavedVectorSurrogate, x: &Features) {
+/// A model with outputs other than label sets, scored against its first training outputs.
+fn outputs<Y: Rows + 'static, KY: Kernel<Y> + 'static>(model: &OutputModel<Y, KY>, x: &Features) {
+    let m = model.surrogate();
     let Ok(c) = m.coefficients(x) else { return };
     assert_eq!((c.nrows(), c.ncols()), (x.n_rows(), m.n_atoms()), "coefficient shape");
+    let candidates = model.candidates();
+    let candidates = candidates.slice(0..candidates.n_rows().min(8));
+    let mut g = Mat::zeros(m.n_atoms(), candidates.n_rows());
+    let _ = m.atom_products_into(&candidates, g.as_mut(), Par::Seq);
+    let _ = m.output_sq_norms(&candidates);
     let _ = m.atom_gram();
+    let _ = m.rkhs_sq_errors_from(c.as_ref(), &candidates.slice(0..candidates.n_rows().min(2)));
 }
 
 fn scores<M: ScoreModel<CsrRows>>(m: &M, x: &Features) {

@@ -31,7 +31,7 @@ mod fit;
 mod params;
 
 use faer::{Mat, MatRef};
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{ReducedRankParams, ReducedRankValidParams};
@@ -195,7 +195,9 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for ReducedRankIokr<X, Y, KX, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>, KY: persist::StoredKernel<Y>> Validate
+    for ReducedRankIokr<X, Y, KX, KY>
+{
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("reduced-rank", &ReducedRankParams(self.params.clone()))?;
         let n = self.x_train.n_rows();
@@ -215,6 +217,6 @@ impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for ReducedRankIok
         persist::matrix("reduced-rank encoder", self.encoder.as_ref(), p, self.outputs.n_rows())?;
         persist::matrix("reduced-rank prediction map", self.predict_map.as_ref(), n, p)?;
         self.params.input_kernel.check_rows("reduced-rank input kernel", &self.x_train)?;
-        persist::kernel_fits("reduced-rank output kernel", &self.params.output_kernel, &self.outputs)
+        self.params.output_kernel.check_rows("reduced-rank output kernel", &self.outputs)
     }
 }

@@ -26,7 +26,7 @@ mod partition;
 mod ridge;
 
 use faer::{Mat, MatRef};
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{SketchedIokrParams, SketchedIokrValidParams};
@@ -197,7 +197,9 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for SketchedIokr<X, Y, KX, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>, KY: persist::StoredKernel<Y>> Validate
+    for SketchedIokr<X, Y, KX, KY>
+{
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("sketched", &SketchedIokrParams(self.params.clone()))?;
         let n = self.n_samples;
@@ -218,13 +220,13 @@ impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>> Validate for SketchedIokr<X
                 })?;
                 persist::matrix("sketched atom weights", a.weights.as_ref(), r, a.support.n_rows())?;
                 persist::matrix("sketched atom Gram", a.gram.as_ref(), r, r)?;
-                persist::kernel_fits("sketched output kernel", &self.params.output_kernel, &a.support)?;
+                self.params.output_kernel.check_rows("sketched output kernel", &a.support)?;
             }
             None => persist::ensure(r == self.outputs.n_rows(), || {
                 format!("sketched model has {r} atoms for {} distinct outputs", self.outputs.n_rows())
             })?,
         }
         self.params.input_kernel.check_rows("sketched input kernel", &self.x_support)?;
-        persist::kernel_fits("sketched output kernel", &self.params.output_kernel, &self.outputs)
+        self.params.output_kernel.check_rows("sketched output kernel", &self.outputs)
     }
 }

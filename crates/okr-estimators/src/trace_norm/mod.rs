@@ -23,7 +23,7 @@ mod self_hs;
 pub mod solvers;
 
 use faer::{Mat, MatRef, Par};
-use okr_kernels::{Kernel, KernelSpec, Rows};
+use okr_kernels::{Kernel, Rows};
 use serde::{Deserialize, Serialize};
 
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
@@ -215,7 +215,9 @@ where
     }
 }
 
-impl<X: Rows, Y: Rows> Validate for TraceNorm<X, Y, KernelSpec, KernelSpec> {
+impl<X: Rows, Y: Rows, KX: persist::StoredKernel<X>, KY: persist::StoredKernel<Y>> Validate
+    for TraceNorm<X, Y, KX, KY>
+{
     fn validate(&self) -> std::result::Result<(), Invalid> {
         persist::check_params("trace-norm", &TraceNormParams(self.params.clone()))?;
         let n = self.x_train.n_rows();
@@ -229,7 +231,7 @@ impl<X: Rows, Y: Rows> Validate for TraceNorm<X, Y, KernelSpec, KernelSpec> {
         persist::matrix("trace-norm input coefficients", self.m.as_ref(), n, r)?;
         persist::matrix("trace-norm output coefficients", self.nt.as_ref(), r, n)?;
         persist::matrix("trace-norm encoder", self.encoder.as_ref(), r, self.outputs.n_rows())?;
-        persist::kernel_fits("trace-norm input kernel", &self.params.input_kernel, &self.x_train)?;
-        persist::kernel_fits("trace-norm output kernel", &self.params.output_kernel, &self.outputs)
+        self.params.input_kernel.check_rows("trace-norm input kernel", &self.x_train)?;
+        self.params.output_kernel.check_rows("trace-norm output kernel", &self.outputs)
     }
 }

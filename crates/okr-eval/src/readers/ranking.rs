@@ -185,6 +185,28 @@ pub struct LabelRanking {
     pub ranks: Vec<Vec<usize>>,
 }
 
+impl LabelRanking {
+    /// The features as dense rows.
+    ///
+    /// # Errors
+    /// Never for a file this reader read (its features are finite).
+    pub fn features(&self) -> Result<okr_kernels::DenseRows> {
+        Ok(okr_kernels::DenseRows::new(self.x.clone())?)
+    }
+
+    /// The rankings as [`Rankings`](okr_kernels::Rankings) (0-based ranks).
+    ///
+    /// # Errors
+    /// [`Error::Empty`] for a file without rows (its item count is unknown).
+    pub fn rankings(&self) -> Result<okr_kernels::Rankings> {
+        let Some(k) = self.ranks.first().map(Vec::len) else {
+            return Err(Error::Empty { what: "label-ranking file without rows" });
+        };
+        let rows = self.ranks.iter().map(|r| r.iter().map(|&v| v - 1).collect()).collect();
+        Ok(okr_kernels::Rankings::new(k, rows)?)
+    }
+}
+
 /// Reads a label-ranking CSV (`n,d,k` line, then `d` features and `k` ranks per row).
 ///
 /// # Errors

@@ -157,6 +157,25 @@ pub fn read_tu(dir: &Path, name: &str) -> Result<TuDataset> {
     Ok(TuDataset { graphs: Graphs::new(graphs), labels })
 }
 
+/// The files of a TU data set `NAME`, by suffix (`NAME_A.txt`, ...).
+const TU_SUFFIXES: [&str; 5] =
+    ["_A.txt", "_graph_indicator.txt", "_graph_labels.txt", "_node_labels.txt", "_edge_labels.txt"];
+
+/// Reads the graphs of the TU data set named by `path`: the prefix
+/// `DIR/NAME` of its files, or any one of them (`DIR/NAME_A.txt`, ...).
+/// This is how `okr` takes graph outputs and candidates.
+///
+/// # Errors
+/// As [`read_tu`].
+pub fn read_tu_graphs(path: &Path) -> Result<Graphs> {
+    let text = path.to_string_lossy();
+    let prefix = TU_SUFFIXES.iter().find_map(|s| text.strip_suffix(s)).unwrap_or(&text);
+    let prefix = Path::new(prefix);
+    let dir = prefix.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = prefix.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(read_tu(dir, &name)?.graphs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +210,9 @@ mod tests {
         assert_eq!(g0.edge_labels().unwrap(), &[((0, 1), 0), ((1, 2), 1)]);
         assert_eq!(ds.graphs.graph(1).neighbors(0), &[1]);
         assert_eq!(ds.labels, vec![1, 0]);
+        // By prefix or by any of its files.
+        assert_eq!(read_tu_graphs(&dir.path().join("X")).unwrap(), ds.graphs);
+        assert_eq!(read_tu_graphs(&dir.path().join("X_node_labels.txt")).unwrap(), ds.graphs);
     }
 
     #[test]

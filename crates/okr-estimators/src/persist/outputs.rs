@@ -1,42 +1,64 @@
-//! [`VectorModel`]: the kernel-output estimators with dense vector outputs
-//! (`y_i` in `R^p`, e.g. the bottom halves of USPS digits or a regression
-//! target), saved beside the label-set models as [`Model::Vectors`](super::Model::Vectors).
+//! [`OutputModel`]: the kernel-output estimators with outputs other than
+//! label sets, one enum generic over the output rows `Y` and the output
+//! kernel `KY`, saved beside the label-set models:
+//!
+//! | model variant | outputs | output kernel | format |
+//! |---|---|---|---|
+//! | [`Model::Vectors`](super::Model::Vectors) ([`VectorModel`]) | vectors in `R^p` ([`DenseRows`]) | any [`KernelSpec`] | 5 |
+//! | [`Model::Graphs`](super::Model::Graphs) ([`GraphModel`]) | labelled graphs ([`Graphs`]) | WL subtree ([`WlSubtree`]) | 7 |
+//! | [`Model::Rankings`](super::Model::Rankings) ([`RankingModel`]) | rankings ([`Rankings`]) | Kendall or Mallows ([`RankingKernel`]) | 7 |
+//!
+//! The output kernel and its parameters are stored in the estimator's
+//! parameters. The enum's encoding does not depend on `Y` and `KY` beyond
+//! their own fields, so vector models of format 5 and 6 decode unchanged.
 
-use okr_kernels::{DenseRows, Features, KernelSpec, Rows};
+use okr_kernels::{DenseRows, Features, Graphs, Kernel, KernelSpec, RankingKernel, Rankings, Rows, WlSubtree};
 use serde::{Deserialize, Serialize};
 
-use super::{Invalid, Validate};
+use super::{Invalid, StoredKernel, Validate};
 use crate::core::KernelExpansion;
 use crate::{Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, TraceNorm};
 
+/// A saved model with outputs `Y` seen through its [`KernelExpansion`].
+pub type SavedOutputSurrogate<Y, KY> = dyn KernelExpansion<Features, Y, InputKernel = KernelSpec, OutputKernel = KY>;
+
 /// A saved vector-output model seen through its [`KernelExpansion`].
-pub type SavedVectorSurrogate =
-    dyn KernelExpansion<Features, DenseRows, InputKernel = KernelSpec, OutputKernel = KernelSpec>;
+pub type SavedVectorSurrogate = SavedOutputSurrogate<DenseRows, KernelSpec>;
+
+/// Vector outputs (`y_i` in `R^p`, e.g. the bottom halves of USPS digits).
+pub type VectorModel = OutputModel<DenseRows, KernelSpec>;
+
+/// Graph outputs with the Weisfeiler-Lehman subtree output kernel.
+pub type GraphModel = OutputModel<Graphs, WlSubtree>;
+
+/// Ranking outputs with the Kendall or Mallows output kernel.
+pub type RankingModel = OutputModel<Rankings, RankingKernel>;
 
 /// One variant per kernel-output estimator, on dense or sparse input
-/// [`Features`] with [`DenseRows`] outputs. Variants are encoded by their
-/// index: new ones go at the end, with a format version bump.
+/// [`Features`] with outputs `Y` and output kernel `KY`. Variants are
+/// encoded by their index: new ones go at the end, with a format version bump.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
-pub enum VectorModel {
+pub enum OutputModel<Y, KY> {
     /// IOKR.
-    Iokr(Iokr<Features, DenseRows, KernelSpec, KernelSpec>),
+    Iokr(Iokr<Features, Y, KernelSpec, KY>),
     /// Reduced-rank IOKR.
-    ReducedRank(ReducedRankIokr<Features, DenseRows, KernelSpec, KernelSpec>),
+    ReducedRank(ReducedRankIokr<Features, Y, KernelSpec, KY>),
     /// Kernel dependency estimation.
-    Kde(Kde<Features, DenseRows, KernelSpec, KernelSpec>),
+    Kde(Kde<Features, Y, KernelSpec, KY>),
     /// SIOKR / ISOKR / SISOKR.
-    Sketched(SketchedIokr<Features, DenseRows, KernelSpec, KernelSpec>),
+    Sketched(SketchedIokr<Features, Y, KernelSpec, KY>),
     /// Nystroem kernel ridge regression.
-    Nystroem(Nystroem<Features, DenseRows, KernelSpec, KernelSpec>),
+    Nystroem(Nystroem<Features, Y, KernelSpec, KY>),
     /// Nystroem reduced-rank IOKR.
-    NystroemReducedRank(NystroemReducedRank<Features, DenseRows, KernelSpec, KernelSpec>),
+    NystroemReducedRank(NystroemReducedRank<Features, Y, KernelSpec, KY>),
     /// Trace-norm regularized surrogate.
-    TraceNorm(TraceNorm<Features, DenseRows, KernelSpec, KernelSpec>),
+    TraceNorm(TraceNorm<Features, Y, KernelSpec, KY>),
 }
 
-impl VectorModel {
+// `'static`: the surrogate is a `dyn` of the default object lifetime.
+impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> OutputModel<Y, KY> {
     /// The estimator's name (as for label-set models).
     pub fn name(&self) -> String {
         match self {
@@ -51,7 +73,7 @@ impl VectorModel {
     }
 
     /// The model as a kernel expansion (decoding, output scores).
-    pub fn surrogate(&self) -> &SavedVectorSurrogate {
+    pub fn surrogate(&self) -> &SavedOutputSurrogate<Y, KY> {
         match self {
             Self::Iokr(m) => m,
             Self::ReducedRank(m) => m,
@@ -61,6 +83,11 @@ impl VectorModel {
             Self::NystroemReducedRank(m) => m,
             Self::TraceNorm(m) => m,
         }
+    }
+
+    /// The output kernel, with its parameters.
+    pub fn output_kernel(&self) -> &KY {
+        self.surrogate().output_kernel()
     }
 
     /// Number of input features the model reads.
@@ -73,19 +100,6 @@ impl VectorModel {
             Self::Nystroem(m) => m.anchors().feature_dim(),
             Self::NystroemReducedRank(m) => m.anchors().feature_dim(),
             Self::TraceNorm(m) => m.x_train().feature_dim(),
-        }
-    }
-
-    /// Dimension `p` of the output vectors.
-    pub fn output_width(&self) -> usize {
-        match self {
-            Self::Iokr(m) => m.atoms().n_features(),
-            Self::ReducedRank(m) => m.distinct_outputs().n_features(),
-            Self::Kde(m) => m.distinct_outputs().n_features(),
-            Self::Sketched(m) => m.distinct_outputs().n_features(),
-            Self::Nystroem(m) => m.distinct_outputs().n_features(),
-            Self::NystroemReducedRank(m) => m.distinct_outputs().n_features(),
-            Self::TraceNorm(m) => m.distinct_outputs().n_features(),
         }
     }
 
@@ -102,21 +116,21 @@ impl VectorModel {
     }
 
     /// The distinct training outputs (the default candidates), in
-    /// first-occurrence order.
-    pub fn candidates(&self) -> &DenseRows {
-        match self {
-            Self::Iokr(m) => m.atoms(),
-            Self::ReducedRank(m) => m.distinct_outputs(),
-            Self::Kde(m) => m.distinct_outputs(),
-            Self::Sketched(m) => m.distinct_outputs(),
-            Self::Nystroem(m) => m.distinct_outputs(),
-            Self::NystroemReducedRank(m) => m.distinct_outputs(),
-            Self::TraceNorm(m) => m.distinct_outputs(),
-        }
+    /// first-occurrence order. Graphs are never merged: a graph model's
+    /// candidates are its training graphs, in training order.
+    pub fn candidates(&self) -> &Y {
+        self.surrogate().training_outputs()
     }
 }
 
-impl Validate for VectorModel {
+impl VectorModel {
+    /// Dimension `p` of the output vectors.
+    pub fn output_width(&self) -> usize {
+        self.candidates().n_features()
+    }
+}
+
+impl<Y: Rows, KY: StoredKernel<Y>> Validate for OutputModel<Y, KY> {
     fn validate(&self) -> Result<(), Invalid> {
         match self {
             Self::Iokr(m) => m.validate(),
