@@ -4,7 +4,10 @@
 //! Each estimator runs once inside [`okr_linalg::profile::collect`], so the
 //! phases are the ones the library marks in its real code path (kernel
 //! blocks, the streamed SYRK, whitening, the system's Cholesky, solves,
-//! coefficient and score GEMMs, the argmax scan), not a re-enactment. Each
+//! coefficient and score GEMMs, the folded candidates, the argmax scan), not
+//! a re-enactment. The Nystroem KRR decode runs twice, coefficients first
+//! (the order before issue 20's chain rule) and in the order `ChainOrder::Auto`
+//! picks, so their ratio is measured in one run. Each
 //! phase gets its wall and CPU seconds, its flop count where it is GEMM-like
 //! and its rate as a fraction of faer's DGEMM rate measured in the same run;
 //! each run its roofline fraction (flops / DGEMM rate / wall seconds).
@@ -15,14 +18,15 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
+use okr_decode::{CandidateDecoder, ChainOrder, ChainPlan};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
-use okr_estimators::{Fit, Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr};
+use okr_estimators::{Fit, Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr, SurrogateModel};
 use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
-use okr_kernels::{Gaussian, Rows, median_sq_distance};
+use okr_kernels::{Gaussian, LabelSets, Rows, median_sq_distance};
 use okr_linalg::profile::{self, PhaseTime, process_cpu_seconds};
 
-use crate::common::cv::decode_f1;
+use crate::common::cv::decode_f1_by;
 use crate::common::process::MachineState;
 
 /// One profiled call: its phases, wall and CPU seconds.
@@ -51,6 +55,28 @@ fn set_kernel_flops(p: &mut Profiled, phase: &str, flops: f64) {
     if let Some(ph) = p.phases.iter_mut().find(|ph| ph.name == phase) {
         ph.flops = flops;
     }
+}
+
+/// The input kernel rows are computed once per candidate tile when the
+/// chain runs candidates first, once otherwise.
+fn kernel_passes(plan: &ChainPlan) -> f64 {
+    if plan.order == ChainOrder::CandidatesFirst { plan.candidate_tiles as f64 } else { 1.0 }
+}
+
+/// Profiles `decoder` on `model` as the run `what`: its F1, its phases with
+/// the sparse kernel rows counted at `2 nnz(x) m` per pass.
+fn profiled_decode<X: Rows, M: SurrogateModel<X, LabelSets>>(
+    what: String,
+    decoder: CandidateDecoder,
+    model: &M,
+    (x, nnz): (&X, f64),
+    (y, cand): (&LabelSets, &LabelSets),
+    m: usize,
+) -> Result<(f64, Profiled)> {
+    let plan = decoder.plan(model, x.n_rows(), cand.n_rows());
+    let (f1, mut p) = profiled(what, || decode_f1_by(decoder, model, x, y, cand))?;
+    set_kernel_flops(&mut p, "input kernel blocks", 2.0 * nnz * m as f64 * kernel_passes(&plan));
+    Ok((f1, p))
 }
 
 /// The GEMM-like phases (a flop count and a rate): everything counted.
@@ -87,10 +113,21 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     set_kernel_flops(&mut p, "kernel blocks", 2.0 * nnz * m as f64);
     set_kernel_flops(&mut p, "anchor Gram K_mm", 2.0 * nnz / n_train as f64 * (m * m) as f64);
     runs.push(p);
-    let (f1, mut p) = profiled("Nystroem KRR decode", || decode_f1(&nys, xt, yt, &cand))?;
-    set_kernel_flops(&mut p, "input kernel blocks", 2.0 * nnz_t * m as f64);
+    // Decoded twice: the pre-issue-20 order and Auto's, in the same run.
+    let auto = CandidateDecoder::new();
+    let coef_first = auto.chain_order(ChainOrder::CoefficientsFirst);
+    let what = "Nystroem KRR decode, coefficients first".to_string();
+    let (f1, p) = profiled_decode(what, coef_first, &nys, (xt, nnz_t), (yt, &cand), m)?;
+    f1s.push((p.what.clone(), f1));
     runs.push(p);
-    f1s.push(("Nystroem KRR", f1));
+    let nys_plan = auto.plan(&nys, xt.n_rows(), cand.n_rows());
+    let nys_plan_atoms = nys.n_atoms();
+    let folded = auto.chain_order(ChainOrder::CandidatesFirst).plan(&nys, xt.n_rows(), cand.n_rows());
+    let (nys_cand_tiles, nys_cand_tile) = (folded.candidate_tiles, folded.candidate_tile);
+    let what = format!("Nystroem KRR decode, auto ({})", nys_plan.order);
+    let (f1, p) = profiled_decode(what, auto, &nys, (xt, nnz_t), (yt, &cand), m)?;
+    f1s.push((p.what.clone(), f1));
+    runs.push(p);
     let rr_params = NystroemReducedRank::params(kx.clone(), ky.clone())
         .rank(100)
         .lambda1(1e-4)
@@ -102,10 +139,10 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     })?;
     runs.push(p);
     drop(nys);
-    let (f1, mut p) = profiled("Nystroem reduced-rank decode", || decode_f1(&rr, xt, yt, &cand))?;
-    set_kernel_flops(&mut p, "input kernel blocks", 2.0 * nnz_t * m as f64);
+    let what = "Nystroem reduced-rank decode".to_string();
+    let (f1, p) = profiled_decode(what, auto, &rr, (xt, nnz_t), (yt, &cand), m)?;
+    f1s.push((p.what.clone(), f1));
     runs.push(p);
-    f1s.push(("Nystroem reduced rank", f1));
     drop(rr);
 
     // sketch-scale's headline SISOKR (uniform 2000 / uniform 100, c = 1, lambda = 1e-6).
@@ -119,10 +156,9 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     let (sk, mut p) = profiled(format!("SISOKR fit (m_x = {mx}, m_y = {my})"), || Ok(sk_params.fit(x, y)?))?;
     set_kernel_flops(&mut p, "kernel blocks", 2.0 * nnz * mx as f64);
     runs.push(p);
-    let (f1, mut p) = profiled("SISOKR decode", || decode_f1(&sk, xt, yt, &cand))?;
-    set_kernel_flops(&mut p, "input kernel blocks", 2.0 * nnz_t * mx as f64);
+    let (f1, p) = profiled_decode("SISOKR decode".to_string(), auto, &sk, (xt, nnz_t), (yt, &cand), mx)?;
+    f1s.push((p.what.clone(), f1));
     runs.push(p);
-    f1s.push(("SISOKR", f1));
     let after = MachineState::now();
     let gemm = before.dgemm_gflops.max(after.dgemm_gflops);
 
@@ -147,7 +183,7 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
          the exponentials are not counted), output kernel blocks and scans not at all.\n"
     )?;
     md.push_str("| run | wall s | CPU s | CPU / wall | counted GFLOP | roofline fraction | F1 |\n|---|---|---|---|---|---|---|\n");
-    let f1_of = |what: &str| f1s.iter().find(|(n, _)| what.starts_with(n) && what.ends_with("decode")).map(|f| f.1);
+    let f1_of = |what: &str| f1s.iter().find(|(n, _)| n == what).map(|f| f.1);
     for r in &runs {
         let flops = counted_flops(r);
         writeln!(
@@ -160,6 +196,22 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
             flops / 1e9,
             100.0 * flops / (gemm * 1e9) / r.seconds,
             f1_of(&r.what).map_or("-".into(), |f| format!("{:.2}", 100.0 * f)),
+        )?;
+    }
+    if let Some(w) = nys_plan.costs {
+        writeln!(
+            md,
+            "\nNystroem KRR decode chain `K_x(x, X_e) M G` (e = {m} anchors, a = {} atoms, c = {} candidates): \
+             {:.1} GFLOP coefficients first, {:.1} GFLOP candidates first with {} candidate tile(s) of {} \
+             (kernel rows of every further tile counted at 2 d flops per entry, `okr_decode::ChainCosts`); \
+             `ChainOrder::Auto` runs {}.",
+            nys_plan_atoms,
+            cand.n_rows(),
+            w.coefficients_first / 1e9,
+            w.candidates_first / 1e9,
+            nys_cand_tiles,
+            nys_cand_tile,
+            nys_plan.order,
         )?;
     }
     let mut records =
@@ -203,7 +255,7 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
         }
     }
     for (what, f1) in &f1s {
-        records.push(MetricRecord::new("bench-scale", &dataset, *what, "f1_samples", *f1).with_stand_in(true));
+        records.push(MetricRecord::new("bench-scale", &dataset, what, "f1_samples", *f1).with_stand_in(true));
     }
     md.push_str(
         "\nPhases nest (an outer decode phase contains the expansion's kernel blocks and GEMMs), so shares \

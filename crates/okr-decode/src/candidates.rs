@@ -1,34 +1,47 @@
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
+use faer::{Mat, MatRef, Par};
 use okr_estimators::SurrogateModel;
 use okr_kernels::Rows;
 use okr_linalg::profile;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
+use crate::chain::{self, ChainOrder, ChainPlan};
+use crate::scan::{Scratch, scan_tile};
+use crate::{Error, Precision, Result};
 
 /// Candidate-set decoder with a memory budget.
 ///
 /// | Name | Default | Purpose | Range |
 /// |---|---|---|---|
-/// | `memory_budget` | 1 GiB | peak bytes for coefficient, atom-product and score tiles (tiles never go below one row) | `> 0` |
+/// | `memory_budget` | 1 GiB | peak bytes for coefficient, atom-product, folded-candidate, kernel-row and score tiles (tiles never go below one row) | `> 0` |
 /// | `top_k` | 1 | number of best candidates kept per test point | `>= 1` |
 /// | `precision` | [`Precision::F64`] | arithmetic of the score GEMM; [`Precision::F32`] scores in single precision and re-scores a shortlist in double | `F64`, `F32` |
+/// | `chain_order` | [`ChainOrder::Auto`] | order of the score chain $K_x(x, X_e)\,M\,G$ for models with a linear input map | `Auto`, `CoefficientsFirst`, `CandidatesFirst` |
 ///
-/// For `n_atoms = r`, the decoder caches the whole atom-product matrix
-/// `G` `(r, n_candidates)` when it fits in half the budget (computed once);
-/// otherwise it recomputes `G` in candidate tiles for each tile of test rows.
-/// Scores of a tile are one GEMM, `S = G^T C^T`, scanned in parallel.
+/// **Coefficients first** (every model): for `n_atoms = r`, the decoder
+/// caches the whole atom-product matrix `G` `(r, n_candidates)` when it fits
+/// in half the budget (computed once); otherwise it recomputes `G` in
+/// candidate tiles for each tile of test rows. Scores of a tile are one
+/// GEMM, `S = G^T C^T`, scanned in parallel.
+///
+/// **Candidates first** (models whose coefficients are
+/// $C = K_x(x, X_e)\,M$, [`SurrogateModel::linear_expansion`]): the
+/// candidates are folded into the map, $F = M G$ `(e, n_candidates)`, in
+/// candidate tiles that fit the budget; for each tile every test tile's
+/// kernel rows $K_x(X_e, x)$ are computed and scored, `S = F^T K_x(X_e, x)`.
+/// [`ChainOrder::Auto`] picks the order with fewer flops by
+/// [`ChainCosts`](crate::ChainCosts) (cheaper whenever $e$ is below the
+/// number of test rows and atoms are about as many as candidates);
+/// [`CandidateDecoder::plan`] tells which order and tiles a decode uses.
+/// Both orders give the same scores up to rounding and the same tie rule.
 ///
 /// With [`Precision::F32`] the GEMM runs in single precision (about twice
 /// the arithmetic rate and half the score memory), the best
 /// `top_k + 7` candidates of each row and candidate tile by the f32 scores
-/// (the shortlist, [`F32_SHORTLIST_EXTRA`] beyond `top_k`) are re-scored in
+/// (the shortlist, [`F32_SHORTLIST_EXTRA`](crate::F32_SHORTLIST_EXTRA) beyond `top_k`) are re-scored in
 /// double precision, and the top-k is taken from the re-scored shortlist.
 /// The returned scores are the double-precision ones. The decision equals
 /// the f64 decision whenever the f64 best beats the runner-up by more than
-/// [`f32_margin`] (ties: lowest index, as in f64); see there for the bound.
+/// [`f32_margin`](crate::f32_margin) (ties: lowest index, as in f64); see there for the bound.
 /// A row whose f32 scores overflow is re-scored entirely in double.
 ///
 /// # Example
@@ -53,85 +66,14 @@ pub struct CandidateDecoder {
     top_k: usize,
     #[serde(default)]
     precision: Precision,
+    #[serde(default)]
+    chain_order: ChainOrder,
 }
 
 impl Default for CandidateDecoder {
     fn default() -> Self {
-        Self { memory_budget: 1 << 30, top_k: 1, precision: Precision::F64 }
+        Self { memory_budget: 1 << 30, top_k: 1, precision: Precision::F64, chain_order: ChainOrder::Auto }
     }
-}
-
-/// Arithmetic of the decoding scores.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Precision {
-    /// Scores by an f64 GEMM (the reference).
-    #[default]
-    F64,
-    /// Scores by an f32 GEMM, the shortlist re-scored in f64 (see
-    /// [`CandidateDecoder`] and [`f32_margin`]).
-    F32,
-}
-
-impl std::str::FromStr for Precision {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "f64" => Ok(Self::F64),
-            "f32" => Ok(Self::F32),
-            _ => Err(Error::InvalidParameter { name: "precision", value: s.into(), expected: "f64 or f32" }),
-        }
-    }
-}
-
-impl std::fmt::Display for Precision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::F64 => "f64",
-            Self::F32 => "f32",
-        })
-    }
-}
-
-/// How many candidates beyond `top_k` each row keeps, per candidate tile, by
-/// its f32 scores for re-scoring in f64 under [`Precision::F32`].
-pub const F32_SHORTLIST_EXTRA: usize = 7;
-
-/// The near-tie margin of [`Precision::F32`] for one test row: if the f64
-/// best candidate's score is lower than every other candidate's by more than
-///
-/// $$\delta_t = 4\,\gamma_{r+4}\,\|c_t\|_2\,\max_c \|g_c\|_2 + 2^{-50} \max_c |k(c,c)|,
-/// \qquad \gamma_n = \frac{n u}{1 - n u},\; u = 2^{-24},$$
-///
-/// the f32 decision is the f64 decision. Here `coef_norm` is
-/// $\|c_t\|_2$ (the row's coefficients, length $r$ = `n_atoms`),
-/// `max_atom_norm` is the largest column norm of the atom products $G$ and
-/// `max_norm` is $\max_c |k(c,c)|$.
-///
-/// Why: each f32 score is within $2\gamma_{r+2}\sum_i |c_{ti} g_{ic}|$
-/// (rounding of $c_t$ and $G$ to f32 and any-order f32 summation) plus the
-/// f64 rounding of adding $k(c,c)$ of the exact score, and the f64 scores
-/// (GEMM and the shortlist's dot products) are within the f64 analogue;
-/// Cauchy-Schwarz bounds the sum. With a gap above $\delta_t$ the f64 best
-/// is the strict f32 best, so it is in the shortlist and wins the re-scoring.
-/// Conversely, the f64 best is missed only when `top_k + 7` candidates of
-/// its candidate tile lie within $\delta_t$ of it, or when a shortlisted
-/// candidate ties it to within f64 rounding. The bound is worst-case
-/// (rounding errors of random sign typically grow like $\sqrt r$, not $r$);
-/// `cargo xtask bench --precision` reports differing decisions against it.
-/// Returns infinity when $(r+4)u \ge 1$.
-///
-/// # Example
-/// ```
-/// let m = okr_decode::f32_margin(1000, 2.0, 3.0, 1.0);
-/// assert!(m > 4.0 * 1004.0 * 2f64.powi(-24) * 6.0 && m < 1.5e-3);
-/// ```
-pub fn f32_margin(n_atoms: usize, coef_norm: f64, max_atom_norm: f64, max_norm: f64) -> f64 {
-    let nu = (n_atoms as f64 + 4.0) * f64::from(f32::EPSILON) / 2.0;
-    if nu >= 1.0 {
-        return f64::INFINITY;
-    }
-    4.0 * nu / (1.0 - nu) * coef_norm * max_atom_norm + max_norm.abs() * 2f64.powi(-50)
 }
 
 /// Result of candidate decoding: for each test point, the `top_k` best
@@ -146,6 +88,10 @@ pub struct Decoded {
 }
 
 impl Decoded {
+    pub(crate) fn from_parts(k: usize, indices: Vec<usize>, scores: Vec<f64>) -> Self {
+        Self { k, indices, scores }
+    }
+
     /// Number of test points.
     pub fn n_rows(&self) -> usize {
         self.indices.len().checked_div(self.k).unwrap_or(0)
@@ -203,6 +149,40 @@ impl CandidateDecoder {
         self.precision
     }
 
+    /// Sets the order of the score chain (default [`ChainOrder::Auto`]);
+    /// forcing one is for tests and benches.
+    pub fn chain_order(mut self, order: ChainOrder) -> Self {
+        self.chain_order = order;
+        self
+    }
+
+    /// The order of the score chain asked for.
+    pub fn get_chain_order(&self) -> ChainOrder {
+        self.chain_order
+    }
+
+    /// What [`decode`](CandidateDecoder::decode) does for `model`, `n_test`
+    /// test rows and `n_candidates` candidates: the order that runs, both
+    /// orders' flops ([`ChainCosts`](crate::ChainCosts), for models with a
+    /// linear input map) and the tiles under the memory budget.
+    pub fn plan<X, Y, M>(&self, model: &M, n_test: usize, n_candidates: usize) -> ChainPlan
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+    {
+        let lin = model.linear_expansion();
+        chain::plan(
+            self.memory_budget,
+            self.precision,
+            self.chain_order,
+            model.n_atoms(),
+            lin.as_ref(),
+            n_test,
+            n_candidates,
+        )
+    }
+
     fn check(&self) -> Result<()> {
         if self.top_k == 0 {
             return Err(Error::InvalidParameter { name: "top_k", value: "0".into(), expected: ">= 1" });
@@ -235,20 +215,37 @@ impl CandidateDecoder {
         model.check_inputs(x)?;
         model.check_outputs(candidates)?;
         let n_te = x.n_rows();
-        let r = model.n_atoms().max(1);
         let k = self.top_k.min(n_c);
-        // F32 holds an f32 copy of G, a transposed f64 and a transposed f32
-        // copy of the coefficient tile and an f32 score tile: at most 2.5 f64
-        // entries per entry of the f64 plan.
-        let bytes_per_entry = match self.precision {
-            Precision::F64 => 8,
-            Precision::F32 => 20,
-        };
-        let plan = TilePlan::new(self.memory_budget / bytes_per_entry, r, n_c, n_te);
-        let par = Par::rayon(0);
         let norms = model.output_sq_norms(candidates);
+        let lin = model.linear_expansion();
+        let plan =
+            chain::plan(self.memory_budget, self.precision, self.chain_order, model.n_atoms(), lin.as_ref(), n_te, n_c);
+        match (plan.order, &lin) {
+            (ChainOrder::CandidatesFirst, Some(lin)) => {
+                chain::decode_candidates_first(&plan, self.precision, model, lin, x, candidates, &norms, k)
+            }
+            _ => self.decode_coefficients_first(&plan, model, x, candidates, &norms, k),
+        }
+    }
 
-        let cached_g = if plan.cand_tile == n_c {
+    /// The coefficients-first loop: test tiles outer, candidate tiles inner.
+    fn decode_coefficients_first<X, Y, M>(
+        &self,
+        plan: &ChainPlan,
+        model: &M,
+        x: &X,
+        candidates: &Y,
+        norms: &[f64],
+        k: usize,
+    ) -> Result<Decoded>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+    {
+        let (n_te, n_c) = (x.n_rows(), candidates.n_rows());
+        let par = Par::rayon(0);
+        let cached_g = if plan.candidate_tile == n_c {
             let mut g = Mat::zeros(model.n_atoms(), n_c);
             let _p = profile::phase("decode: atom products", 0.0);
             model.atom_products_into(candidates, g.as_mut(), par)?;
@@ -274,8 +271,8 @@ impl CandidateDecoder {
                 let _p = profile::phase("decode: test coefficients", 0.0);
                 model.coefficients_into(&xt, coef.as_mut(), par)?;
             }
-            for c0 in (0..n_c).step_by(plan.cand_tile) {
-                let ct = plan.cand_tile.min(n_c - c0);
+            for c0 in (0..n_c).step_by(plan.candidate_tile) {
+                let ct = plan.candidate_tile.min(n_c - c0);
                 let g = match &cached_g {
                     Some(g) => g.as_ref(),
                     None => {
@@ -289,7 +286,7 @@ impl CandidateDecoder {
                 let range = t0 * k..(t0 + tt) * k;
                 scan_tile(
                     &mut scratch,
-                    coef.as_ref(),
+                    coef.as_ref().transpose(),
                     g,
                     &norms[c0..c0 + ct],
                     c0,
@@ -357,7 +354,7 @@ impl CandidateDecoder {
             let range = t0 * k..(t0 + tt) * k;
             scan_tile(
                 &mut scratch,
-                coef.subrows(t0, tt),
+                coef.subrows(t0, tt).transpose(),
                 atom_products,
                 norms,
                 0,
@@ -371,236 +368,9 @@ impl CandidateDecoder {
     }
 }
 
-/// Buffers reused across tiles: the f64 score tile, or under
-/// [`Precision::F32`] the f32 copy of the atom products, the transposed
-/// coefficient tile in f64 (contiguous rows for the re-scoring) and f32, and
-/// the f32 score tile.
-struct Scratch {
-    precision: Precision,
-    s: Mat<f64>,
-    s32: Mat<f32>,
-    g32: Mat<f32>,
-    coef_t: Mat<f64>,
-    coef32_t: Mat<f32>,
-}
-
-impl Scratch {
-    fn new(precision: Precision) -> Self {
-        let z = || Mat::zeros(0, 0);
-        Self {
-            precision,
-            s: z(),
-            s32: Mat::zeros(0, 0),
-            g32: Mat::zeros(0, 0),
-            coef_t: z(),
-            coef32_t: Mat::zeros(0, 0),
-        }
-    }
-
-    /// Rounds the atom products of the current candidate tile to f32 (F32 only).
-    fn set_g32(&mut self, g: MatRef<'_, f64>) {
-        if self.precision == Precision::F32 {
-            round_into(&mut self.g32, g);
-        }
-    }
-}
-
-/// `dst = src` rounded to f32 (resized to `src`'s shape).
-fn round_into(dst: &mut Mat<f32>, src: MatRef<'_, f64>) {
-    dst.resize_with(src.nrows(), src.ncols(), |_, _| 0.0);
-    for j in 0..src.ncols() {
-        for (d, &v) in dst.col_as_slice_mut(j).iter_mut().zip(src.col(j).iter()) {
-            *d = v as f32;
-        }
-    }
-}
-
-/// $k(c,c) - 2 \langle c_t, g_c\rangle$ in f64 from the contiguous
-/// coefficient row `coef_t`, summed in atom order (so equal candidates get
-/// bit-equal scores).
-#[inline]
-fn rescore(coef_t: &[f64], g: MatRef<'_, f64>, c: usize, norm: f64) -> f64 {
-    let dot: f64 = match g.col(c).try_as_col_major() {
-        Some(col) => coef_t.iter().zip(col.as_slice()).map(|(&a, &b)| a * b).sum(),
-        None => coef_t.iter().zip(g.col(c).iter()).map(|(&a, &b)| a * b).sum(),
-    };
-    norm - 2.0 * dot
-}
-
-/// Scores one tile, `S^T = -2 G^T C^T + norms` (`ct x tt`, so the scores of a
-/// test row are one contiguous column), and merges them into the running top-k.
-/// Under [`Precision::F32`] the GEMM is in f32 and each row's f32 shortlist
-/// is re-scored in f64 before the merge.
-///
-/// Returns `Err(t)` with the lowest row `t` of the tile that has a NaN or
-/// infinite score: such a row has no meaningful argmin, and leaving it
-/// undecoded would hand an out-of-range index to the caller.
-#[allow(clippy::too_many_arguments)]
-fn scan_tile(
-    scratch: &mut Scratch,
-    coef: MatRef<'_, f64>,
-    g: MatRef<'_, f64>,
-    norms: &[f64],
-    c0: usize,
-    indices: &mut [usize],
-    scores: &mut [f64],
-    par: Par,
-) -> std::result::Result<(), usize> {
-    let (tt, ct) = (coef.nrows(), g.ncols());
-    let k = indices.len() / tt.max(1);
-    if scratch.precision == Precision::F32 {
-        return scan_tile_f32(scratch, coef, g, norms, c0, indices, scores, par);
-    }
-    let s = &mut scratch.s;
-    s.resize_with(ct, tt, |_, _| 0.0);
-    {
-        let _p = profile::phase("score GEMM", 2.0 * (tt * ct * coef.ncols()) as f64);
-        matmul(s.as_mut(), Accum::Replace, g.transpose(), coef.transpose(), -2.0, par);
-    }
-    let s = &*s;
-    let _p = profile::phase("argmax scan", 0.0);
-    indices
-        .par_chunks_mut(k)
-        .zip(scores.par_chunks_mut(k))
-        .enumerate()
-        .filter_map(|(t, (idx, sc))| {
-            for (c, (&v, &nc)) in s.col(t).iter().zip(norms).enumerate() {
-                let score = v + nc;
-                if !score.is_finite() {
-                    return Some(t);
-                }
-                insert_top_k(idx, sc, c0 + c, score);
-            }
-            None
-        })
-        .min()
-        .map_or(Ok(()), Err)
-}
-
-/// [`scan_tile`] in f32 with f64 re-scoring of a `k + F32_SHORTLIST_EXTRA`
-/// shortlist per row; `scratch.g32` must hold `g` rounded to f32.
-#[allow(clippy::too_many_arguments)]
-fn scan_tile_f32(
-    scratch: &mut Scratch,
-    coef: MatRef<'_, f64>,
-    g: MatRef<'_, f64>,
-    norms: &[f64],
-    c0: usize,
-    indices: &mut [usize],
-    scores: &mut [f64],
-    par: Par,
-) -> std::result::Result<(), usize> {
-    let (tt, ct) = (coef.nrows(), g.ncols());
-    let k = indices.len() / tt.max(1);
-    debug_assert_eq!((scratch.g32.nrows(), scratch.g32.ncols()), (g.nrows(), ct));
-    scratch.coef_t.resize_with(coef.ncols(), tt, |_, _| 0.0);
-    scratch.coef_t.copy_from(coef.transpose());
-    round_into(&mut scratch.coef32_t, scratch.coef_t.as_ref());
-    scratch.s32.resize_with(ct, tt, |_, _| 0.0);
-    {
-        let _p = profile::phase("score GEMM (f32)", 2.0 * (tt * ct * coef.ncols()) as f64);
-        matmul(scratch.s32.as_mut(), Accum::Replace, scratch.g32.transpose(), scratch.coef32_t.as_ref(), -2.0f32, par);
-    }
-    let (s32, coef_t) = (&scratch.s32, &scratch.coef_t);
-    let _p = profile::phase("argmax scan + f64 re-scoring", 0.0);
-    let ks = k + F32_SHORTLIST_EXTRA;
-    indices
-        .par_chunks_mut(k)
-        .zip(scores.par_chunks_mut(k))
-        .enumerate()
-        .filter_map(|(t, (idx, sc))| {
-            let mut short_idx = vec![usize::MAX; ks];
-            let mut short_sc = vec![f64::INFINITY; ks];
-            let mut finite = true;
-            for (c, (&v, &nc)) in s32.col_as_slice(t).iter().zip(norms).enumerate() {
-                let score = f64::from(v) + nc;
-                if !score.is_finite() {
-                    finite = false;
-                    break;
-                }
-                insert_top_k(&mut short_idx, &mut short_sc, c, score);
-            }
-            if finite {
-                // In index order, so ties in f64 keep the lowest index.
-                short_idx.sort_unstable();
-                for &c in short_idx.iter().take_while(|&&c| c != usize::MAX) {
-                    let score = rescore(coef_t.col_as_slice(t), g, c, norms[c]);
-                    if !score.is_finite() {
-                        return Some(t);
-                    }
-                    insert_top_k(idx, sc, c0 + c, score);
-                }
-            } else {
-                // f32 overflow: the whole row in f64, which errs only where f64 does.
-                for (c, &nc) in norms.iter().enumerate().take(ct) {
-                    let score = rescore(coef_t.col_as_slice(t), g, c, nc);
-                    if !score.is_finite() {
-                        return Some(t);
-                    }
-                    insert_top_k(idx, sc, c0 + c, score);
-                }
-            }
-            None
-        })
-        .min()
-        .map_or(Ok(()), Err)
-}
-
-/// Keeps `idx`/`sc` sorted by (score, index); a candidate enters only when
-/// strictly better than the current last, so ties keep the lowest index
-/// (candidates arrive in increasing index order). NaN scores never enter.
-#[inline]
-fn insert_top_k(idx: &mut [usize], sc: &mut [f64], c: usize, v: f64) {
-    let k = sc.len();
-    // `!(v < last)` also rejects NaN.
-    if !(v < sc[k - 1] || idx[k - 1] == usize::MAX && !v.is_nan()) {
-        return;
-    }
-    let mut pos = k - 1;
-    while pos > 0 && (v < sc[pos - 1] || idx[pos - 1] == usize::MAX) {
-        sc[pos] = sc[pos - 1];
-        idx[pos] = idx[pos - 1];
-        pos -= 1;
-    }
-    sc[pos] = v;
-    idx[pos] = c;
-}
-
-/// Tile sizes (in rows) under a budget counted in f64 entries.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct TilePlan {
-    test_tile: usize,
-    cand_tile: usize,
-}
-
-impl TilePlan {
-    fn new(budget: usize, r: usize, n_c: usize, n_te: usize) -> Self {
-        // Cache all of G when it takes at most half the budget; otherwise a
-        // candidate tile gets a quarter.
-        let cand_tile = if r.saturating_mul(n_c) <= budget / 2 { n_c } else { (budget / 4 / r).clamp(1, n_c) };
-        let used = r * cand_tile;
-        // The coefficient tile (tt x r), the model's Gram temporary (r x tt) and
-        // the score tile (cand_tile x tt) share what is left.
-        let per_test_row = 2 * r + cand_tile;
-        let test_tile = (budget.saturating_sub(used) / per_test_row).clamp(1, n_te.max(1));
-        Self { test_tile, cand_tile }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn top_k_insertion_keeps_order_and_ties_low() {
-        let mut idx = vec![usize::MAX; 3];
-        let mut sc = vec![f64::INFINITY; 3];
-        for (c, v) in [(0, 5.0), (1, 1.0), (2, 1.0), (3, f64::NAN), (4, 0.5), (5, 5.0)] {
-            insert_top_k(&mut idx, &mut sc, c, v);
-        }
-        assert_eq!(idx, vec![4, 1, 2]);
-        assert_eq!(sc, vec![0.5, 1.0, 1.0]);
-    }
 
     #[test]
     fn nan_or_inf_score_is_an_error_naming_the_test_row() {
@@ -619,15 +389,5 @@ mod tests {
         let coef = Mat::from_fn(4, 2, |_, _| 0.5);
         let ok = CandidateDecoder::new().decode_matrices(coef.as_ref(), g.as_ref(), &norms).unwrap();
         assert!(ok.best().iter().all(|&c| c < 3));
-    }
-
-    #[test]
-    fn tile_plan_respects_budget() {
-        let budget = (1 << 20) / 8;
-        let p = TilePlan::new(budget, 1000, 100_000, 5000);
-        assert!(p.cand_tile < 100_000);
-        assert!(p.cand_tile * 1000 + p.test_tile * (2 * 1000 + p.cand_tile) <= budget);
-        let p = TilePlan::new(1 << 27, 100, 50, 7);
-        assert_eq!((p.cand_tile, p.test_tile), (50, 7));
     }
 }

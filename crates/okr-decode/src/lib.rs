@@ -8,7 +8,10 @@
 //! stays under a budget, so any number of candidates works. Ties go to the
 //! lowest candidate index. With [`Precision::F32`] the scores are an f32
 //! GEMM and a short list per row is re-scored in f64, which gives the f64
-//! decision except for near-ties within [`f32_margin`].
+//! decision except for near-ties within [`f32_margin`]. For models whose
+//! coefficients are $C = K_x(x, X_e)\,M$ it multiplies the score chain
+//! $K_x(x, X_e)\,M\,G$ in the order with fewer flops ([`ChainOrder`],
+//! [`ChainCosts`]).
 //!
 //! [`per_query`] ranks each test point against its own candidate set
 //! (retrieval), streamed from a documented file, and reports the rank of the
@@ -16,10 +19,15 @@
 #![warn(missing_docs)]
 
 mod candidates;
+mod chain;
 mod error;
 pub mod per_query;
+mod precision;
 pub mod ranking;
+mod scan;
 pub mod select;
 
-pub use candidates::{CandidateDecoder, Decoded, F32_SHORTLIST_EXTRA, Precision, f32_margin};
+pub use candidates::{CandidateDecoder, Decoded};
+pub use chain::{ChainCosts, ChainOrder, ChainPlan, KERNEL_ENTRY_FLOPS_UNKNOWN, kernel_entry_flops};
 pub use error::{Error, Result};
+pub use precision::{F32_SHORTLIST_EXTRA, Precision, f32_margin};

@@ -50,7 +50,7 @@ mod stream;
 mod surrogate;
 pub mod trace_norm;
 
-pub use crate::core::{Fit, KernelExpansion};
+pub use crate::core::{Fit, KernelExpansion, LinearExpansion};
 // What the public signatures take and return, so that a user crate needs no
 // direct dependency on faer or okr-kernels.
 pub use error::{Error, Result};

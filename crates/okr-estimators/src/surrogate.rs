@@ -1,7 +1,7 @@
 use faer::{Mat, MatMut, MatRef, Par};
 use okr_kernels::Rows;
 
-use crate::Result;
+use crate::{LinearExpansion, Result};
 
 /// A fitted kernel-output estimator, as decoders see it.
 ///
@@ -48,6 +48,20 @@ pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
     /// The Gram matrix of the atoms, $\langle a_i, a_j \rangle$ `(n_atoms, n_atoms)`,
     /// needed for $\|h(x)\|^2$ and squared errors in the output RKHS.
     fn atom_gram(&self) -> Mat<f64>;
+
+    /// The linear input map of the model when its coefficients are
+    /// $C = K_x(x, X_e)\,M$ (every [`KernelExpansion`](crate::KernelExpansion)
+    /// with [`InputMap::Linear`](crate::core::InputMap::Linear)), so that a
+    /// decoder may fold the candidates into the map first,
+    /// $K_x(x, X_e)\,(M G)$, when that is cheaper. `None` (the default) when
+    /// the coefficients come otherwise (IOKR's ridge solve, wrappers).
+    fn linear_expansion<'a>(&'a self) -> Option<LinearExpansion<'a, X>>
+    where
+        X: 'a,
+        Y: 'a,
+    {
+        None
+    }
 
     /// The coefficients `C` `(x.n_rows(), n_atoms)` of $h(x)$.
     ///

@@ -76,6 +76,17 @@ pub fn decode_f1<X: Rows, M: SurrogateModel<X, LabelSets>>(
     y: &LabelSets,
     candidates: &LabelSets,
 ) -> Result<f64> {
-    let best = CandidateDecoder::new().decode(model, x, candidates)?.best();
+    decode_f1_by(CandidateDecoder::new(), model, x, y, candidates)
+}
+
+/// As [`decode_f1`], with the decoder `decoder` (a forced chain order, say).
+pub fn decode_f1_by<X: Rows, M: SurrogateModel<X, LabelSets>>(
+    decoder: CandidateDecoder,
+    model: &M,
+    x: &X,
+    y: &LabelSets,
+    candidates: &LabelSets,
+) -> Result<f64> {
+    let best = decoder.decode(model, x, candidates)?.best();
     Ok(f1_samples(y, &candidates.select(&best))?)
 }

@@ -21,7 +21,7 @@ use okr_linalg::{Cholesky, profile};
 
 use super::checks::check_width;
 use crate::sketch::tile_rows;
-use crate::{Result, SurrogateModel};
+use crate::{LinearExpansion, Result, SurrogateModel};
 
 /// How the coefficients of $h(x)$ on the atoms are computed.
 #[derive(Debug, Clone, Copy)]
@@ -133,6 +133,19 @@ where
         }
     }
 
+    /// The map $M$ of [`InputMap::Linear`] with the input kernel and $X_e$;
+    /// `None` for IOKR's ridge solve.
+    fn linear_expansion<'a>(&'a self) -> Option<LinearExpansion<'a, X>>
+    where
+        X: 'a,
+        Y: 'a,
+    {
+        match self.input_map() {
+            InputMap::Linear(map) => LinearExpansion::new(self.input_kernel(), self.expansion_inputs(), map).ok(),
+            InputMap::Ridge { .. } => None,
+        }
+    }
+
     /// $B\,K_y(U, c)$ in tiles of candidates, or $K_y(U, c)$ without $B$.
     fn atom_products_into(&self, candidates: &Y, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
         self.check_outputs(candidates)?;
@@ -179,10 +192,7 @@ fn ridge_coefficients_into<X: Rows, Y: Rows, M: KernelExpansion<X, Y> + ?Sized>(
     let (n, n_atoms) = (inputs.n_rows(), model.n_atoms());
     assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), n_atoms), "coefficient block shape");
     let mut alpha = Mat::zeros(n, x.n_rows());
-    {
-        let _p = profile::phase("input kernel blocks", 0.0);
-        model.input_kernel().gram_block_into(inputs, x, alpha.as_mut(), par);
-    }
+    input_kernel_block_into(model.input_kernel(), inputs, x, alpha.as_mut(), par);
     {
         // Two triangular solves with n x n factors.
         let _p = profile::phase("Cholesky solves", 2.0 * (n * n * x.n_rows()) as f64);
@@ -221,6 +231,21 @@ pub(crate) fn projected_coefficients_into<X: Rows, KX: Kernel<X>>(
     Ok(())
 }
 
+/// $K_x(X_e, x)$ `(x_train.n_rows(), x.n_rows())` into `dst`, marked as the
+/// "input kernel blocks" phase: the one place the expansions evaluate their
+/// input kernel (coefficients in either map, and decoders multiplying the
+/// chain candidates first through [`LinearExpansion`](crate::LinearExpansion)).
+pub(crate) fn input_kernel_block_into<X: Rows, KX: Kernel<X> + ?Sized>(
+    kx: &KX,
+    x_train: &X,
+    x: &X,
+    dst: MatMut<'_, f64>,
+    par: Par,
+) {
+    let _p = profile::phase("input kernel blocks", 0.0);
+    kx.gram_block_into(x_train, x, dst, par);
+}
+
 fn coefficients_in_tiles<X: Rows, KX: Kernel<X>>(
     kx: &KX,
     x_train: &X,
@@ -235,10 +260,7 @@ fn coefficients_in_tiles<X: Rows, KX: Kernel<X>>(
     for start in (0..n_te).step_by(tile) {
         let t = tile.min(n_te - start);
         let mut kt = k.as_mut().subcols_mut(0, t);
-        {
-            let _p = profile::phase("input kernel blocks", 0.0);
-            kx.gram_block_into(x_train, &x.slice(start..start + t), kt.as_mut(), par);
-        }
+        input_kernel_block_into(kx, x_train, &x.slice(start..start + t), kt.as_mut(), par);
         let _p = profile::phase("coefficient GEMM", 2.0 * (n * t * predict_map.ncols()) as f64);
         matmul(dst.as_mut().subrows_mut(start, t), Accum::Replace, kt.as_ref().transpose(), predict_map, 1.0, par);
     }

@@ -7,7 +7,9 @@
 pub(crate) mod checks;
 mod expansion;
 mod fit;
+mod linear;
 
 pub use expansion::{AtomGram, Atoms, InputMap, KernelExpansion};
 pub(crate) use expansion::{projected_atom_products_into, projected_coefficients_into};
 pub use fit::Fit;
+pub use linear::LinearExpansion;

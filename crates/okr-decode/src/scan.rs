@@ -1,0 +1,232 @@
+//! One tile of scores, $S^\top = -2\,G^\top C^\top + k(c, c)$, and its merge
+//! into the running top-k, in f64 or in f32 with f64 re-scoring. The two
+//! factors are whatever the chain order makes them: coefficients and atom
+//! products, or kernel rows and folded candidates.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
+use okr_linalg::profile;
+use rayon::prelude::*;
+
+use crate::{F32_SHORTLIST_EXTRA, Precision};
+
+/// Buffers reused across tiles: the f64 score tile, or under
+/// [`Precision::F32`] the f32 copy of the atom products, a column-major copy
+/// of the coefficient tile in f64 (contiguous per test row, for the
+/// re-scoring; only when the tile given is not) and its f32 copy, and the f32
+/// score tile.
+pub(crate) struct Scratch {
+    precision: Precision,
+    s: Mat<f64>,
+    s32: Mat<f32>,
+    g32: Mat<f32>,
+    coef_t: Mat<f64>,
+    coef32_t: Mat<f32>,
+}
+
+impl Scratch {
+    pub(crate) fn new(precision: Precision) -> Self {
+        Self {
+            precision,
+            s: Mat::zeros(0, 0),
+            s32: Mat::zeros(0, 0),
+            g32: Mat::zeros(0, 0),
+            coef_t: Mat::zeros(0, 0),
+            coef32_t: Mat::zeros(0, 0),
+        }
+    }
+
+    /// Rounds the atom products of the current candidate tile to f32 (F32 only).
+    pub(crate) fn set_g32(&mut self, g: MatRef<'_, f64>) {
+        if self.precision == Precision::F32 {
+            round_into(&mut self.g32, g);
+        }
+    }
+}
+
+/// `dst = src` rounded to f32 (resized to `src`'s shape).
+fn round_into(dst: &mut Mat<f32>, src: MatRef<'_, f64>) {
+    dst.resize_with(src.nrows(), src.ncols(), |_, _| 0.0);
+    for j in 0..src.ncols() {
+        for (d, &v) in dst.col_as_slice_mut(j).iter_mut().zip(src.col(j).iter()) {
+            *d = v as f32;
+        }
+    }
+}
+
+/// $k(c,c) - 2 \langle c_t, g_c\rangle$ in f64 from the contiguous
+/// coefficient row `coef_t`, summed in atom order (so equal candidates get
+/// bit-equal scores).
+#[inline]
+fn rescore(coef_t: &[f64], g: MatRef<'_, f64>, c: usize, norm: f64) -> f64 {
+    let dot: f64 = match g.col(c).try_as_col_major() {
+        Some(col) => coef_t.iter().zip(col.as_slice()).map(|(&a, &b)| a * b).sum(),
+        None => coef_t.iter().zip(g.col(c).iter()).map(|(&a, &b)| a * b).sum(),
+    };
+    norm - 2.0 * dot
+}
+
+/// Scores one tile, `S^T = -2 G^T C^T + norms` (`ct x tt`, so the scores of a
+/// test row are one contiguous column), and merges them into the running top-k.
+/// `coef_t` is $C^\top$ `(r, tt)`, one column per test row, and `g` is $G$
+/// `(r, ct)`. Under [`Precision::F32`] the GEMM is in f32 and each row's f32
+/// shortlist is re-scored in f64 before the merge.
+///
+/// Returns `Err(t)` with the lowest row `t` of the tile that has a NaN or
+/// infinite score: such a row has no meaningful argmin, and leaving it
+/// undecoded would hand an out-of-range index to the caller.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_tile(
+    scratch: &mut Scratch,
+    coef_t: MatRef<'_, f64>,
+    g: MatRef<'_, f64>,
+    norms: &[f64],
+    c0: usize,
+    indices: &mut [usize],
+    scores: &mut [f64],
+    par: Par,
+) -> std::result::Result<(), usize> {
+    let (tt, ct) = (coef_t.ncols(), g.ncols());
+    let k = indices.len() / tt.max(1);
+    if scratch.precision == Precision::F32 {
+        return scan_tile_f32(scratch, coef_t, g, norms, c0, indices, scores, par);
+    }
+    let s = &mut scratch.s;
+    s.resize_with(ct, tt, |_, _| 0.0);
+    {
+        let _p = profile::phase("score GEMM", 2.0 * (tt * ct * coef_t.nrows()) as f64);
+        matmul(s.as_mut(), Accum::Replace, g.transpose(), coef_t, -2.0, par);
+    }
+    let s = &*s;
+    let _p = profile::phase("argmax scan", 0.0);
+    indices
+        .par_chunks_mut(k)
+        .zip(scores.par_chunks_mut(k))
+        .enumerate()
+        .filter_map(|(t, (idx, sc))| {
+            for (c, (&v, &nc)) in s.col(t).iter().zip(norms).enumerate() {
+                let score = v + nc;
+                if !score.is_finite() {
+                    return Some(t);
+                }
+                insert_top_k(idx, sc, c0 + c, score);
+            }
+            None
+        })
+        .min()
+        .map_or(Ok(()), Err)
+}
+
+/// [`scan_tile`] in f32 with f64 re-scoring of a `k + F32_SHORTLIST_EXTRA`
+/// shortlist per row; `scratch.g32` must hold `g` rounded to f32.
+#[allow(clippy::too_many_arguments)]
+fn scan_tile_f32(
+    scratch: &mut Scratch,
+    coef_t: MatRef<'_, f64>,
+    g: MatRef<'_, f64>,
+    norms: &[f64],
+    c0: usize,
+    indices: &mut [usize],
+    scores: &mut [f64],
+    par: Par,
+) -> std::result::Result<(), usize> {
+    let (tt, ct) = (coef_t.ncols(), g.ncols());
+    let k = indices.len() / tt.max(1);
+    let Scratch { s32, g32, coef_t: copy, coef32_t, .. } = scratch;
+    debug_assert_eq!((g32.nrows(), g32.ncols()), (g.nrows(), ct));
+    // The re-scoring reads each test row's coefficients as one slice: copy
+    // only a tile that is not already column-major (kernel rows are).
+    let coef_t = if coef_t.row_stride() == 1 {
+        coef_t
+    } else {
+        copy.resize_with(coef_t.nrows(), tt, |_, _| 0.0);
+        copy.copy_from(coef_t);
+        copy.as_ref()
+    };
+    round_into(coef32_t, coef_t);
+    s32.resize_with(ct, tt, |_, _| 0.0);
+    {
+        let _p = profile::phase("score GEMM (f32)", 2.0 * (tt * ct * coef_t.nrows()) as f64);
+        matmul(s32.as_mut(), Accum::Replace, g32.transpose(), coef32_t.as_ref(), -2.0f32, par);
+    }
+    let s32 = &*s32;
+    let col = |t: usize| coef_t.col(t).try_as_col_major().expect("column-major coefficient tile").as_slice();
+    let _p = profile::phase("argmax scan + f64 re-scoring", 0.0);
+    let ks = k + F32_SHORTLIST_EXTRA;
+    indices
+        .par_chunks_mut(k)
+        .zip(scores.par_chunks_mut(k))
+        .enumerate()
+        .filter_map(|(t, (idx, sc))| {
+            let mut short_idx = vec![usize::MAX; ks];
+            let mut short_sc = vec![f64::INFINITY; ks];
+            let mut finite = true;
+            for (c, (&v, &nc)) in s32.col_as_slice(t).iter().zip(norms).enumerate() {
+                let score = f64::from(v) + nc;
+                if !score.is_finite() {
+                    finite = false;
+                    break;
+                }
+                insert_top_k(&mut short_idx, &mut short_sc, c, score);
+            }
+            if finite {
+                // In index order, so ties in f64 keep the lowest index.
+                short_idx.sort_unstable();
+                for &c in short_idx.iter().take_while(|&&c| c != usize::MAX) {
+                    let score = rescore(col(t), g, c, norms[c]);
+                    if !score.is_finite() {
+                        return Some(t);
+                    }
+                    insert_top_k(idx, sc, c0 + c, score);
+                }
+            } else {
+                // f32 overflow: the whole row in f64, which errs only where f64 does.
+                for (c, &nc) in norms.iter().enumerate().take(ct) {
+                    let score = rescore(col(t), g, c, nc);
+                    if !score.is_finite() {
+                        return Some(t);
+                    }
+                    insert_top_k(idx, sc, c0 + c, score);
+                }
+            }
+            None
+        })
+        .min()
+        .map_or(Ok(()), Err)
+}
+
+/// Keeps `idx`/`sc` sorted by (score, index); a candidate enters only when
+/// strictly better than the current last, so ties keep the lowest index
+/// (candidates arrive in increasing index order). NaN scores never enter.
+#[inline]
+pub(crate) fn insert_top_k(idx: &mut [usize], sc: &mut [f64], c: usize, v: f64) {
+    let k = sc.len();
+    // `!(v < last)` also rejects NaN.
+    if !(v < sc[k - 1] || idx[k - 1] == usize::MAX && !v.is_nan()) {
+        return;
+    }
+    let mut pos = k - 1;
+    while pos > 0 && (v < sc[pos - 1] || idx[pos - 1] == usize::MAX) {
+        sc[pos] = sc[pos - 1];
+        idx[pos] = idx[pos - 1];
+        pos -= 1;
+    }
+    sc[pos] = v;
+    idx[pos] = c;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_k_insertion_keeps_order_and_ties_low() {
+        let mut idx = vec![usize::MAX; 3];
+        let mut sc = vec![f64::INFINITY; 3];
+        for (c, v) in [(0, 5.0), (1, 1.0), (2, 1.0), (3, f64::NAN), (4, 0.5), (5, 5.0)] {
+            insert_top_k(&mut idx, &mut sc, c, v);
+        }
+        assert_eq!(idx, vec![4, 1, 2]);
+        assert_eq!(sc, vec![0.5, 1.0, 1.0]);
+    }
+}

@@ -1,0 +1,191 @@
+//! [`LinearExpansion`]: the pieces of $C = K_x(x, X_e)\,M$ a decoder needs to
+//! multiply the score chain $K_x(x, X_e)\,M\,G$ in the cheaper order.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use okr_kernels::{Kernel, Rows};
+
+use super::checks::check_width;
+use super::expansion::input_kernel_block_into;
+use crate::{Error, Result};
+
+/// The linear input map of a kernel-expansion model: coefficients
+/// $C = K_x(x, X_e)\,M$ with the stored map $M$ `(e, a)` over the $e$
+/// expansion rows $X_e$ (training rows, anchors or a sketch's support) and
+/// the $a$ atoms.
+///
+/// A decoder's scores need $K_x(x, X_e)\,M\,G$ with the atom products $G$
+/// `(a, c)` of $c$ candidates. Multiplied coefficients first this costs
+/// $2 n e a + 2 n a c$ flops for $n$ test rows; with the candidates folded
+/// into the map first, $F = M G$ `(e, c)` ([`fold_into`](Self::fold_into)),
+/// and the scores as $K_x(x, X_e)\,F$ from the kernel rows
+/// ([`kernel_rows_into`](Self::kernel_rows_into)), it costs
+/// $2 e a c + 2 n e c$, less whenever $e < n$ and $a \approx c$.
+/// [`SurrogateModel::linear_expansion`](crate::SurrogateModel::linear_expansion)
+/// hands it out.
+///
+/// # Example
+/// ```
+/// use faer::{Mat, Par};
+/// use okr_estimators::nystroem::Anchors;
+/// use okr_estimators::{Fit, Nystroem, SurrogateModel};
+/// use okr_kernels::{DenseRows, Gaussian, Linear, Rows};
+/// let x = DenseRows::new(Mat::from_fn(12, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
+/// let y = DenseRows::new(Mat::from_fn(12, 2, |i, j| ((i + 2 * j) % 3) as f64))?;
+/// let model = Nystroem::params(Gaussian::new(0.5)?, Linear).anchors(Anchors::Uniform(4)).fit(&x, &y)?;
+/// let lin = model.linear_expansion().expect("Nystroem has a linear map");
+/// let (xt, cands) = (x.slice(0..5), y.slice(0..3));
+/// let mut g = Mat::zeros(model.n_atoms(), 3);
+/// model.atom_products_into(&cands, g.as_mut(), Par::Seq)?;
+/// let (mut f, mut k) = (Mat::zeros(4, 3), Mat::zeros(4, 5));
+/// lin.fold_into(g.as_ref(), f.as_mut(), Par::Seq)?;
+/// lin.kernel_rows_into(&xt, k.as_mut(), Par::Seq)?;
+/// // Both orders of the chain: (K M) G = K (M G).
+/// let (a, b) = (model.coefficients(&xt)? * &g, k.transpose() * f.as_ref());
+/// assert!((&a - &b).norm_max() < 1e-12 * (1.0 + a.norm_max()));
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct LinearExpansion<'a, X: Rows> {
+    kernel: &'a dyn Kernel<X>,
+    inputs: &'a X,
+    map: MatRef<'a, f64>,
+}
+
+// References only: copyable whatever `X` is (a derive would ask `X: Copy`).
+impl<X: Rows> Clone for LinearExpansion<'_, X> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<X: Rows> Copy for LinearExpansion<'_, X> {}
+
+impl<X: Rows> std::fmt::Debug for LinearExpansion<'_, X> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinearExpansion")
+            .field("n_expansion", &self.n_expansion())
+            .field("n_atoms", &self.n_atoms())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, X: Rows> LinearExpansion<'a, X> {
+    /// The map `map` $M$ `(inputs.n_rows(), a)` over the expansion rows
+    /// `inputs` $X_e$ under the input kernel `kernel`.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `map` does not have one row per
+    /// expansion row.
+    pub fn new(kernel: &'a dyn Kernel<X>, inputs: &'a X, map: MatRef<'a, f64>) -> Result<Self> {
+        if map.nrows() != inputs.n_rows() {
+            return Err(Error::ShapeMismatch {
+                what: "rows of the input map vs expansion rows",
+                expected: inputs.n_rows(),
+                got: map.nrows(),
+            });
+        }
+        Ok(Self { kernel, inputs, map })
+    }
+
+    /// Number $e$ of expansion rows $X_e$.
+    pub fn n_expansion(&self) -> usize {
+        self.map.nrows()
+    }
+
+    /// Number $a$ of atoms (columns of $M$).
+    pub fn n_atoms(&self) -> usize {
+        self.map.ncols()
+    }
+
+    /// The map $M$ `(e, a)`.
+    pub fn map(&self) -> MatRef<'a, f64> {
+        self.map
+    }
+
+    /// The feature width of the expansion rows (`None` for containers that
+    /// are not vectors), for cost estimates of the kernel rows.
+    pub fn feature_dim(&self) -> Option<usize> {
+        self.inputs.feature_dim()
+    }
+
+    /// Writes the kernel rows $K_x(X_e, x)$ `(e, x.n_rows())` into `dst`:
+    /// column $t$ holds $k_x(x_t, X_e)$, so that $C = $ `dst`$^\top M$. The
+    /// caller tiles the rows of `x` (marked as the "input kernel blocks"
+    /// phase, as in the coefficients).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] for inputs of another feature width, or a
+    /// `dst` of another shape.
+    pub fn kernel_rows_into(&self, x: &X, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        check_width("input features", self.inputs, x)?;
+        check_shape("kernel rows", (self.n_expansion(), x.n_rows()), (dst.nrows(), dst.ncols()))?;
+        input_kernel_block_into(self.kernel, self.inputs, x, dst, par);
+        Ok(())
+    }
+
+    /// Writes the candidates folded into the map, $F = M G$ `(e, c)`, for atom
+    /// products `atom_products` $G$ `(a, c)` (one GEMM of $2 e a c$ flops).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when $G$ does not have one row per atom or
+    /// `dst` is not `(e, c)`.
+    pub fn fold_into(&self, atom_products: MatRef<'_, f64>, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+        check_shape("rows of the atom products", (self.n_atoms(), 0), (atom_products.nrows(), 0))?;
+        check_shape("folded candidates", (self.n_expansion(), atom_products.ncols()), (dst.nrows(), dst.ncols()))?;
+        matmul(dst, Accum::Replace, self.map, atom_products, 1.0, par);
+        Ok(())
+    }
+}
+
+/// A shape error naming the first differing dimension.
+fn check_shape(what: &'static str, expected: (usize, usize), got: (usize, usize)) -> Result<()> {
+    if expected.0 != got.0 {
+        return Err(Error::ShapeMismatch { what, expected: expected.0, got: got.0 });
+    }
+    if expected.1 != got.1 {
+        return Err(Error::ShapeMismatch { what, expected: expected.1, got: got.1 });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faer::Mat;
+    use okr_kernels::{DenseRows, Gaussian};
+
+    fn rows(n: usize, d: usize, seed: usize) -> DenseRows {
+        DenseRows::new(Mat::from_fn(n, d, |i, j| (((i * 5 + j * 3 + seed) % 7) as f64) / 7.0)).unwrap()
+    }
+
+    /// Both products against pair-by-pair oracles; every wrong shape is a typed error.
+    #[test]
+    fn kernel_rows_and_fold_equal_the_definitions_and_check_shapes() {
+        let k = Gaussian::new(0.6).unwrap();
+        let (xe, xt) = (rows(5, 3, 1), rows(4, 3, 2));
+        let map = Mat::from_fn(5, 3, |i, j| (i as f64 - j as f64) / 4.0);
+        let lin = LinearExpansion::new(&k, &xe, map.as_ref()).unwrap();
+        assert_eq!((lin.n_expansion(), lin.n_atoms(), lin.feature_dim()), (5, 3, Some(3)));
+        let mut kr = Mat::zeros(5, 4);
+        lin.kernel_rows_into(&xt, kr.as_mut(), Par::Seq).unwrap();
+        for i in 0..5 {
+            for t in 0..4 {
+                assert!((kr[(i, t)] - k.eval(&xe, i, &xt, t)).abs() < 1e-14);
+            }
+        }
+        let g = Mat::from_fn(3, 2, |i, j| (i + 2 * j) as f64 / 3.0);
+        let mut f = Mat::zeros(5, 2);
+        lin.fold_into(g.as_ref(), f.as_mut(), Par::Seq).unwrap();
+        for i in 0..5 {
+            for c in 0..2 {
+                let want: f64 = (0..3).map(|j| map[(i, j)] * g[(j, c)]).sum();
+                assert!((f[(i, c)] - want).abs() < 1e-14);
+            }
+        }
+        let mismatch = |r: Result<()>| matches!(r, Err(Error::ShapeMismatch { .. }));
+        assert!(mismatch(lin.kernel_rows_into(&rows(4, 2, 0), Mat::zeros(5, 4).as_mut(), Par::Seq)));
+        assert!(mismatch(lin.kernel_rows_into(&xt, Mat::zeros(5, 3).as_mut(), Par::Seq)));
+        assert!(mismatch(lin.fold_into(Mat::zeros(2, 2).as_ref(), Mat::zeros(5, 2).as_mut(), Par::Seq)));
+        assert!(mismatch(lin.fold_into(g.as_ref(), Mat::zeros(4, 2).as_mut(), Par::Seq)));
+        assert!(LinearExpansion::new(&k, &xe, Mat::zeros(4, 3).as_ref()).is_err());
+    }
+}
