@@ -322,14 +322,16 @@ pub struct EvalArgs {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> Cli {
+    /// `okr ARGS` parsed (the submodules' tests share these helpers).
+    pub(crate) fn parse(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("okr").chain(args.iter().copied())).unwrap()
     }
 
-    fn fit(extra: &[&str]) -> FitArgs {
+    /// `okr fit --train t.arff --model m.okr EXTRA` parsed.
+    pub(crate) fn fit(extra: &[&str]) -> FitArgs {
         let mut a = vec!["fit", "--train", "t.arff", "--model", "m.okr"];
         a.extend_from_slice(extra);
         match parse(&a).command {

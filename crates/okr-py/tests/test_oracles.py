@@ -178,3 +178,10 @@ def test_nystroem_reduced_rank_on_all_rows_is_reduced_rank_iokr():
     a, b = exact.decision_function(Xt), nys.decision_function(Xt)
     assert np.max(np.abs(a - b)) <= 1e-7 * (1 + np.max(np.abs(a)))
     np.testing.assert_array_equal(exact.predict(Xt), nys.predict(Xt))
+
+
+def test_every_kernel_output_estimator_documents_the_shared_parameters():
+    for name in okr.estimators.__all__:
+        doc = getattr(okr, name).__doc__
+        assert doc.index("Parameters shared by every estimator") > 0, name
+        assert doc.rstrip().endswith("``KernelRidge(alpha=n * lam)``."), name

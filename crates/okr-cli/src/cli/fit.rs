@@ -353,21 +353,9 @@ impl FitArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::tests::{fit, parse};
     use crate::cli::{Cli, Command, Format};
     use clap::Parser;
-
-    fn parse(args: &[&str]) -> Cli {
-        Cli::try_parse_from(std::iter::once("okr").chain(args.iter().copied())).unwrap()
-    }
-
-    fn fit(extra: &[&str]) -> FitArgs {
-        let mut a = vec!["fit", "--train", "t.arff", "--model", "m.okr"];
-        a.extend_from_slice(extra);
-        match parse(&a).command {
-            Command::Fit(f) => *f,
-            c => panic!("{c:?}"),
-        }
-    }
 
     #[test]
     fn fit_defaults() {

@@ -6,6 +6,32 @@ hyper-parameters and the okr estimator behind it (see ``_base``).
 
 from ._base import OkrSurrogate
 
+_SHARED_PARAMETERS = """
+Parameters shared by every estimator: ``kernel`` (input kernel:
+``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
+``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
+(its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
+kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
+(polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
+``None``: ``sigma^2 =`` the mean number of labels per sample for label
+sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
+``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
+(decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
+precision, about twice as fast for large candidate sets, with each
+row's best candidates re-scored in double precision before the choice,
+so decisions differ from ``"f64"`` only at near-ties).
+``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
+scikit-learn's ``KernelRidge(alpha=n * lam)``.
+"""
+
+
+def _shared_parameters(cls):
+    """Appends the parameters every kernel-output estimator shares to the
+    class docstring (written once here instead of in each class)."""
+    cls.__doc__ = cls.__doc__.rstrip() + "\n" + _SHARED_PARAMETERS
+    return cls
+
+
 __all__ = [
     "IOKR",
     "ReducedRankIOKR",
@@ -19,25 +45,9 @@ __all__ = [
 ]
 
 
+@_shared_parameters
 class IOKR(OkrSurrogate):
-    """Input Output Kernel Regression: vector-valued kernel ridge regression into the output RKHS, decoded over the distinct training outputs.
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Input Output Kernel Regression: vector-valued kernel ridge regression into the output RKHS, decoded over the distinct training outputs."""
 
     _okr_name = "iokr"
 
@@ -65,25 +75,9 @@ class IOKR(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class ReducedRankIOKR(OkrSurrogate):
-    """Reduced-rank IOKR (Brogat-Motte et al. 2022): IOKR projected on a learned rank-``rank`` output subspace (``lam`` for the ridge, ``lam2`` for the projection, default ``lam``).
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Reduced-rank IOKR (Brogat-Motte et al. 2022): IOKR projected on a learned rank-``rank`` output subspace (``lam`` for the ridge, ``lam2`` for the projection, default ``lam``)."""
 
     _okr_name = "reduced_rank"
 
@@ -115,25 +109,9 @@ class ReducedRankIOKR(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class KDE(OkrSurrogate):
-    """Kernel dependency estimation (Weston et al. 2003): ridge regression onto the top-``rank`` output kernel PCA directions (uncentred unless ``centered``).
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Kernel dependency estimation (Weston et al. 2003): ridge regression onto the top-``rank`` output kernel PCA directions (uncentred unless ``centered``)."""
 
     _okr_name = "kde"
 
@@ -165,25 +143,9 @@ class KDE(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class SIOKR(OkrSurrogate):
-    """Sketched-input IOKR: the input side solved on an ``input_sketch`` (``KIND:m``, e.g. ``uniform:1000``, ``gaussian:200``; ``m`` is capped at the number of samples); ``random_state`` seeds the sketch.
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Sketched-input IOKR: the input side solved on an ``input_sketch`` (``KIND:m``, e.g. ``uniform:1000``, ``gaussian:200``; ``m`` is capped at the number of samples); ``random_state`` seeds the sketch."""
 
     _okr_name = "sketched"
 
@@ -217,25 +179,9 @@ class SIOKR(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class ISOKR(OkrSurrogate):
-    """Sketched-output IOKR: atoms from an ``output_sketch`` (``KIND:m``); ``random_state`` seeds the sketch.
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Sketched-output IOKR: atoms from an ``output_sketch`` (``KIND:m``); ``random_state`` seeds the sketch."""
 
     _okr_name = "sketched"
 
@@ -269,25 +215,9 @@ class ISOKR(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class SISOKR(OkrSurrogate):
-    """Sketched input and output IOKR (El Ahmad et al.): both sides sketched; ``random_state`` seeds the sketches.
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Sketched input and output IOKR (El Ahmad et al.): both sides sketched; ``random_state`` seeds the sketches."""
 
     _okr_name = "sketched"
 
@@ -321,25 +251,9 @@ class SISOKR(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class NystroemKRR(OkrSurrogate):
-    """Nystroem kernel ridge regression into the output RKHS on ``n_components`` uniform anchors (capped at the number of samples); ``random_state`` draws them.
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Nystroem kernel ridge regression into the output RKHS on ``n_components`` uniform anchors (capped at the number of samples); ``random_state`` draws them."""
 
     _okr_name = "nystroem"
 
@@ -371,25 +285,9 @@ class NystroemKRR(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class NystroemReducedRankIOKR(OkrSurrogate):
-    """Reduced-rank IOKR at scale (Brogat-Motte et al. 2022, Nystroem version): the output projection of rank ``rank`` is learned on ``subset_size`` uniformly drawn training points (``lam`` for that ridge), then Nystroem kernel ridge regression on ``n_components`` uniform anchors (``lam2``, default ``lam``) predicts its ``rank`` coordinates; decoding scores candidates through the ``rank`` atoms, so it costs ``rank`` instead of the number of distinct outputs per candidate. Anchors and subset are capped at the number of samples; ``random_state`` draws both. :func:`okr.dask.fit` fits it over row partitions.
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Reduced-rank IOKR at scale (Brogat-Motte et al. 2022, Nystroem version): the output projection of rank ``rank`` is learned on ``subset_size`` uniformly drawn training points (``lam`` for that ridge), then Nystroem kernel ridge regression on ``n_components`` uniform anchors (``lam2``, default ``lam``) predicts its ``rank`` coordinates; decoding scores candidates through the ``rank`` atoms, so it costs ``rank`` instead of the number of distinct outputs per candidate. Anchors and subset are capped at the number of samples; ``random_state`` draws both. :func:`okr.dask.fit` fits it over row partitions."""
 
     _okr_name = "nystroem_rr"
 
@@ -427,25 +325,9 @@ class NystroemReducedRankIOKR(OkrSurrogate):
         self.precision = precision
 
 
+@_shared_parameters
 class TraceNormSurrogate(OkrSurrogate):
-    """Trace-norm regularized surrogate (LR-SELF, Luise et al. 2019) of rank ``rank``; ``solver`` is ``gd`` (factorized gradient descent), ``als`` or ``convex``; ``random_state`` seeds the initialization. A ``rank`` above the number of training samples is capped at it.
-
-    Parameters shared by every estimator: ``kernel`` (input kernel:
-    ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
-    ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-    (its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-    kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-    (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-    ``None``: ``sigma^2 =`` the mean number of labels per sample for label
-    sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-    ``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-    (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-    precision, about twice as fast for large candidate sets, with each
-    row's best candidates re-scored in double precision before the choice,
-    so decisions differ from ``"f64"`` only at near-ties).
-    ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-    scikit-learn's ``KernelRidge(alpha=n * lam)``.
-"""
+    """Trace-norm regularized surrogate (LR-SELF, Luise et al. 2019) of rank ``rank``; ``solver`` is ``gd`` (factorized gradient descent), ``als`` or ``convex``; ``random_state`` seeds the initialization. A ``rank`` above the number of training samples is capped at it."""
 
     _okr_name = "trace_norm"
 
