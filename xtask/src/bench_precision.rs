@@ -1,7 +1,8 @@
 //! `cargo xtask bench --precision`: f32 against f64 decoding
-//! ([`okr_decode::Precision`]) on Bibtex (IOKR, the `bench` setting) and on
-//! a quarter of the Bookmarks-shaped stand-in (Nystroem KRR, the rr-scale
-//! setting at 1/4 size): decode time (wall and CPU, best of a few), the
+//! ([`okr_decode::Precision`]) on Bibtex (IOKR, the `bench` setting, and
+//! Nystroem KRR with a quarter of the training rows as anchors) and on the
+//! Bookmarks-shaped stand-in (Nystroem KRR, the rr-scale setting; a quarter
+//! of every size unless `--full`): decode time (wall and CPU, best of a few), the
 //! fraction of identical decisions, F1 both ways, and every differing
 //! decision set beside its f64 top-2 gap and the documented margin
 //! ([`okr_decode::f32_margin`]). Writes `bench-f32.{md,json}`.
@@ -60,10 +61,25 @@ fn timed<T>(reps: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, f64, 
     Ok((best.0, best.1, out.expect("reps >= 1")))
 }
 
+/// How the loads read: above the thread count other jobs shared the cores.
+fn quietness(before: Option<f64>, after: Option<f64>, threads: usize) -> &'static str {
+    match (before, after) {
+        (Some(a), Some(b)) if a.max(b) <= threads as f64 + 0.5 => "**Taken on a quiet machine**",
+        _ => "**Taken on a shared machine** (the cores were shared with other jobs: the times are upper bounds)",
+    }
+}
+
+/// The order [`ChainOrder::Auto`] runs for `model`, as printed.
+fn order_of<X: Rows, M: SurrogateModel<X, LabelSets>>(model: &M, n_test: usize, n_candidates: usize) -> ChainOrder {
+    CandidateDecoder::new().plan(model, n_test, n_candidates).order
+}
+
 /// One data set's comparison.
 struct Row {
     dataset: String,
     method: &'static str,
+    /// The order both precisions decoded in ([`ChainOrder::Auto`]'s choice).
+    order: ChainOrder,
     n_test: usize,
     n_candidates: usize,
     n_atoms: usize,
@@ -90,20 +106,23 @@ fn compare<X: Rows, M: SurrogateModel<X, LabelSets>>(
     reps: usize,
 ) -> Result<Row> {
     let load = load_average();
-    // Coefficients first: the margins below are computed from the
-    // coefficients and atom products, the factors of that order's score GEMM.
-    let dec = CandidateDecoder::new().chain_order(ChainOrder::CoefficientsFirst);
+    // The order a user gets (`ChainOrder::Auto`) for the end-to-end times;
+    // the scoring-only columns and the margins below use the coefficients
+    // and atom products, the factors of the coefficients-first score GEMM.
+    let order = order_of(model, x.n_rows(), cand.n_rows());
+    let dec = CandidateDecoder::new();
     let mut wall = [0.0; 2];
     let mut cpu = [0.0; 2];
     let mut decoded: Vec<Decoded> = Vec::new();
     for (i, p) in [Precision::F64, Precision::F32].into_iter().enumerate() {
         let (w, c, d) = timed(reps, || Ok(dec.precision(p).decode(model, x, cand)?))?;
-        eprintln!("xtask: {dataset} {method} decode {p}: {w:.3} s wall, {c:.2} s CPU");
+        eprintln!("xtask: {dataset} {method} decode {p} ({order}): {w:.3} s wall, {c:.2} s CPU");
         (wall[i], cpu[i]) = (w, c);
         decoded.push(d);
     }
     // The scoring alone (score GEMM + scan, with the f32 conversions and
     // re-scoring) on precomputed coefficients and atom products.
+    let dec = dec.chain_order(ChainOrder::CoefficientsFirst);
     let coef = model.coefficients(x)?;
     let mut g = Mat::zeros(model.n_atoms(), cand.n_rows());
     model.atom_products_into(cand, g.as_mut(), Par::rayon(0))?;
@@ -135,6 +154,7 @@ fn compare<X: Rows, M: SurrogateModel<X, LabelSets>>(
     Ok(Row {
         dataset: dataset.into(),
         method,
+        order,
         n_test: b64.len(),
         n_candidates: cand.n_rows(),
         n_atoms: model.n_atoms(),
@@ -149,8 +169,9 @@ fn compare<X: Rows, M: SurrogateModel<X, LabelSets>>(
     })
 }
 
-/// Runs the comparison and writes `bench-f32.{md,json}` into `out_dir`.
-pub fn run(out_dir: &Path) -> Result<()> {
+/// Runs the comparison and writes `bench-f32.{md,json}` (with `full`, the
+/// full-size stand-in: `bench-f32-full.{md,json}`) into `out_dir`.
+pub fn run(out_dir: &Path, full: bool) -> Result<()> {
     let threads = rayon::current_num_threads();
     let load0 = load_average();
     eprintln!("xtask: measuring DGEMM and SGEMM on {threads} threads ...");
@@ -167,13 +188,21 @@ pub fn run(out_dir: &Path) -> Result<()> {
     let kx = Gaussian::new(0.5 / median_sq_distance(x, MEDIAN_ROWS))?;
     let ky = Gaussian::from_sigma2(y.mean_cardinality())?;
     let (cand, _) = y.unique();
-    let model = Iokr::params(kx, ky).lambda(1e-5).fit(x, y)?;
+    let model = Iokr::params(kx.clone(), ky.clone()).lambda(1e-5).fit(x, y)?;
     rows.push(compare(&data.name, "iokr", &model, xt, &data.test.y, &cand, 5)?);
     drop(model);
+    // Nystroem KRR on the same kernels, a quarter of the rows as anchors:
+    // the model whose decode is a GEMM chain (no solve per test row).
+    let m = x.n_rows() / 4;
+    let anchors = crate::reduced_rank::scale::distinct_anchors(x, m, 0);
+    let model = Nystroem::params(kx, ky).anchors(Anchors::Given(anchors)).lambda(1e-5).fit(x, y)?;
+    let name = format!("{} ({m} anchors)", data.name);
+    rows.push(compare(&name, "nystroem", &model, xt, &data.test.y, &cand, 5)?);
+    drop(model);
 
-    // A quarter of the Bookmarks-shaped stand-in, Nystroem KRR with the
-    // rr-scale choice (c = 0.5, lambda = 1e-4) and a quarter of its anchors.
-    let (n_train, n_test, m) = (15000, 6964, 3750);
+    // The Bookmarks-shaped stand-in, Nystroem KRR with the rr-scale choice
+    // (c = 0.5, lambda = 1e-4); without `full` a quarter of every size.
+    let (n_train, n_test, m) = if full { (60000, 27856, 15000) } else { (15000, 6964, 3750) };
     let spec = StandinPreset::Bookmarks.spec().seed(0).sizes(n_train, n_test);
     eprintln!("xtask: generating {} ({n_train} / {n_test} rows)", spec.dataset_name());
     let (train, test) = spec.generate()?;
@@ -186,30 +215,35 @@ pub fn run(out_dir: &Path) -> Result<()> {
     let (cand, _) = y.unique();
     let anchors = crate::reduced_rank::scale::distinct_anchors(x, m, 0);
     let model = Nystroem::params(kx, ky).anchors(Anchors::Given(anchors)).lambda(1e-4).fit(x, y)?;
-    let name = format!("{} (1/4: {n_train} / {n_test}, {m} anchors)", spec.dataset_name());
-    rows.push(compare(&name, "nystroem", &model, xt, &test.y, &cand, 2)?);
+    let size = if full { "full" } else { "1/4" };
+    let name = format!("{} ({size}: {n_train} / {n_test}, {m} anchors)", spec.dataset_name());
+    let reps = if full { 1 } else { 2 };
+    rows.push(compare(&name, "nystroem", &model, xt, &test.y, &cand, reps)?);
 
     let load1 = load_average();
     let f = |v: Option<f64>| v.map_or("?".into(), |v| format!("{v:.2}"));
     let mut md = String::from("# `cargo xtask bench --precision`: f32 against f64 decoding\n\n");
     md.push_str(&format!(
-        "**Taken on a shared machine** (2 cores shared with other jobs; 1-minute load average {} at the start, \
-         {} at the end): the times are upper bounds. {threads} threads; faer DGEMM **{dgemm:.1} GFLOP/s**, \
+        "{} (1-minute load average {} at the start, {} at the end, on {threads} threads). faer DGEMM **{dgemm:.1} GFLOP/s**, \
          SGEMM **{sgemm:.1} GFLOP/s** (best of n = 2048, 3072, measured in this run).\n\n\
          `--precision f32` (`CandidateDecoder::precision(Precision::F32)`): the score GEMM in single \
          precision, the best `top_k + 7` candidates of each row re-scored in double precision, the decision \
          taken on the re-scored shortlist. The decision provably equals the f64 decision when the f64 best \
          beats the runner-up by more than the margin `okr_decode::f32_margin` \
-         (4 gamma_(r+4) ||c_t|| max_c ||g_c|| + 2^-50 max k(c,c), u = 2^-24). Both precisions decode \
-         coefficients first (`ChainOrder::CoefficientsFirst`, the factors the margin is computed from). \
+         (4 gamma_(r+4) ||c_t|| max_c ||g_c|| + 2^-50 max k(c,c), u = 2^-24, for the factors c_t, g_c of \
+         the score GEMM that ran: coefficients and atom products, or kernel rows and folded candidates; \
+         the margins listed below are computed with the coefficients-first factors). Both precisions decode \
+         in the order `ChainOrder::Auto` picks (column `order`; candidates first \
+         the f32 GEMM multiplies the kernel rows by the folded candidates F = M G, computed in f64). \
          Decode times are end to end \
-         (coefficients of the test rows, atom products, scores, scan), best of the repetitions, wall and \
+         (coefficients or folded candidates, atom products, scores, scan), best of the repetitions, wall and \
          CPU seconds of the same run.\n\n\
          The scoring columns time `decode_matrices` alone (score GEMM, scan and, for f32, the conversions \
-         and the re-scoring) on precomputed coefficients and atom products.\n\n\
-         | data | model | test points | candidates | atoms | f64 decode s (CPU) | f32 decode s (CPU) | ratio | \
+         and the re-scoring) on precomputed coefficients and atom products (coefficients first).\n\n\
+         | data | model | order | test points | candidates | atoms | f64 decode s (CPU) | f32 decode s (CPU) | ratio | \
          f64 scoring s (CPU) | f32 scoring s (CPU) | ratio | identical decisions | F1 f64 | F1 f32 | load |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        quietness(load0, load1, threads),
         f(load0),
         f(load1)
     ));
@@ -221,10 +255,11 @@ pub fn run(out_dir: &Path) -> Result<()> {
     for r in &rows {
         let frac = r.same as f64 / r.n_test as f64;
         md.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.3} ({:.2}) | {:.3} ({:.2}) | {:.2} | {:.3} ({:.2}) | {:.3} ({:.2}) | {:.2} \
+            "| {} | {} | {} | {} | {} | {} | {:.3} ({:.2}) | {:.3} ({:.2}) | {:.2} | {:.3} ({:.2}) | {:.3} ({:.2}) | {:.2} \
              | {}/{} ({:.3}%) | {:.2} | {:.2} | {} |\n",
             r.dataset,
             r.method,
+            r.order,
             r.n_test,
             r.n_candidates,
             r.n_atoms,
@@ -267,6 +302,7 @@ pub fn run(out_dir: &Path) -> Result<()> {
                 .with_setting("threads", threads)
                 .with_setting("n_test", r.n_test)
                 .with_setting("n_candidates", r.n_candidates)
+                .with_setting("chain_order", r.order.to_string())
                 .with_setting("load_average", r.load)
                 .with_setting("dgemm_gflops", dgemm)
         };
@@ -289,8 +325,9 @@ pub fn run(out_dir: &Path) -> Result<()> {
          points, F1 unchanged to 0.05 (x100).\n",
     );
     std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join("bench-f32.json"), &records)?;
-    std::fs::write(out_dir.join("bench-f32.md"), &md)?;
+    let stem = if full { "bench-f32-full" } else { "bench-f32" };
+    write_records(out_dir.join(format!("{stem}.json")), &records)?;
+    std::fs::write(out_dir.join(format!("{stem}.md")), &md)?;
     println!("{md}");
     Ok(())
 }

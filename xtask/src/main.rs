@@ -312,11 +312,16 @@ enum Command {
         /// Output directory (default: docs/results of the workspace).
         #[arg(long)]
         out_dir: Option<PathBuf>,
-        /// Instead: f32 against f64 decoding on Bibtex and a quarter of the
-        /// Bookmarks stand-in (time, identical decisions, F1, near-ties);
-        /// writes docs/results/bench-f32.{md,json}.
+        /// Instead: f32 against f64 decoding on Bibtex (IOKR, Nystroem) and a
+        /// quarter of the Bookmarks stand-in (time, identical decisions, F1,
+        /// near-ties); writes docs/results/bench-f32.{md,json}.
         #[arg(long, conflicts_with_all = ["scale", "retrieval"])]
         precision: bool,
+        /// With --precision: the full-size stand-in (60000 / 27856 rows,
+        /// 15000 anchors; about 15 min on 2 quiet cores); writes
+        /// bench-f32-full.{md,json}.
+        #[arg(long, requires = "precision")]
+        full: bool,
         /// Instead: the Nystroem KRR / reduced-rank / SISOKR fits and decodes
         /// of rr-scale and sketch-scale on the Bookmarks-shaped stand-in, by
         /// phase (flops, GFLOP/s, fraction of DGEMM, CPU / wall); writes
@@ -389,7 +394,7 @@ fn run() -> Result<()> {
         }
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
         Command::Bench { out_dir, retrieval: true, quick, .. } => bench_retrieval::run(&results_dir(out_dir), quick),
-        Command::Bench { out_dir, precision: true, .. } => bench_precision::run(&results_dir(out_dir)),
+        Command::Bench { out_dir, precision: true, full, .. } => bench_precision::run(&results_dir(out_dir), full),
         Command::Bench { out_dir, scale: true, quarter, .. } => bench_scale::run(&results_dir(out_dir), quarter),
         Command::Bench { out_dir, .. } => bench::run(&results_dir(out_dir)),
         Command::Fuzz { target, seconds, seed } => fuzz::run(&target, seconds, seed),
