@@ -104,8 +104,8 @@ use std::time::Instant;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
-use okr_estimators::SurrogateModel;
 use okr_kernels::Rows;
+use okr_surrogate::SurrogateModel;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
