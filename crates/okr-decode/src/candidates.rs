@@ -1,7 +1,7 @@
 use faer::{Mat, MatRef, Par};
-use okr_estimators::SurrogateModel;
 use okr_kernels::Rows;
 use okr_linalg::profile;
+use okr_surrogate::SurrogateModel;
 use serde::{Deserialize, Serialize};
 
 use crate::chain::{self, ChainOrder, ChainPlan};

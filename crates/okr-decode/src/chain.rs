@@ -3,9 +3,9 @@
 //! ([`ChainPlan`]) and the candidates-first decoding loop.
 
 use faer::{Mat, Par};
-use okr_estimators::{LinearExpansion, SurrogateModel};
 use okr_kernels::Rows;
 use okr_linalg::profile;
+use okr_surrogate::{LinearExpansion, SurrogateModel};
 use serde::{Deserialize, Serialize};
 
 use crate::scan::{Scratch, scan_tile};

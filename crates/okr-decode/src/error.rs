@@ -60,7 +60,7 @@ pub enum Error {
     },
     /// The model rejected the inputs or the candidates.
     #[error(transparent)]
-    Estimator(#[from] okr_estimators::Error),
+    Estimator(#[from] okr_surrogate::Error),
 }
 
 /// Result type of okr-decode.

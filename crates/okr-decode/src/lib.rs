@@ -1,4 +1,4 @@
-//! Decoders: from a [`SurrogateModel`](okr_estimators::SurrogateModel)
+//! Decoders: from a [`SurrogateModel`](okr_surrogate::SurrogateModel)
 //! prediction to structured outputs.
 //!
 //! [`CandidateDecoder`] solves

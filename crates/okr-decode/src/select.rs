@@ -7,9 +7,8 @@
 //! is better.
 
 use faer::{Mat, MatRef};
-use okr_estimators::iokr::IokrPath;
-use okr_estimators::select::{FoldScorer, GridSearchResult, LooProducts};
 use okr_kernels::{Kernel, LabelSets, Rows};
+use okr_surrogate::{FoldScorer, GridSearchResult, IokrPath, LooProducts};
 
 use crate::{CandidateDecoder, Error};
 
@@ -62,7 +61,7 @@ impl<KY, M, E> FoldScorer for DecodedScorer<'_, KY, M>
 where
     KY: Kernel<LabelSets>,
     M: FnMut(&LabelSets, &LabelSets) -> Result<f64, E>,
-    E: From<okr_estimators::Error> + From<Error>,
+    E: From<okr_surrogate::Error> + From<Error>,
 {
     type Error = E;
     type Fold = DecodedFold;
@@ -143,7 +142,7 @@ pub fn best_excluding(
 /// through.
 ///
 /// # Errors
-/// [`okr_estimators::Error::Empty`] for no kernel, ridge or row; the
+/// [`Error::Empty`](okr_surrogate::Error::Empty) for no kernel, ridge or row; the
 /// decomposition's, decoding's and metric's errors.
 #[allow(clippy::too_many_arguments)]
 pub fn loo_grid<X, KX, KY, M, E>(
@@ -162,10 +161,10 @@ where
     KX: Kernel<X>,
     KY: Kernel<LabelSets>,
     M: FnMut(&LabelSets, &LabelSets) -> Result<f64, E>,
-    E: From<okr_estimators::Error> + From<Error>,
+    E: From<okr_surrogate::Error> + From<Error>,
 {
     if kernels.is_empty() || lambdas.is_empty() {
-        return Err(okr_estimators::Error::Empty { what: "kernels or ridges of the leave-one-out search" }.into());
+        return Err(okr_surrogate::Error::Empty { what: "kernels or ridges of the leave-one-out search" }.into());
     }
     let (candidates, index) = y.group_duplicates();
     let g = ky.gram_block(y, &candidates);

@@ -31,7 +31,6 @@
 #![warn(missing_docs)]
 
 pub mod core;
-mod error;
 pub mod iokr;
 pub mod kae;
 pub mod kde;
@@ -47,13 +46,11 @@ pub mod select;
 pub mod sketch;
 pub mod sketched;
 mod stream;
-mod surrogate;
 pub mod trace_norm;
 
 pub use crate::core::{Fit, KernelExpansion, LinearExpansion};
 // What the public signatures take and return, so that a user crate needs no
 // direct dependency on faer or okr-kernels.
-pub use error::{Error, Result};
 pub use faer::{Mat, MatMut, MatRef, Par};
 pub use iokr::{Iokr, IokrParams, IokrValidParams};
 pub use kae::{K2ae, Kae, KaeParams, KaeValidParams};
@@ -70,5 +67,7 @@ pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
 pub use score::ScoreModel;
 pub use sketched::{SketchedIokr, SketchedIokrParams, SketchedIokrValidParams};
-pub use surrogate::SurrogateModel;
+// The error and the surrogate interface live in okr-surrogate, which
+// okr-decode depends on instead of this crate.
+pub use okr_surrogate::{Error, Result, SurrogateModel};
 pub use trace_norm::{TraceNorm, TraceNormParams, TraceNormSolver, TraceNormValidParams};

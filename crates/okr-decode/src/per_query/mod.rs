@@ -72,8 +72,8 @@
 //! marks the true candidate), and the pool file holds one candidate output
 //! per line in the same row syntax ([`read_candidate_pool`]). Row syntax
 //! ([`TextRows`]): label sets and binary fingerprints
-//! ([`LabelSets`]) are the 0-based indices of their set bits, separated by
-//! whitespace or commas (`-` for none); dense vectors ([`DenseRows`]) are
+//! ([`LabelSets`](okr_kernels::LabelSets)) are the 0-based indices of their set bits, separated by
+//! whitespace or commas (`-` for none); dense vectors ([`DenseRows`](okr_kernels::DenseRows)) are
 //! their values separated by whitespace or commas; rankings ([`Rankings`](okr_kernels::Rankings))
 //! are the 1-based ranks of their items (a permutation of `1..=k`). Graphs
 //! have no row syntax: they are pool indices, the pool a TU data set read by
@@ -104,8 +104,8 @@ use std::time::Instant;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
-use okr_estimators::SurrogateModel;
 use okr_kernels::Rows;
+use okr_surrogate::SurrogateModel;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};

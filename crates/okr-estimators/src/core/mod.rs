@@ -5,11 +5,10 @@
 //! [`SurrogateModel`](crate::SurrogateModel) is derived once.
 
 pub(crate) mod checks;
-mod expansion;
 mod fit;
-mod linear;
 
-pub use expansion::{AtomGram, Atoms, InputMap, KernelExpansion};
-pub(crate) use expansion::{projected_atom_products_into, projected_coefficients_into};
 pub use fit::Fit;
-pub use linear::LinearExpansion;
+// The kernel expansion lives in okr-surrogate beside `SurrogateModel`, so
+// that its blanket `SurrogateModel` impl satisfies the orphan rule.
+pub use okr_surrogate::{AtomGram, Atoms, InputMap, KernelExpansion, LinearExpansion};
+pub(crate) use okr_surrogate::{projected_atom_products_into, projected_coefficients_into};

@@ -13,14 +13,15 @@
 
 mod fit;
 mod params;
-mod path;
 
 use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, SolveInfo};
 use serde::{Deserialize, Serialize};
 
+// The regularization path lives in okr-surrogate, where okr-decode's
+// leave-one-out search reaches it without the estimators.
+pub use okr_surrogate::IokrPath;
 pub use params::{IokrParams, IokrValidParams};
-pub use path::IokrPath;
 
 use crate::core::{AtomGram, Atoms, InputMap, KernelExpansion};
 use crate::persist::{self, Invalid, Validate};

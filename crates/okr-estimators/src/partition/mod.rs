@@ -68,52 +68,8 @@ use okr_kernels::Rows;
 
 use crate::{Error, Result};
 
-/// Why partition statistics cannot be combined or finalized.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PartitionError {
-    /// The statistics were computed under another plan (other anchors,
-    /// sketch, subset or hyper-parameters).
-    #[error("statistics of another plan (fingerprint {got:016x}, expected {expected:016x}): other anchors or sketch")]
-    OtherPlan {
-        /// Fingerprint of the plan (or first statistic).
-        expected: u64,
-        /// Fingerprint found.
-        got: u64,
-    },
-    /// Two statistics both cover a row.
-    #[error("statistics overlap: row {row} is in both")]
-    OverlappingRows {
-        /// A row in both.
-        row: usize,
-    },
-    /// The merged statistics do not cover the training rows exactly.
-    #[error("statistics cover {covered} of rows 0..{n} (first missing row: {first_missing})")]
-    MissingRows {
-        /// Rows covered.
-        covered: usize,
-        /// Training rows of the plan.
-        n: usize,
-        /// First row not covered.
-        first_missing: usize,
-    },
-    /// A partition runs past the plan's rows.
-    #[error("partition rows {first_row}..{end} run past the plan's {n} rows")]
-    RowsPastEnd {
-        /// Its first global row.
-        first_row: usize,
-        /// One past its last row.
-        end: usize,
-        /// The plan's rows.
-        n: usize,
-    },
-    /// A deserialized plan or statistic is inconsistent.
-    #[error("corrupt {what}")]
-    Corrupt {
-        /// What is inconsistent.
-        what: String,
-    },
-}
+// Defined in okr-surrogate beside `Error`, which wraps it.
+pub use okr_surrogate::PartitionError;
 
 /// The training rows a plan needs, by global index (sorted, distinct): the
 /// caller gathers `x` at [`x`](Self::x) and `y` at [`y`](Self::y) and hands

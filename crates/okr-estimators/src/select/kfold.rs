@@ -1,48 +1,11 @@
 //! K-fold search over Gaussian widths and ridge values for IOKR.
 
-use faer::MatRef;
 use okr_kernels::{Gaussian, Kernel, Linear, Rows, median_sq_distance};
+
+use okr_surrogate::{FoldScorer, GridSearchResult};
 
 use crate::iokr::IokrPath;
 use crate::{Error, Result};
-
-/// Scores IOKR's prediction on the validation rows of one fold.
-///
-/// With training rows $T$ and validation rows $V$ of a fold, IOKR predicts
-/// $h(x_v) = \sum_{i \in T} \alpha_{vi} \psi(y_i)$ with
-/// $\alpha^\top = K_{VT}(K_{TT} + n_T\lambda I)^{-1}$. The search never forms
-/// $\alpha$: for atom products $G$ `(n_T, r)` (for example
-/// $G_{ic} = k_y(y_i, c)$ over candidate outputs $c$) it hands the scorer the
-/// factors of $\alpha^\top G = C_\lambda B$, with
-/// $C_\lambda = K_{VT} V \operatorname{diag}(1/(s + n_T\lambda))$ `(n_V, n_T)` and
-/// $B = V^\top G$ `(n_T, r)` computed once per fold and width.
-pub trait FoldScorer {
-    /// The error of scoring; okr-estimators errors convert into it.
-    type Error: From<Error>;
-    /// What a fold needs across widths and ridges (validation truth,
-    /// candidates, atom products).
-    type Fold;
-
-    /// Prepares a fold from its training and validation row indices.
-    ///
-    /// # Errors
-    /// Whatever preparing the outputs can fail with.
-    fn prepare(&mut self, train: &[usize], validation: &[usize]) -> std::result::Result<Self::Fold, Self::Error>;
-
-    /// The atom products $G$ `(n_T, r)` of a prepared fold.
-    fn atom_products<'a>(&self, fold: &'a Self::Fold) -> MatRef<'a, f64>;
-
-    /// Scores one prediction $C_\lambda B$ (higher is better).
-    ///
-    /// # Errors
-    /// Whatever decoding or the metric can fail with.
-    fn score(
-        &mut self,
-        fold: &Self::Fold,
-        coefficients: MatRef<'_, f64>,
-        projected_atoms: MatRef<'_, f64>,
-    ) -> std::result::Result<f64, Self::Error>;
-}
 
 /// K-fold search of IOKR's Gaussian input width and ridge.
 ///
@@ -66,128 +29,6 @@ pub struct GaussianIokrSearch {
     widths: Vec<f64>,
     lambdas: Vec<f64>,
     median_rows: usize,
-}
-
-/// Every score of a [`GaussianIokrSearch`] and its choice.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GridSearchResult {
-    /// Median squared distance $m$ between training inputs.
-    pub median_sq_dist: f64,
-    /// Width multipliers $c$ of the grid.
-    pub widths: Vec<f64>,
-    /// Ridges $\lambda$ of the grid.
-    pub lambdas: Vec<f64>,
-    /// Score of every fold: `fold_scores[w][l][f]` for width `w`, ridge `l`, fold `f`.
-    pub fold_scores: Vec<Vec<Vec<f64>>>,
-    /// Mean over folds, `mean[w][l]`: $\sum_f s_f / k$ accumulated in fold order.
-    pub mean: Vec<Vec<f64>>,
-    /// Population standard deviation over folds, `std[w][l]`.
-    pub std: Vec<Vec<f64>>,
-    /// Index of the chosen width in `widths`.
-    pub best_width: usize,
-    /// Index of the chosen ridge in `lambdas`.
-    pub best_lambda: usize,
-}
-
-/// The first cell of largest mean (smallest width index, then smallest ridge index).
-fn best_cell(mean: &[Vec<f64>]) -> (usize, usize) {
-    let (mut best_width, mut best_lambda, mut best) = (0, 0, f64::NEG_INFINITY);
-    for (wi, row) in mean.iter().enumerate() {
-        for (li, &v) in row.iter().enumerate() {
-            if v > best {
-                (best_width, best_lambda, best) = (wi, li, v);
-            }
-        }
-    }
-    (best_width, best_lambda)
-}
-
-impl GridSearchResult {
-    /// A result from every fold score, `fold_scores[w][l][f]` (the same
-    /// number of folds in every cell): means, standard deviations and the choice.
-    pub fn from_fold_scores(
-        median_sq_dist: f64,
-        widths: Vec<f64>,
-        lambdas: Vec<f64>,
-        fold_scores: Vec<Vec<Vec<f64>>>,
-    ) -> Self {
-        // Summed as s_f / k in fold order, so that the means (and the choice)
-        // do not depend on how the folds were accumulated.
-        let mean: Vec<Vec<f64>> = fold_scores
-            .iter()
-            .map(|row| row.iter().map(|s| s.iter().fold(0.0, |m, v| m + v / s.len() as f64)).collect())
-            .collect();
-        let std = fold_scores
-            .iter()
-            .zip(&mean)
-            .map(|(row, means)| {
-                row.iter()
-                    .zip(means)
-                    .map(|(s, m)| (s.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / s.len() as f64).sqrt())
-                    .collect()
-            })
-            .collect();
-        let (best_width, best_lambda) = best_cell(&mean);
-        Self { median_sq_dist, widths, lambdas, fold_scores, mean, std, best_width, best_lambda }
-    }
-
-    /// Joins two searches over different widths with the same ridges, folds
-    /// and median: widths sorted ascending, every score kept, the choice made
-    /// again (ties keep the smallest width, then the smallest ridge).
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when the ridges, the median or the number
-    /// of folds differ, or a width appears in both.
-    pub fn merge(self, other: GridSearchResult) -> Result<GridSearchResult> {
-        let folds = |r: &GridSearchResult| r.fold_scores.first().and_then(|w| w.first()).map_or(0, Vec::len);
-        let mismatch = |what: &'static str| Error::InvalidParameter {
-            name: "merged grid searches",
-            value: what.to_string(),
-            expected: "the same ridges, median squared distance and folds, and distinct widths",
-        };
-        if self.lambdas != other.lambdas {
-            return Err(mismatch("different ridges"));
-        }
-        if self.median_sq_dist != other.median_sq_dist {
-            return Err(mismatch("different median squared distances"));
-        }
-        if folds(&self) != folds(&other) {
-            return Err(mismatch("different numbers of folds"));
-        }
-        if other.widths.iter().any(|w| self.widths.contains(w)) {
-            return Err(mismatch("a width in both"));
-        }
-        let (median_sq_dist, lambdas) = (self.median_sq_dist, self.lambdas.clone());
-        let mut rows: Vec<(f64, Vec<Vec<f64>>)> = self
-            .widths
-            .into_iter()
-            .zip(self.fold_scores)
-            .chain(other.widths.into_iter().zip(other.fold_scores))
-            .collect();
-        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (widths, fold_scores) = rows.into_iter().unzip();
-        Ok(Self::from_fold_scores(median_sq_dist, widths, lambdas, fold_scores))
-    }
-
-    /// The chosen multiplier $c$.
-    pub fn c(&self) -> f64 {
-        self.widths[self.best_width]
-    }
-
-    /// The chosen $\gamma = c / m$.
-    pub fn gamma(&self) -> f64 {
-        self.c() / self.median_sq_dist
-    }
-
-    /// The chosen ridge $\lambda$.
-    pub fn lambda(&self) -> f64 {
-        self.lambdas[self.best_lambda]
-    }
-
-    /// Mean fold score of the choice.
-    pub fn best_score(&self) -> f64 {
-        self.mean[self.best_width][self.best_lambda]
-    }
 }
 
 impl GaussianIokrSearch {

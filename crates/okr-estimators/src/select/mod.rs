@@ -26,9 +26,10 @@
 mod kfold;
 mod line_search;
 mod loo;
-mod loo_decode;
 
-pub use kfold::{FoldScorer, GaussianIokrSearch, GridSearchResult};
+pub use kfold::GaussianIokrSearch;
 pub use line_search::{WidthLineSearch, log_neighbours};
 pub use loo::{LooPath, LooResult};
-pub use loo_decode::LooProducts;
+// Defined in okr-surrogate so that okr-decode can decode and score them
+// without depending on the estimators.
+pub use okr_surrogate::{FoldScorer, GridSearchResult, LooProducts};

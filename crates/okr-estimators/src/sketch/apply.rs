@@ -7,17 +7,11 @@ use std::borrow::Cow;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
+// Gram tiles `|S| x t` within 64 MiB, as the coefficients' and atom products'.
+use okr_surrogate::tile_rows;
 use rayon::prelude::*;
 
 use super::{Restriction, Sketch};
-
-/// Bytes of the Gram tile `|S| x t` computed at a time by the kernel sketches.
-const TILE_BYTES: usize = 64 << 20;
-
-/// Number of rows `t` of a tile against `width` columns within [`TILE_BYTES`].
-pub(crate) fn tile_rows(width: usize, total: usize) -> usize {
-    (TILE_BYTES / 8 / width.max(1)).clamp(1, total.max(1))
-}
 
 /// The two sketches of a kernel matrix that the sketched estimators need.
 #[derive(Debug, Clone)]

@@ -32,8 +32,8 @@ mod draw;
 use faer::Mat;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use apply::PreparedSketch;
 pub use apply::SketchedGram;
-pub(crate) use apply::{PreparedSketch, tile_rows};
 pub use draw::approximate_leverage_scores;
 pub(crate) use draw::distinct_uniform;
 

@@ -4,9 +4,8 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
+use okr_linalg::profile;
 
-use super::checks::check_width;
-use super::expansion::input_kernel_block_into;
 use crate::{Error, Result};
 
 /// The linear input map of a kernel-expansion model: coefficients
@@ -22,26 +21,25 @@ use crate::{Error, Result};
 /// ([`kernel_rows_into`](Self::kernel_rows_into)), it costs
 /// $2 e a c + 2 n e c$, less whenever $e < n$ and $a \approx c$.
 /// [`SurrogateModel::linear_expansion`](crate::SurrogateModel::linear_expansion)
-/// hands it out.
+/// hands it out (okr-estimators' `KernelExpansion` with a linear input map).
 ///
 /// # Example
 /// ```
 /// use faer::{Mat, Par};
-/// use okr_estimators::nystroem::Anchors;
-/// use okr_estimators::{Fit, Nystroem, SurrogateModel};
-/// use okr_kernels::{DenseRows, Gaussian, Linear, Rows};
-/// let x = DenseRows::new(Mat::from_fn(12, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
-/// let y = DenseRows::new(Mat::from_fn(12, 2, |i, j| ((i + 2 * j) % 3) as f64))?;
-/// let model = Nystroem::params(Gaussian::new(0.5)?, Linear).anchors(Anchors::Uniform(4)).fit(&x, &y)?;
-/// let lin = model.linear_expansion().expect("Nystroem has a linear map");
-/// let (xt, cands) = (x.slice(0..5), y.slice(0..3));
-/// let mut g = Mat::zeros(model.n_atoms(), 3);
-/// model.atom_products_into(&cands, g.as_mut(), Par::Seq)?;
+/// use okr_kernels::{DenseRows, Gaussian, Rows};
+/// use okr_surrogate::LinearExpansion;
+/// // Four expansion rows, two atoms, five test rows, three candidates.
+/// let xe = DenseRows::new(Mat::from_fn(4, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
+/// let xt = DenseRows::new(Mat::from_fn(5, 3, |i, j| ((i + 2 * j) % 4) as f64 / 4.0))?;
+/// let map = Mat::from_fn(4, 2, |i, j| (i as f64 - j as f64) / 3.0);
+/// let g = Mat::from_fn(2, 3, |j, c| (j + c) as f64 / 2.0);
+/// let kernel = Gaussian::new(0.5)?;
+/// let lin = LinearExpansion::new(&kernel, &xe, map.as_ref())?;
 /// let (mut f, mut k) = (Mat::zeros(4, 3), Mat::zeros(4, 5));
 /// lin.fold_into(g.as_ref(), f.as_mut(), Par::Seq)?;
 /// lin.kernel_rows_into(&xt, k.as_mut(), Par::Seq)?;
 /// // Both orders of the chain: (K M) G = K (M G).
-/// let (a, b) = (model.coefficients(&xt)? * &g, k.transpose() * f.as_ref());
+/// let (a, b) = ((k.transpose() * &map) * &g, k.transpose() * f.as_ref());
 /// assert!((&a - &b).norm_max() < 1e-12 * (1.0 + a.norm_max()));
 /// Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -133,6 +131,30 @@ impl<'a, X: Rows> LinearExpansion<'a, X> {
         check_shape("folded candidates", (self.n_expansion(), atom_products.ncols()), (dst.nrows(), dst.ncols()))?;
         matmul(dst, Accum::Replace, self.map, atom_products, 1.0, par);
         Ok(())
+    }
+}
+
+/// $K_x(X_e, x)$ `(x_train.n_rows(), x.n_rows())` into `dst`, timed as the
+/// "input kernel blocks" phase: the one place the expansions evaluate their
+/// input kernel (coefficients in either map, and decoders multiplying the
+/// chain candidates first through [`LinearExpansion`]).
+pub(crate) fn input_kernel_block_into<X: Rows, KX: Kernel<X> + ?Sized>(
+    kx: &KX,
+    x_train: &X,
+    x: &X,
+    dst: MatMut<'_, f64>,
+    par: Par,
+) {
+    let _p = profile::phase("input kernel blocks", 0.0);
+    kx.gram_block_into(x_train, x, dst, par);
+}
+
+/// Rejects `other` when its width differs from the training container's
+/// (as okr-estimators' parameter checks do).
+pub(crate) fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {
+    match (train.feature_dim(), other.feature_dim()) {
+        (Some(a), Some(b)) if a != b => Err(Error::ShapeMismatch { what, expected: a, got: b }),
+        _ => Ok(()),
     }
 }
 

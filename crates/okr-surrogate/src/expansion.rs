@@ -19,9 +19,24 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
 use okr_linalg::{Cholesky, profile};
 
-use super::checks::check_width;
-use crate::sketch::tile_rows;
+use crate::linear::{check_width, input_kernel_block_into};
 use crate::{LinearExpansion, Result, SurrogateModel};
+
+/// Bytes of a Gram temporary computed at a time (coefficients, atom
+/// products, the estimators' kernel sketches).
+const TILE_BYTES: usize = 64 << 20;
+
+/// Number of rows `t` of a tile against `width` columns within 64 MiB of
+/// `f64`, at least 1 and at most `total.max(1)`.
+///
+/// # Example
+/// ```
+/// assert_eq!(okr_surrogate::tile_rows(1 << 20, 100), 8); // 8 x 2^20 doubles = 64 MiB
+/// assert_eq!(okr_surrogate::tile_rows(10, 3), 3);
+/// ```
+pub fn tile_rows(width: usize, total: usize) -> usize {
+    (TILE_BYTES / 8 / width.max(1)).clamp(1, total.max(1))
+}
 
 /// How the coefficients of $h(x)$ on the atoms are computed.
 #[derive(Debug, Clone, Copy)]
@@ -67,16 +82,30 @@ pub struct Atoms<'a, Y> {
 /// # Example
 /// ```
 /// use faer::Mat;
-/// use okr_estimators::core::KernelExpansion;
-/// use okr_estimators::{Fit, ReducedRankIokr, SurrogateModel};
-/// use okr_kernels::{DenseRows, Linear, Rows};
-/// let x = DenseRows::new(Mat::from_fn(8, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
-/// let y = DenseRows::new(Mat::from_fn(8, 4, |i, j| ((i + 2 * j) % 3) as f64))?;
-/// let model = ReducedRankIokr::params(Linear, Linear).rank(2).fit(&x, &y)?;
-/// let atoms = model.atoms();
-/// // Two directions written over the distinct training outputs.
-/// assert_eq!(atoms.weights.map(|b| (b.nrows(), b.ncols())), Some((2, atoms.outputs.n_rows())));
+/// use okr_kernels::{DenseRows, Linear};
+/// use okr_surrogate::{AtomGram, Atoms, InputMap, KernelExpansion, SurrogateModel};
+/// // h(x) = sum_j C_j(x) psi(u_j) with C = K_x(x, X_e) M over the outputs U.
+/// struct Tiny { xe: DenseRows, u: DenseRows, map: Mat<f64> }
+/// impl KernelExpansion<DenseRows, DenseRows> for Tiny {
+///     type InputKernel = Linear;
+///     type OutputKernel = Linear;
+///     fn input_kernel(&self) -> &Linear { &Linear }
+///     fn output_kernel(&self) -> &Linear { &Linear }
+///     fn expansion_inputs(&self) -> &DenseRows { &self.xe }
+///     fn input_map(&self) -> InputMap<'_> { InputMap::Linear(self.map.as_ref()) }
+///     fn atoms(&self) -> Atoms<'_, DenseRows> {
+///         Atoms { outputs: &self.u, weights: None, gram: AtomGram::FromOutputs }
+///     }
+///     fn training_outputs(&self) -> &DenseRows { &self.u }
+/// }
+/// let xe = DenseRows::new(Mat::from_fn(3, 2, |i, j| (i + j) as f64))?;
+/// let u = DenseRows::new(Mat::from_fn(2, 4, |i, j| (i * j) as f64))?;
+/// let map = Mat::from_fn(3, 2, |i, j| (i as f64 - j as f64) / 2.0);
+/// let model = Tiny { xe: xe.clone(), u, map: map.clone() };
 /// assert_eq!(model.n_atoms(), 2);
+/// // The derived SurrogateModel: C = (X X_e^T) M for the linear kernel.
+/// let want = xe.as_mat() * xe.as_mat().transpose() * &map;
+/// assert!((model.coefficients(&xe)? - want).norm_max() < 1e-12);
 /// Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait KernelExpansion<X: Rows, Y: Rows>: Send + Sync {
@@ -215,9 +244,17 @@ fn ridge_coefficients_into<X: Rows, Y: Rows, M: KernelExpansion<X, Y> + ?Sized>(
 }
 
 /// $C = K_x(x, X)\, M$ with `M` `(n, p)`, in tiles of test rows so that the
-/// Gram temporary stays within 64 MiB (`sketch::tile_rows`)
-/// whatever the number of test rows.
-pub(crate) fn projected_coefficients_into<X: Rows, KX: Kernel<X>>(
+/// Gram temporary stays within 64 MiB ([`tile_rows`]) whatever the number
+/// of test rows; okr-estimators' trace-norm model uses it directly.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) for inputs of
+/// another feature width.
+///
+/// # Panics
+/// If `dst` is not `(x.n_rows(), predict_map.ncols())`.
+#[track_caller]
+pub fn projected_coefficients_into<X: Rows, KX: Kernel<X>>(
     kx: &KX,
     x_train: &X,
     x: &X,
@@ -229,21 +266,6 @@ pub(crate) fn projected_coefficients_into<X: Rows, KX: Kernel<X>>(
     assert_eq!((dst.nrows(), dst.ncols()), (x.n_rows(), predict_map.ncols()), "coefficient block shape");
     coefficients_in_tiles(kx, x_train, x, predict_map, dst, par, tile_rows(x_train.n_rows(), x.n_rows()));
     Ok(())
-}
-
-/// $K_x(X_e, x)$ `(x_train.n_rows(), x.n_rows())` into `dst`, marked as the
-/// "input kernel blocks" phase: the one place the expansions evaluate their
-/// input kernel (coefficients in either map, and decoders multiplying the
-/// chain candidates first through [`LinearExpansion`](crate::LinearExpansion)).
-pub(crate) fn input_kernel_block_into<X: Rows, KX: Kernel<X> + ?Sized>(
-    kx: &KX,
-    x_train: &X,
-    x: &X,
-    dst: MatMut<'_, f64>,
-    par: Par,
-) {
-    let _p = profile::phase("input kernel blocks", 0.0);
-    kx.gram_block_into(x_train, x, dst, par);
 }
 
 fn coefficients_in_tiles<X: Rows, KX: Kernel<X>>(
@@ -267,8 +289,17 @@ fn coefficients_in_tiles<X: Rows, KX: Kernel<X>>(
 }
 
 /// $G\, K_y(\text{outputs}, c)$ `(p, n_c)` with the encoder `G` `(p, n_outputs)`,
-/// in tiles of candidates (bounded Gram temporary, as above).
-pub(crate) fn projected_atom_products_into<Y: Rows, KY: Kernel<Y>>(
+/// in tiles of candidates (bounded Gram temporary, as above);
+/// okr-estimators' Nystroem reduced-rank fit uses it directly.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) for candidates of
+/// another dimension.
+///
+/// # Panics
+/// If `dst` is not `(encoder.nrows(), candidates.n_rows())`.
+#[track_caller]
+pub fn projected_atom_products_into<Y: Rows, KY: Kernel<Y>>(
     ky: &KY,
     outputs: &Y,
     candidates: &Y,

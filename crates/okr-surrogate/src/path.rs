@@ -18,7 +18,7 @@ use crate::{Error, Result};
 /// # Example
 /// ```
 /// use faer::Mat;
-/// use okr_estimators::iokr::IokrPath;
+/// use okr_surrogate::IokrPath;
 /// let x = Mat::from_fn(5, 2, |i, j| (i + 2 * j) as f64 / 5.0);
 /// let k = &x * x.transpose();
 /// let path = IokrPath::new(k.as_ref())?;
@@ -29,7 +29,7 @@ use crate::{Error, Result};
 /// let mut a = k.clone();
 /// for i in 0..5 { a[(i, i)] += 0.5; }
 /// assert!((&coef * &a - &k).norm_max() < 1e-10);
-/// Ok::<(), okr_estimators::Error>(())
+/// Ok::<(), okr_surrogate::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct IokrPath {

@@ -2,7 +2,7 @@
 
 use faer::{Mat, MatRef};
 
-use crate::iokr::IokrPath;
+use crate::IokrPath;
 use crate::{Error, Result};
 
 /// Exact leave-one-out inner products $\langle \hat h_{-i}(x_i), a_c\rangle$ of
@@ -29,8 +29,8 @@ use crate::{Error, Result};
 /// # Example
 /// ```
 /// use faer::Mat;
-/// use okr_estimators::iokr::IokrPath;
-/// use okr_estimators::select::LooProducts;
+/// use okr_surrogate::IokrPath;
+/// use okr_surrogate::LooProducts;
 /// let x = Mat::from_fn(6, 2, |i, j| ((2 * i + 3 * j) % 5) as f64);
 /// let kx = Mat::from_fn(6, 6, |i, j| (-(0..2).map(|d| (x[(i, d)] - x[(j, d)]).powi(2)).sum::<f64>()).exp());
 /// let path = IokrPath::new(kx.as_ref())?;
@@ -39,7 +39,7 @@ use crate::{Error, Result};
 /// let p = loo.products(1e-2)?;
 /// assert_eq!((p.nrows(), p.ncols()), (2, 6));
 /// assert!(p[(0, 0)].abs() < 1e-12, "the left-out sample puts no weight on its own output");
-/// Ok::<(), okr_estimators::Error>(())
+/// Ok::<(), okr_surrogate::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct LooProducts<'a> {
