@@ -2,7 +2,7 @@
 //! fetch`, `--dataset NAME`): their files, sizes and SHA-256 checksums (of the
 //! files as distributed, the same bytes as the project's data directory holds),
 //! and the checksum of a file on disk. With the `download` feature,
-//! [`fetch`](crate::catalog::fetch) downloads a set from a mirror and writes a file only when its
+//! `fetch` downloads a set from a mirror and writes a file only when its
 //! size and checksum are the catalog's.
 //!
 //! # Example
