@@ -5,37 +5,29 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use okr_estimators::persist::IndexBase;
 use okr_eval::{
-    CsvHeader, Dataset, Features, LabelColumns, ModelInput, ModelShape, SvmlightOptions, read_arff,
-    read_arff_for_model, read_csv, read_csv_for_model, read_svmlight, read_svmlight_for_model, read_xc,
-    read_xc_for_model,
+    CsvHeader, DataFormat, Dataset, LabelColumns, ModelInput, ModelShape, ReadOptions, read_data_file,
+    read_data_file_for_model,
 };
 use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, LabelSets, Laplacian, Linear, Polynomial, Tanimoto};
 
 use crate::cli::{CsvHeaderFlag, DataArgs, EstimatorKind, FitArgs, Format, KernelKind};
 
 /// The width of the data a model expects, to read test files consistently.
-#[derive(Debug, Clone, Copy)]
-pub struct Shape {
-    /// Number of features.
-    pub n_features: usize,
-    /// Number of labels.
-    pub n_labels: usize,
-}
+pub type Shape = ModelShape;
 
-/// Resolves `--format auto` from the file extension.
-fn resolve_format(path: &Path, format: Format) -> Result<Format> {
-    if format != Format::Auto {
-        return Ok(format);
-    }
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    Ok(match ext.as_str() {
-        "arff" => Format::Arff,
-        "svm" | "svmlight" | "libsvm" => Format::Svmlight,
-        "xc" => Format::Xc,
-        "csv" => Format::Csv,
-        _ => {
-            bail!("cannot tell the format of {} from its extension; pass --format arff|svmlight|xc|csv", path.display())
-        }
+/// The file's format: `--format`, or by extension for `--format auto`.
+fn resolve_format(path: &Path, format: Format) -> Result<DataFormat> {
+    Ok(match format {
+        Format::Arff => DataFormat::Arff,
+        Format::Svmlight => DataFormat::Svmlight,
+        Format::Xc => DataFormat::Xc,
+        Format::Csv => DataFormat::Csv,
+        Format::Auto => DataFormat::from_path(path).with_context(|| {
+            format!(
+                "cannot tell the format of {} from its extension; pass --format arff|svmlight|xc|csv",
+                path.display()
+            )
+        })?,
     })
 }
 
@@ -43,7 +35,7 @@ fn resolve_format(path: &Path, format: Format) -> Result<Format> {
 /// `None` for formats without feature indices.
 pub fn index_base(path: &Path, args: &DataArgs) -> Result<Option<IndexBase>> {
     Ok(match resolve_format(path, args.format)? {
-        Format::Svmlight => Some(if args.zero_based { IndexBase::ZeroBased } else { IndexBase::OneBased }),
+        DataFormat::Svmlight => Some(if args.zero_based { IndexBase::ZeroBased } else { IndexBase::OneBased }),
         _ => None,
     })
 }
@@ -53,20 +45,14 @@ pub fn index_base(path: &Path, args: &DataArgs) -> Result<Option<IndexBase>> {
 /// the label count of the model for `predict` / `eval` / `encode`.
 pub fn check_data_flags(path: &Path, args: &DataArgs, model_labels: Option<usize>) -> Result<()> {
     let format = resolve_format(path, args.format)?;
-    let name = match format {
-        Format::Arff => "ARFF",
-        Format::Svmlight => "svmlight",
-        Format::Xc => "XC",
-        Format::Csv => "CSV",
-        Format::Auto => unreachable!("resolved above"),
-    };
-    if args.zero_based && format != Format::Svmlight {
+    let name = format.name();
+    if args.zero_based && format != DataFormat::Svmlight {
         bail!("--zero-based applies to svmlight files only, not to the {name} file {}", path.display());
     }
-    if args.csv_header != CsvHeaderFlag::Auto && format != Format::Csv {
+    if args.csv_header != CsvHeaderFlag::Auto && format != DataFormat::Csv {
         bail!("--csv-header applies to CSV files only, not to the {name} file {}", path.display());
     }
-    if args.label_count.is_some() && format == Format::Xc {
+    if args.label_count.is_some() && format == DataFormat::Xc {
         bail!("--label-count does not apply to the XC file {}: its header declares the label count", path.display());
     }
     if let (Some(l), Some(m)) = (args.label_count, model_labels)
@@ -204,37 +190,25 @@ pub fn read_data(path: &Path, args: &DataArgs, shape: Option<Shape>) -> Result<D
     if let Some(shape) = shape {
         return Ok(read_for_model(path, args, shape)?.data);
     }
-    let label_count = || -> Result<usize> {
-        args.label_count.with_context(|| {
-            format!("{}: --label-count is required for this format (number of label columns)", path.display())
-        })
-    };
-    let data = match resolve_format(path, args.format)? {
-        Format::Arff => read_arff(path, label_count()?)?,
-        Format::Csv => read_csv(path, label_count()?, csv_header(args))?,
-        Format::Xc => read_xc(path)?,
-        Format::Svmlight => {
-            let mut opts = SvmlightOptions::new(args.zero_based);
-            if let Some(l) = args.label_count {
-                // Labels absent from a training file still count.
-                opts = opts.n_labels(l);
-            }
-            read_svmlight(path, &opts)?
-        }
-        Format::Auto => unreachable!("resolved above"),
-    };
+    let format = resolve_format(path, args.format)?;
+    if args.label_count.is_none() && matches!(format, DataFormat::Arff | DataFormat::Csv) {
+        bail!("{}: --label-count is required for this format (number of label columns)", path.display());
+    }
+    let data = read_data_file(path, format, &read_options(args))?;
     if data.n_samples() == 0 {
         bail!("{}: the file has no data rows", path.display());
     }
     Ok(data)
 }
 
-fn csv_header(args: &DataArgs) -> CsvHeader {
-    match args.csv_header {
+/// The reading flags of `args`.
+fn read_options(args: &DataArgs) -> ReadOptions {
+    let csv_header = match args.csv_header {
         CsvHeaderFlag::Auto => CsvHeader::Detect,
         CsvHeaderFlag::Yes => CsvHeader::Present,
         CsvHeaderFlag::No => CsvHeader::Absent,
-    }
+    };
+    ReadOptions { label_count: args.label_count, zero_based: args.zero_based, csv_header }
 }
 
 /// Reads a file to predict on or evaluate with a model of `shape`: the
@@ -242,14 +216,7 @@ fn csv_header(args: &DataArgs) -> CsvHeader {
 /// `okr_eval::readers::model_input`). `--label-count` is then a check: 0 says
 /// the file has no labels, the model's count that it has them.
 pub fn read_for_model(path: &Path, args: &DataArgs, shape: Shape) -> Result<ModelInput> {
-    let shape = ModelShape { n_features: shape.n_features, n_labels: shape.n_labels };
-    let input = match resolve_format(path, args.format)? {
-        Format::Arff => read_arff_for_model(path, shape)?,
-        Format::Csv => read_csv_for_model(path, shape, csv_header(args))?,
-        Format::Xc => read_xc_for_model(path, shape)?,
-        Format::Svmlight => read_svmlight_for_model(path, shape, args.zero_based)?,
-        Format::Auto => unreachable!("resolved above"),
-    };
+    let input = read_data_file_for_model(path, resolve_format(path, args.format)?, shape, &read_options(args))?;
     if input.data.n_samples() == 0 {
         bail!("{}: the file has no data rows", path.display());
     }
@@ -317,16 +284,6 @@ pub fn build_kernel(f: &KernelFlags, default_gamma: impl FnOnce() -> f64, what: 
         ),
     };
     Ok(spec)
-}
-
-/// Median squared distance between training rows, on at most 2000 evenly
-/// spaced rows (deterministic); the Gaussian default is `gamma = 1 / (2 median)`.
-pub fn median_heuristic_gamma(x: &Features) -> f64 {
-    let m = match x {
-        Features::Dense(d) => okr_kernels::median_sq_distance(d, 2000),
-        Features::Sparse(s) => okr_kernels::median_sq_distance(s, 2000),
-    };
-    if m > 0.0 { 1.0 / (2.0 * m) } else { 1.0 }
 }
 
 /// Sets the global rayon pool size (faer uses it too).

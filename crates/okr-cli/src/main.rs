@@ -7,7 +7,6 @@
 mod cli;
 mod cmd;
 mod config;
-mod data;
 mod model;
 mod output;
 

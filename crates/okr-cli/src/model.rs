@@ -85,6 +85,15 @@ pub fn default_candidates(saved: &SavedModel) -> LabelSets {
     }
 }
 
+/// The names of the model's labels: its own, or `label_<j>`.
+pub fn label_names(info: &ModelInfo) -> Vec<String> {
+    if info.label_names.len() == info.n_labels {
+        info.label_names.clone()
+    } else {
+        (0..info.n_labels).map(|j| format!("label_{j}")).collect()
+    }
+}
+
 /// The inputs the model reads: the file's features, standardized when the
 /// model was fitted on standardized dense features (sparse models carry it
 /// in their kernel's feature weights).

@@ -113,6 +113,25 @@ pub enum Error {
         /// The data directory that was searched.
         dir: PathBuf,
     },
+    /// A download of a catalog file failed (an unreachable or failing
+    /// server, a transfer cut short); the message says whether the file was
+    /// left unwritten.
+    #[error("cannot download {url}: {msg}")]
+    Download {
+        /// The URL.
+        url: String,
+        /// What failed.
+        msg: String,
+    },
+    /// A downloaded file was refused: its size or SHA-256 is not the
+    /// catalog's, and it was not written.
+    #[error("refused {url}: {msg}")]
+    Refused {
+        /// The URL.
+        url: String,
+        /// What differs, and that the file was not written.
+        msg: String,
+    },
     /// An error of okr-kernels (invalid container).
     #[error(transparent)]
     Kernels(#[from] okr_kernels::Error),
@@ -187,6 +206,10 @@ mod tests {
         assert_eq!(e.to_string(), "invalid argument k = 0: expected k >= 1");
         let e = Error::parse(Path::new("a.csv"), 2, "got '\x1b]0;pwned\x07'");
         assert_eq!(e.to_string(), "a.csv:2: got '\\u{1b}]0;pwned\\u{7}'");
+        let e = Error::Refused { url: "http://m/a".into(), msg: "SHA-256 mismatch".into() };
+        assert_eq!(e.to_string(), "refused http://m/a: SHA-256 mismatch");
+        let e = Error::Download { url: "http://m/a".into(), msg: "connection refused".into() };
+        assert_eq!(e.to_string(), "cannot download http://m/a: connection refused");
         let e: Error = okr_kernels::Error::NonFinite { what: "x", row: 1 }.into();
         assert!(e.to_string().contains("non-finite"));
     }

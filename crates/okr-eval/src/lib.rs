@@ -5,6 +5,8 @@
 //! - [`readers`]: Mulan ARFF ([`read_arff`]), svmlight / libsvm ([`read_svmlight`]),
 //!   Extreme Classification ([`read_xc`]) and CSV ([`read_csv`]) readers, with writers
 //!   that round-trip. Parse errors name the file, the line and what was expected.
+//! - [`predictions`]: prediction files of label sets (label indices, 0/1
+//!   indicator, CSV, JSON Lines), written and read back.
 //! - [`output_readers`]: binary fingerprints (dense 0/1 or the indices of set
 //!   bits) as label sets, and dense output vectors.
 //! - [`Standardizer`]: per-feature mean / population std fitted on training data;
@@ -19,6 +21,8 @@
 //! - [`probe`]: a least-squares linear classifier on codes ([`probe::LinearProbe`]), for separability.
 //! - [`split`]: seeded [`train_test_split`], [`KFold`], [`ShuffleSplit`].
 //! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
+//! - [`catalog`]: the benchmark data sets by name, their files and SHA-256
+//!   checksums; with the `download` feature, their verified download.
 //! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes.
 //!
 //! # Example
@@ -35,6 +39,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod catalog;
 pub mod data_dir;
 pub mod dataset;
 pub mod error;
@@ -44,6 +49,7 @@ pub mod metrics;
 pub mod output;
 pub mod output_metrics;
 pub mod output_readers;
+pub mod predictions;
 pub mod probe;
 pub mod ranking_metrics;
 pub mod readers;
@@ -66,10 +72,10 @@ pub use okr_kernels::{Standardizer, is_binary};
 pub use output::{MAX_INPUT_BYTES, check_not_input, remove_temporary_files, write_atomic};
 pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use readers::{
-    CsvHeader, LabelColumns, ModelInput, ModelShape, SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in,
-    read_arff, read_arff_for_model, read_csv, read_csv_for_model, read_indices, read_label_sets, read_svmlight,
-    read_svmlight_for_model, read_tu, read_tu_graphs, read_usps, read_xc, read_xc_for_model, write_arff, write_csv,
-    write_svmlight, write_xc,
+    CsvHeader, DataFormat, LabelColumns, ModelInput, ModelShape, ReadOptions, SvmlightOptions, TuDataset, USPS_PIXELS,
+    UspsImages, find_usps_in, read_arff, read_arff_for_model, read_csv, read_csv_for_model, read_data_file,
+    read_data_file_for_model, read_indices, read_label_sets, read_svmlight, read_svmlight_for_model, read_tu,
+    read_tu_graphs, read_usps, read_xc, read_xc_for_model, write_arff, write_csv, write_svmlight, write_xc,
 };
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;

@@ -37,6 +37,22 @@ where
     *d.select_nth_unstable_by(mid, f64::total_cmp).1
 }
 
+/// The median-heuristic Gaussian width for a median squared distance
+/// `median_sq` (from [`median_sq_distance`]): $\gamma = 1 / (2 m)$, so that
+/// $\sigma^2 = m$; `1` when the median is `0` (all sampled rows equal).
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, median_heuristic_gamma, median_sq_distance};
+/// let x = DenseRows::from_rows(&[vec![0.0], vec![1.0], vec![3.0]])?;
+/// assert_eq!(median_heuristic_gamma(median_sq_distance(&x, 2000)), 1.0 / 8.0);
+/// assert_eq!(median_heuristic_gamma(0.0), 1.0);
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn median_heuristic_gamma(median_sq: f64) -> f64 {
+    if median_sq > 0.0 { 1.0 / (2.0 * median_sq) } else { 1.0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +65,17 @@ mod tests {
         let d = DenseRows::new(s.to_dense()).unwrap();
         assert_eq!(median_sq_distance(&s, 10), median_sq_distance(&d, 10));
         assert_eq!(median_sq_distance(&d.select(&[0]), 10), 0.0);
+        let f = crate::Features::from(s.clone());
+        assert_eq!(median_sq_distance(&f, 10), median_sq_distance(&s, 10));
+    }
+
+    #[test]
+    fn gamma_of_the_median() {
+        // Squared distances 1, 4, 1 between 0, 1, 2: median 1, gamma 1/2.
+        let x = DenseRows::from_rows(&[vec![0.0], vec![1.0], vec![2.0]]).unwrap();
+        assert_eq!(median_heuristic_gamma(median_sq_distance(&x, 10)), 0.5);
+        assert_eq!(median_heuristic_gamma(0.25), 2.0);
+        assert_eq!(median_heuristic_gamma(0.0), 1.0);
+        assert_eq!(median_heuristic_gamma(-0.0), 1.0);
     }
 }

@@ -76,7 +76,7 @@ pub use containers::{CsrRows, DenseRows, DenseSource, LabelSets};
 pub use error::{Error, Result};
 pub use features::Features;
 pub use graphs::{Graph, Graphs, WlSubtree};
-pub use heuristics::median_sq_distance;
+pub use heuristics::{median_heuristic_gamma, median_sq_distance};
 pub use kernels::gaussian::Gaussian;
 pub use kernels::laplacian::Laplacian;
 pub use kernels::linear::Linear;

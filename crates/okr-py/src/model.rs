@@ -2,11 +2,9 @@
 //! computation (`Python::detach`), which runs on `n_jobs` threads.
 
 use numpy::{PyArray2, ndarray::Array2};
+use okr_estimators::TraceNormSolver;
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
-use okr_estimators::{
-    Fit, Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver,
-};
+use okr_estimators::persist::{EstimatorSpec, Model as SavedEstimator, ModelInfo, SavedModel};
 use okr_kernels::{Features, Kernel, KernelSpec, Rows};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -65,56 +63,37 @@ where
     KernelSpec: Kernel<Features> + Kernel<Y>,
 {
     let n = x.n_rows();
+    // Sizes capped at n (scikit-learn's checks fit on a few dozen samples);
+    // the parameters themselves are left as given.
+    let at_most_n = |m: usize| m.min(n.max(1));
     let sketch = |text: &Option<String>| -> PyResult<_> {
         let Some(text) = text else { return Ok(None) };
         let mut spec: okr_estimators::sketch::SketchSpec = text.parse().map_err(to_py)?;
         spec.check().map_err(to_py)?;
-        // A sketch never needs more rows than samples (scikit-learn's checks
-        // fit on a few dozen samples); the parameter itself is left as given.
-        spec.size = spec.size.min(n.max(1));
+        spec.size = at_most_n(spec.size);
         Ok(Some(spec))
     };
-    Ok(match s.estimator.as_str() {
-        "iokr" => Y::iokr(Iokr::params(kx, ky).lambda(s.lam).fit(x, y).map_err(to_py)?),
-        "reduced_rank" => Y::reduced_rank(
-            ReducedRankIokr::params(kx, ky)
-                .rank(s.rank)
-                .lambda1(s.lam)
-                .lambda2(s.lam2.unwrap_or(s.lam))
-                .fit(x, y)
-                .map_err(to_py)?,
-        ),
-        "kde" => Y::kde(Kde::params(kx, ky).rank(s.rank).lambda(s.lam).centered(s.centered).fit(x, y).map_err(to_py)?),
-        "sketched" => Y::sketched(
-            SketchedIokr::params(kx, ky)
-                .lambda(s.lam)
-                .input_sketch(sketch(&s.input_sketch)?)
-                .output_sketch(sketch(&s.output_sketch)?)
-                .seed(s.seed)
-                .fit(x, y)
-                .map_err(to_py)?,
-        ),
-        "nystroem" => {
-            // Anchors capped at n, as sketches are.
-            let anchors = Anchors::Uniform(s.n_components.min(n.max(1)));
-            Y::nystroem(Nystroem::params(kx, ky).lambda(s.lam).anchors(anchors).seed(s.seed).fit(x, y).map_err(to_py)?)
-        }
-        "nystroem_rr" => {
-            // Anchors and the projection's subset capped at n, as sketches are.
-            let anchors = Anchors::Uniform(s.n_components.min(n.max(1)));
-            let subset = Anchors::Uniform(s.subset_size.min(n.max(1)));
-            Y::nystroem_rr(
-                NystroemReducedRank::params(kx, ky)
-                    .rank(s.rank)
-                    .lambda1(s.lam)
-                    .lambda2(s.lam2.unwrap_or(s.lam))
-                    .anchors(anchors)
-                    .subset(subset)
-                    .seed(s.seed)
-                    .fit(x, y)
-                    .map_err(to_py)?,
-            )
-        }
+    let (lambda, rank, seed) = (s.lam, s.rank, s.seed);
+    let lambda2 = s.lam2.unwrap_or(s.lam);
+    let spec = match s.estimator.as_str() {
+        "iokr" => EstimatorSpec::Iokr { lambda },
+        "reduced_rank" => EstimatorSpec::ReducedRank { rank, lambda1: lambda, lambda2 },
+        "kde" => EstimatorSpec::Kde { rank, lambda, centered: s.centered },
+        "sketched" => EstimatorSpec::Sketched {
+            lambda,
+            input_sketch: sketch(&s.input_sketch)?,
+            output_sketch: sketch(&s.output_sketch)?,
+            seed,
+        },
+        "nystroem" => EstimatorSpec::Nystroem { lambda, anchors: Anchors::Uniform(at_most_n(s.n_components)), seed },
+        "nystroem_rr" => EstimatorSpec::NystroemReducedRank {
+            rank,
+            lambda1: lambda,
+            lambda2,
+            anchors: Anchors::Uniform(at_most_n(s.n_components)),
+            subset: Anchors::Uniform(at_most_n(s.subset_size)),
+            seed,
+        },
         "trace_norm" => {
             let solver = match s.solver.as_str() {
                 "gd" => TraceNormSolver::GradientDescent,
@@ -126,19 +105,12 @@ where
                     )));
                 }
             };
-            // The rank is capped at n as sketch sizes are (okr refuses more).
-            Y::trace_norm(
-                TraceNorm::params(kx, ky)
-                    .rank(s.rank.min(n.max(1)))
-                    .lambda(s.lam)
-                    .solver(solver)
-                    .seed(s.seed)
-                    .fit(x, y)
-                    .map_err(to_py)?,
-            )
+            // okr refuses a rank above n.
+            EstimatorSpec::TraceNorm { rank: at_most_n(rank), lambda, solver, seed }
         }
         other => return Err(PyValueError::new_err(format!("unknown estimator {other:?}"))),
-    })
+    };
+    Ok(Y::saved(spec.fit(kx, ky, x, y).map_err(to_py)?))
 }
 
 fn fit_any(s: &FitSpec, x: &Inputs, y: &Outputs) -> PyResult<SavedEstimator> {

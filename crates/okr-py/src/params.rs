@@ -77,8 +77,7 @@ fn median_gamma<R: Rows>(x: &R) -> f64
 where
     Linear: okr_kernels::Kernel<R>,
 {
-    let m = okr_kernels::median_sq_distance(x, 2000);
-    if m > 0.0 { 1.0 / (2.0 * m) } else { 1.0 }
+    okr_kernels::median_heuristic_gamma(okr_kernels::median_sq_distance(x, 2000))
 }
 
 /// Builds a kernel by name. `default_gamma` is used when `gamma` is unset.

@@ -19,7 +19,7 @@ use okr_estimators::partition::{
     ConcatRows, NystroemPlan, NystroemReducedRankPlan, PartitionPlan, PartitionStats, PlanRows, SampledRows,
     SketchedPlan,
 };
-use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
+use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, OutputModel, SavedModel};
 use okr_estimators::sketch::SketchSpec;
 use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr};
 use okr_kernels::{DenseRows, Features, Kernel, KernelSpec, LabelSets};
@@ -317,10 +317,13 @@ where
     let start = std::time::Instant::now();
     let model: SavedEstimator = py
         .detach(|| {
-            threads::run(n_jobs, || match &plan.estimator {
-                AnyPlan::Nystroem(p) => p.finalize(stats).map(Y::nystroem),
-                AnyPlan::Sketched(p) => p.finalize(stats).map(Y::sketched),
-                AnyPlan::NystroemReducedRank(p) => p.finalize(stats).map(Y::nystroem_rr),
+            threads::run(n_jobs, || {
+                let fitted = match &plan.estimator {
+                    AnyPlan::Nystroem(p) => p.finalize(stats).map(OutputModel::Nystroem),
+                    AnyPlan::Sketched(p) => p.finalize(stats).map(OutputModel::Sketched),
+                    AnyPlan::NystroemReducedRank(p) => p.finalize(stats).map(OutputModel::NystroemReducedRank),
+                };
+                fitted.map(Y::saved)
             })
         })?
         .map_err(to_py)?;

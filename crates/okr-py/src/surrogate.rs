@@ -5,11 +5,9 @@
 
 use faer::{Mat, Par};
 use okr_decode::{CandidateDecoder, Decoded, Precision};
+use okr_estimators::SurrogateModel;
 use okr_estimators::core::KernelExpansion;
-use okr_estimators::persist::{Model, SavedSurrogate, SavedVectorSurrogate, VectorModel};
-use okr_estimators::{
-    Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, SurrogateModel, TraceNorm,
-};
+use okr_estimators::persist::{Model, OutputModel, SavedSurrogate, SavedVectorSurrogate};
 use okr_kernels::{DenseRows, Features, KernelSpec, LabelSets, Rows};
 use pyo3::PyResult;
 use pyo3::exceptions::PyValueError;
@@ -21,46 +19,16 @@ use crate::errors::to_py;
 pub trait SavedOutputs: Rows + Sized + 'static {
     /// The output rows as a matrix `(n_rows, dim)` (label sets as 0/1 indicators).
     fn to_matrix(&self) -> Mat<f64>;
-    /// IOKR as a saved model.
-    fn iokr(m: Iokr<Features, Self, KernelSpec, KernelSpec>) -> Model;
-    /// Reduced-rank IOKR as a saved model.
-    fn reduced_rank(m: ReducedRankIokr<Features, Self, KernelSpec, KernelSpec>) -> Model;
-    /// KDE as a saved model.
-    fn kde(m: Kde<Features, Self, KernelSpec, KernelSpec>) -> Model;
-    /// The sketched estimators as a saved model.
-    fn sketched(m: SketchedIokr<Features, Self, KernelSpec, KernelSpec>) -> Model;
-    /// Nystroem KRR as a saved model.
-    fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model;
-    /// Nystroem reduced rank as a saved model.
-    fn nystroem_rr(m: NystroemReducedRank<Features, Self, KernelSpec, KernelSpec>) -> Model;
-    /// The trace-norm surrogate as a saved model.
-    fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model;
+    /// The fitted estimator as a saved model.
+    fn saved(m: OutputModel<Self, KernelSpec>) -> Model;
 }
 
 impl SavedOutputs for LabelSets {
     fn to_matrix(&self) -> Mat<f64> {
         self.to_indicator()
     }
-    fn iokr(m: Iokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Iokr(m)
-    }
-    fn reduced_rank(m: ReducedRankIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::ReducedRank(m)
-    }
-    fn kde(m: Kde<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Kde(m)
-    }
-    fn sketched(m: SketchedIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Sketched(m)
-    }
-    fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Nystroem(m)
-    }
-    fn nystroem_rr(m: NystroemReducedRank<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::NystroemReducedRank(m)
-    }
-    fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::TraceNorm(m)
+    fn saved(m: OutputModel<Self, KernelSpec>) -> Model {
+        Model::from(m)
     }
 }
 
@@ -68,26 +36,8 @@ impl SavedOutputs for DenseRows {
     fn to_matrix(&self) -> Mat<f64> {
         self.as_mat().to_owned()
     }
-    fn iokr(m: Iokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Vectors(VectorModel::Iokr(m))
-    }
-    fn reduced_rank(m: ReducedRankIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Vectors(VectorModel::ReducedRank(m))
-    }
-    fn kde(m: Kde<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Vectors(VectorModel::Kde(m))
-    }
-    fn sketched(m: SketchedIokr<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Vectors(VectorModel::Sketched(m))
-    }
-    fn nystroem(m: Nystroem<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Vectors(VectorModel::Nystroem(m))
-    }
-    fn nystroem_rr(m: NystroemReducedRank<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Vectors(VectorModel::NystroemReducedRank(m))
-    }
-    fn trace_norm(m: TraceNorm<Features, Self, KernelSpec, KernelSpec>) -> Model {
-        Model::Vectors(VectorModel::TraceNorm(m))
+    fn saved(m: OutputModel<Self, KernelSpec>) -> Model {
+        Model::Vectors(m)
     }
 }
 

@@ -17,6 +17,17 @@ pub enum OutputFormat {
     Json,
 }
 
+impl From<OutputFormat> for okr_eval::predictions::PredictionFormat {
+    fn from(f: OutputFormat) -> Self {
+        match f {
+            OutputFormat::Labels => Self::Labels,
+            OutputFormat::Indicator => Self::Indicator,
+            OutputFormat::Csv => Self::Csv,
+            OutputFormat::Json => Self::Json,
+        }
+    }
+}
+
 /// How `okr predict` writes its predictions.
 #[derive(Debug, Clone, Args)]
 pub struct RenderArgs {

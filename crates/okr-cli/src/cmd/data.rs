@@ -5,8 +5,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{DataCommand, EvalArgs, FitArgs};
-use crate::data::catalog::{DATASETS, Dataset, find};
-use crate::data::fetch::{Outcome, fetch};
+use okr_eval::catalog::{DATASETS, Entry, Outcome, fetch, find};
 
 pub fn run(c: &DataCommand) -> Result<()> {
     match c {
@@ -41,7 +40,7 @@ pub fn run(c: &DataCommand) -> Result<()> {
     }
 }
 
-fn lookup(name: &str) -> Result<&'static Dataset> {
+fn lookup(name: &str) -> Result<&'static Entry> {
     find(name).with_context(|| {
         let names: Vec<&str> = DATASETS.iter().map(|d| d.name).collect();
         format!("unknown data set '{name}': expected one of {}", names.join(", "))
@@ -53,12 +52,11 @@ fn list() -> Result<()> {
     let mut out = format!("data directory: {} (OKR_DATA_DIR)\n", dir.display());
     for d in DATASETS {
         let present = d.files.iter().all(|f| dir.join(f.path).is_file());
-        let bytes: u64 = d.files.iter().map(|f| f.bytes).sum();
         let labels = d.n_labels.map_or(String::new(), |l| format!(", {l} labels"));
         out.push_str(&format!(
             "{:<10} {:>6.1} MB  {:<8} {}{labels}\n",
             d.name,
-            bytes as f64 / 1e6,
+            d.bytes() as f64 / 1e6,
             if present { "present" } else { "missing" },
             d.description
         ));

@@ -10,6 +10,8 @@ use okr_eval::{
 use okr_kernels::{LabelSets, Rows};
 use serde_json::{Value, json};
 
+use okr_eval::predictions::PredictionFormat;
+
 use crate::cli::EvalArgs;
 use crate::cmd::{Extras, load_for_decoding, predict_dataset};
 use crate::config::check_data_flags;
@@ -171,9 +173,9 @@ pub fn run(a: &EvalArgs) -> Result<()> {
 fn eval_file(a: &EvalArgs, path: &std::path::Path) -> Result<()> {
     let mf = crate::model::load(&a.model)?;
     check_data_flags(&a.input, &a.data, Some(mf.info.n_labels))?;
-    let names = crate::cmd::render::label_names(&mf.info);
-    let format = crate::cmd::render::format_of(path, a.predictions_format);
-    let back = crate::cmd::render::read(path, format, &names)?;
+    let names = crate::model::label_names(&mf.info);
+    let format = a.predictions_format.map_or_else(|| PredictionFormat::of_path(path), PredictionFormat::from);
+    let back = okr_eval::predictions::read_predictions(path, format, &names)?;
     let input = crate::config::read_for_model(&a.input, &a.data, crate::model::shape(&mf))?;
     if input.labels == okr_eval::LabelColumns::Absent {
         bail!("{}: has features only, no label columns to evaluate against", a.input.display());

@@ -5,14 +5,13 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use okr_decode::select::loo_grid;
-use okr_estimators::Fit;
 use okr_estimators::leml::{Leml, LemlParams, Loss, PartialLabels, Targets};
 use okr_estimators::nystroem::Anchors;
-use okr_estimators::persist::Model;
+use okr_estimators::persist::{EstimatorSpec, Model};
 use okr_estimators::sketch::SketchSpec;
-use okr_estimators::{Iokr, Kde, Nystroem, ParamGuard, ReducedRankIokr, SketchedIokr, TraceNorm, TraceNormSolver};
+use okr_estimators::{Fit, ParamGuard, TraceNormSolver};
 use okr_eval::{Dataset, Features, Standardizer};
-use okr_kernels::{Gaussian, KernelSpec, LabelSets};
+use okr_kernels::{Gaussian, KernelSpec, LabelSets, median_heuristic_gamma, median_sq_distance};
 
 use crate::cli::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, OutputKindFlag, TraceNormSolverKind};
 use crate::config::{KernelFlags, build_kernel, index_base, read_data, set_threads};
@@ -50,8 +49,6 @@ pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
     crate::config::check_fit_flags(a)?;
     set_threads(a.threads)?;
     let lambda = a.lambda.unwrap_or(DEFAULT_LAMBDA);
-    let lambda1 = a.lambda1.unwrap_or(lambda);
-    let lambda2 = a.lambda2.unwrap_or(lambda1);
     if a.estimator != EstimatorKind::ReducedRank && (a.lambda1.is_some() || a.lambda2.is_some()) {
         bail!("--lambda1 and --lambda2 apply to --estimator reduced-rank only (use --lambda)");
     }
@@ -61,26 +58,8 @@ pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
     if a.estimator != EstimatorKind::Leml && (a.loss.is_some() || a.observed_fraction.is_some()) {
         bail!("--loss and --observed-fraction apply to --estimator leml only");
     }
-    let (input_sketch, output_sketch) = sketch_flags(a)?;
-    let anchors = anchors_flag(a)?;
-    let mut leml = false;
+    let leml = a.estimator == EstimatorKind::Leml;
     match a.estimator {
-        EstimatorKind::Iokr => {
-            Iokr::params(0u8, 0u8).lambda(lambda).check()?;
-        }
-        EstimatorKind::ReducedRank => {
-            ReducedRankIokr::params(0u8, 0u8).rank(a.rank_or_default()).lambda1(lambda1).lambda2(lambda2).check()?;
-        }
-        EstimatorKind::Kde => {
-            Kde::params(0u8, 0u8).rank(a.rank_or_default()).lambda(lambda).check()?;
-        }
-        EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
-            let p = SketchedIokr::params(0u8, 0u8).lambda(lambda).input_sketch(input_sketch);
-            p.output_sketch(output_sketch).check()?;
-        }
-        EstimatorKind::Nystroem => {
-            Nystroem::params(0u8, 0u8).lambda(lambda).anchors(anchors).check()?;
-        }
         EstimatorKind::Kae | EstimatorKind::K2ae => {}
         EstimatorKind::Leml => {
             leml_params(a).check()?;
@@ -92,11 +71,8 @@ pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
             if a.standardize {
                 bail!("--standardize does not apply to --estimator leml (features are used as given)");
             }
-            leml = true;
         }
-        EstimatorKind::TraceNorm => {
-            TraceNorm::params(0u8, 0u8).rank(a.rank_or_default()).lambda(lambda).check()?;
-        }
+        _ => estimator_spec(a, lambda)?.check()?,
     }
     Ok(Checked { leml })
 }
@@ -164,78 +140,35 @@ pub(crate) fn prepare_inputs(a: &FitArgs, data: &Dataset) -> Result<Inputs> {
     })
 }
 
-/// The resolved kernels and hyper-parameters of a kernel-output estimator.
-pub(crate) struct Resolved<KY = KernelSpec> {
-    pub kx: KernelSpec,
-    pub ky: KY,
-    pub lambda: f64,
-    pub lambda1: f64,
-    pub lambda2: f64,
-    pub solver: TraceNormSolver,
-    pub input_sketch: Option<SketchSpec>,
-    pub output_sketch: Option<SketchSpec>,
-    pub anchors: Anchors,
-}
-
-impl<KY> Resolved<KY> {
-    /// The flags' hyper-parameters around the kernels and the ridge.
-    pub(crate) fn new(a: &FitArgs, kx: KernelSpec, ky: KY, lambda: f64) -> Result<Self> {
-        let (input_sketch, output_sketch) = sketch_flags(a)?;
-        let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
-            TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
-            TraceNormSolverKind::Als => TraceNormSolver::Als,
-            TraceNormSolverKind::Convex => TraceNormSolver::Convex,
-        };
-        let lambda1 = a.lambda1.unwrap_or(lambda);
-        let lambda2 = a.lambda2.unwrap_or(lambda1);
-        let anchors = anchors_flag(a)?;
-        Ok(Self { kx, ky, lambda, lambda1, lambda2, solver, input_sketch, output_sketch, anchors })
-    }
-}
-
-/// Fits `--estimator` with the [`Resolved`] parameters on `(x, y)` and wraps
-/// it in the variant of the same name of `$model` (`Model` for label sets and
-/// fingerprints, `VectorModel` for vectors).
-macro_rules! fit_estimator {
-    ($a:expr, $r:expr, $x:expr, $y:expr, $model:ident) => {{
-        let (a, r) = (&$a, &$r);
-        let (kx, ky) = (r.kx.clone(), r.ky.clone());
-        match a.estimator {
-            EstimatorKind::Iokr => $model::Iokr(Iokr::params(kx, ky).lambda(r.lambda).fit($x, $y)?),
-            EstimatorKind::ReducedRank => $model::ReducedRank(
-                ReducedRankIokr::params(kx, ky)
-                    .rank(a.rank_or_default())
-                    .lambda1(r.lambda1)
-                    .lambda2(r.lambda2)
-                    .fit($x, $y)?,
-            ),
-            EstimatorKind::Kde => $model::Kde(
-                Kde::params(kx, ky).rank(a.rank_or_default()).lambda(r.lambda).centered(a.centered).fit($x, $y)?,
-            ),
-            EstimatorKind::TraceNorm => $model::TraceNorm(
-                TraceNorm::params(kx, ky)
-                    .rank(a.rank_or_default())
-                    .lambda(r.lambda)
-                    .solver(r.solver)
-                    .seed(a.seed)
-                    .fit($x, $y)?,
-            ),
-            EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => $model::Sketched(
-                SketchedIokr::params(kx, ky)
-                    .lambda(r.lambda)
-                    .input_sketch(r.input_sketch)
-                    .output_sketch(r.output_sketch)
-                    .seed(a.seed)
-                    .fit($x, $y)?,
-            ),
-            EstimatorKind::Nystroem => $model::Nystroem(
-                Nystroem::params(kx, ky).lambda(r.lambda).anchors(r.anchors.clone()).seed(a.seed).fit($x, $y)?,
-            ),
-            EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("fitted elsewhere"),
+/// `--estimator` (a kernel-output estimator) with its flags around the
+/// ridge `lambda` (`--lambda1` / `--lambda2` default to it).
+pub(crate) fn estimator_spec(a: &FitArgs, lambda: f64) -> Result<EstimatorSpec> {
+    let (input_sketch, output_sketch) = sketch_flags(a)?;
+    let anchors = anchors_flag(a)?;
+    let lambda1 = a.lambda1.unwrap_or(lambda);
+    let lambda2 = a.lambda2.unwrap_or(lambda1);
+    let (rank, seed) = (a.rank_or_default(), a.seed);
+    Ok(match a.estimator {
+        EstimatorKind::Iokr => EstimatorSpec::Iokr { lambda },
+        EstimatorKind::ReducedRank => EstimatorSpec::ReducedRank { rank, lambda1, lambda2 },
+        EstimatorKind::Kde => EstimatorSpec::Kde { rank, lambda, centered: a.centered },
+        EstimatorKind::TraceNorm => {
+            let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
+                TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
+                TraceNormSolverKind::Als => TraceNormSolver::Als,
+                TraceNormSolverKind::Convex => TraceNormSolver::Convex,
+            };
+            EstimatorSpec::TraceNorm { rank, lambda, solver, seed }
         }
-    }};
+        EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
+            EstimatorSpec::Sketched { lambda, input_sketch, output_sketch, seed }
+        }
+        EstimatorKind::Nystroem => EstimatorSpec::Nystroem { lambda, anchors, seed },
+        EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => {
+            bail!("--estimator {} is not a kernel-output estimator", a.estimator.name())
+        }
+    })
 }
-pub(crate) use fit_estimator;
 
 /// The input kernel of `--input-kernel` on the prepared inputs (default
 /// Gaussian width: the median heuristic), with sparse standardization as
@@ -243,8 +176,8 @@ pub(crate) use fit_estimator;
 pub(crate) fn input_kernel(a: &FitArgs, x: &Features, weights: Option<&[f64]>) -> Result<(KernelSpec, f64)> {
     let in_flags =
         KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree(), coef0: a.coef0() };
-    let median = median_sq_distance(x);
-    let kx = build_kernel(&in_flags, || default_gamma(median), "input")?;
+    let median = median_sq_distance(x, 2000);
+    let kx = build_kernel(&in_flags, || median_heuristic_gamma(median), "input")?;
     let kx: KernelSpec = match (weights, kx) {
         (Some(w), KernelSpec::Gaussian(g)) => Gaussian::new(g.gamma())?.with_feature_weights(w.to_vec())?.into(),
         (_, kx) => kx,
@@ -293,7 +226,7 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
         (None, EstimatorKind::Iokr) => loo_lambda(a, data, &x, &kx, &ky)?,
         (None, _) => (DEFAULT_LAMBDA, format!("default of --estimator {name}; --lambda to set it")),
     };
-    let est = Resolved::new(a, kx.clone(), ky.clone(), lambda)?;
+    let spec = estimator_spec(a, lambda)?;
     let gamma_note = match (a.gamma, a.sigma2, chosen) {
         _ if mkl_note.is_some() => mkl_note.unwrap_or_default(),
         (Some(_), _, Some(c)) => c.to_string(),
@@ -317,7 +250,7 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     let t = Instant::now();
     // Sparse models keep the raw rows (any standardization is in the kernel's weights).
     let x = if data.x.is_sparse() { &data.x } else { &x };
-    let model = fit_estimator!(a, est, x, &data.y, Model);
+    let model = Model::from(spec.fit(kx, ky, x, &data.y)?);
     let fit_seconds = t.elapsed().as_secs_f64();
     spinner.finish_and_clear();
 
@@ -487,19 +420,6 @@ pub(crate) fn capped_sizes(a: &FitArgs, n: usize) -> Vec<String> {
         out.push(format!("--anchors {m} is more than the {n} training samples: capped at {n}"));
     }
     out
-}
-
-/// Median squared distance between training rows (at most 2000 evenly spaced rows).
-pub(crate) fn median_sq_distance(x: &Features) -> f64 {
-    match x {
-        Features::Dense(d) => okr_kernels::median_sq_distance(d, 2000),
-        Features::Sparse(s) => okr_kernels::median_sq_distance(s, 2000),
-    }
-}
-
-/// The Gaussian width of the median heuristic, `1 / (2 median)`.
-pub(crate) fn default_gamma(median: f64) -> f64 {
-    if median > 0.0 { 1.0 / (2.0 * median) } else { 1.0 }
 }
 
 /// `gaussian, gamma = 0.0123 (note)` and the like.

@@ -8,8 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use okr_decode::select::loo_grid;
-use okr_estimators::persist::{GramModel, Model, ModelInfo};
-use okr_estimators::{Fit, Iokr, Nystroem, ReducedRankIokr, SketchedIokr};
+use okr_estimators::persist::{Model, ModelInfo};
 use okr_eval::{Dataset, Features};
 use okr_kernels::combinators::WeightedSum;
 use okr_kernels::mkl::{alignf_weights, uniform_weights};
@@ -89,14 +88,14 @@ pub(crate) fn combined_kernel(
     y: &LabelSets,
     ky: &KernelSpec,
 ) -> Result<(KernelSpec, String)> {
-    let median = super::fit::median_sq_distance(x);
+    let median = okr_kernels::median_sq_distance(x, 2000);
     let kernels = list
         .0
         .iter()
         .map(|item| {
             let flags =
                 KernelFlags { kind: item.kind, gamma: item.gamma, sigma2: None, degree: a.degree(), coef0: a.coef0() };
-            let k = build_kernel(&flags, || super::fit::default_gamma(median), "input")?;
+            let k = build_kernel(&flags, || okr_kernels::median_heuristic_gamma(median), "input")?;
             Ok(match (weights, k) {
                 (Some(w), KernelSpec::Gaussian(g)) => {
                     Gaussian::new(g.gamma())?.with_feature_weights(w.to_vec())?.into()
@@ -143,37 +142,9 @@ pub(crate) fn fit(a: &FitArgs, gram_path: &Path) -> Result<()> {
         (None, EstimatorKind::Iokr) => loo_lambda(a, &data, &x, &ky)?,
         (None, _) => (super::fit::DEFAULT_LAMBDA, "default; --lambda to set it".to_string()),
     };
-    let (input_sketch, output_sketch) = super::fit::sketch_flags(a)?;
-    let lambda1 = a.lambda1.unwrap_or(lambda);
-    let lambda2 = a.lambda2.unwrap_or(lambda1);
+    let spec = super::fit::estimator_spec(a, lambda)?;
     let t = Instant::now();
-    let y = &data.y;
-    let model = match a.estimator {
-        EstimatorKind::Iokr => GramModel::Iokr(Iokr::params(Precomputed, ky).lambda(lambda).fit(&x, y)?),
-        EstimatorKind::ReducedRank => GramModel::ReducedRank(
-            ReducedRankIokr::params(Precomputed, ky)
-                .rank(a.rank_or_default())
-                .lambda1(lambda1)
-                .lambda2(lambda2)
-                .fit(&x, y)?,
-        ),
-        EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => GramModel::Sketched(
-            SketchedIokr::params(Precomputed, ky)
-                .lambda(lambda)
-                .input_sketch(input_sketch)
-                .output_sketch(output_sketch)
-                .seed(a.seed)
-                .fit(&x, y)?,
-        ),
-        EstimatorKind::Nystroem => GramModel::Nystroem(
-            Nystroem::params(Precomputed, ky)
-                .lambda(lambda)
-                .anchors(super::fit::anchors_flag(a)?)
-                .seed(a.seed)
-                .fit(&x, y)?,
-        ),
-        other => unreachable!("checked: {} takes no Gram", other.name()),
-    };
+    let model = spec.fit_gram(ky, &x, &data.y)?;
     let fit_seconds = t.elapsed().as_secs_f64();
     // The model reads rows of n kernel values: its "features" are the training samples.
     let mut info = ModelInfo::new(n, l);

@@ -8,9 +8,10 @@ use okr_estimators::ParamGuard;
 use okr_estimators::kae::{Kae, KaeParams, LayerKernel};
 use okr_estimators::persist::Model;
 use okr_eval::{Features, Standardizer};
+use okr_kernels::{median_heuristic_gamma, median_sq_distance};
 
 use crate::cli::{EncodeArgs, EstimatorKind, FitArgs, KernelKind};
-use crate::config::{KernelFlags, build_kernel, index_base, median_heuristic_gamma, read_data, set_threads};
+use crate::config::{KernelFlags, build_kernel, index_base, read_data, set_threads};
 use crate::model::{info, inputs, is_autoencoder, save_fitted, shape};
 
 /// Autoencoder parameters from the flags; `first` is the first-layer kernel.
@@ -85,7 +86,7 @@ pub fn fit(a: &FitArgs) -> Result<()> {
                 degree: a.degree(),
                 coef0: a.coef0(),
             };
-            let kx = build_kernel(&flags, || median_heuristic_gamma(&data.x), "input")?;
+            let kx = build_kernel(&flags, || median_heuristic_gamma(median_sq_distance(&data.x, 2000)), "input")?;
             Model::K2ae(params.check_ref()?.fit_k2ae_rows(kx, &x)?)
         }
     };

@@ -10,7 +10,6 @@ mod kae;
 mod outputs;
 mod predict;
 mod rank;
-mod render;
 mod scores;
 pub(crate) mod structured;
 mod tune;

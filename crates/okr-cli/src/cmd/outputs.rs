@@ -17,7 +17,7 @@ use okr_eval::{Dataset, read_vectors};
 use okr_kernels::{DenseRows, LabelSets, Rows};
 use serde_json::json;
 
-use super::fit::{default_gamma, describe_kernel};
+use super::fit::describe_kernel;
 use crate::cli::{
     DataArgs, EstimatorKind, EvalArgs, FingerprintFormat, FitArgs, OutputFileArgs, OutputFormat, OutputKindFlag,
     PredictArgs,
@@ -136,7 +136,7 @@ fn fit_vectors(a: &FitArgs, data: &Dataset, y: &DenseRows) -> Result<()> {
     let out_flags =
         KernelFlags { kind: a.output_kernel, gamma: a.output_gamma, sigma2: a.output_sigma2, degree: 2, coef0: 1.0 };
     let out_median = okr_kernels::median_sq_distance(y, 2000);
-    let ky = build_kernel(&out_flags, || default_gamma(out_median), "output")?;
+    let ky = build_kernel(&out_flags, || okr_kernels::median_heuristic_gamma(out_median), "output")?;
     let out_note = if a.output_gamma.is_some() || a.output_sigma2.is_some() {
         "given".to_string()
     } else {

@@ -2,10 +2,12 @@
 
 use anyhow::{Result, bail};
 
-use crate::cli::PredictArgs;
-use crate::cmd::render::{Predicted, check_format, label_names, render};
+use okr_eval::predictions::{Predicted, write_predictions};
+
+use crate::cli::{OutputFormat, PredictArgs};
 use crate::cmd::{Extras, load_for_decoding, predict_dataset};
 use crate::config::check_data_flags;
+use crate::model::label_names;
 use crate::output::write_result;
 
 pub fn run(a: &PredictArgs) -> Result<()> {
@@ -60,6 +62,19 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         }
     };
     let mut text = Vec::new();
-    render(a.render.output_format, &predicted, &mut text)?;
+    write_predictions(a.render.output_format.into(), &predicted, &mut text)?;
     write_result(a.output.as_deref(), |w| w.write_all(&text))
+}
+
+/// Checks the format against `--top-k` and `--scores` before any work.
+fn check_format(format: OutputFormat, top_k: usize, scores: bool) -> Result<()> {
+    match format {
+        OutputFormat::Indicator | OutputFormat::Csv if top_k > 1 => {
+            bail!("--top-k {top_k} needs --output-format labels or json (an indicator row holds one label set)")
+        }
+        OutputFormat::Labels | OutputFormat::Indicator if scores => {
+            bail!("--scores needs --output-format csv or json")
+        }
+        _ => Ok(()),
+    }
 }

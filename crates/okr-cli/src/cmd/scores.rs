@@ -11,8 +11,8 @@ use okr_eval::Dataset;
 use okr_kernels::LabelSets;
 
 use crate::cli::RenderArgs;
-use crate::cmd::render::Predicted;
 use crate::cmd::sparse_inputs;
+use okr_eval::predictions::Predicted;
 
 /// Labels with a score above their threshold.
 fn thresholded(scores: faer::MatRef<'_, f64>, thresholds: &[f64]) -> Result<LabelSets> {

@@ -55,11 +55,13 @@
 //! ```
 
 mod check;
+mod describe;
 mod format;
 mod gram;
 mod model;
 mod outputs;
 mod probe;
+mod spec;
 
 use std::path::{Path, PathBuf};
 
@@ -76,6 +78,7 @@ pub use model::{Model, OutputKind, SavedSurrogate};
 pub use outputs::{GraphModel, OutputModel, RankingModel, SavedOutputSurrogate, SavedVectorSurrogate, VectorModel};
 #[doc(hidden)]
 pub use probe::{fuzz_model_file, probe};
+pub use spec::EstimatorSpec;
 
 /// Why a deserialized structure cannot be used: one line naming the part
 /// and what is wrong with it.

@@ -8,6 +8,9 @@
 //! | CSV (features, then label columns) | [`read_csv`] | [`write_csv`] | dense |
 //! | USPS zipcode digits (`label v1 .. v256`) | [`read_usps`] | - | dense images |
 //!
+//! [`DataFormat`] tells the first four apart by extension, and
+//! [`read_data_file`] / [`read_data_file_for_model`] read any of them.
+//!
 //! All readers take the file exactly as it is: CRLF or LF line ends, a missing
 //! final newline and a UTF-8 byte-order mark are accepted. Every parse error is an
 //! [`Error::Parse`](crate::Error::Parse) naming the file, the 1-based line and
@@ -23,6 +26,7 @@
 
 pub mod arff;
 pub mod csv;
+pub mod format;
 pub mod lists;
 pub mod model_input;
 pub mod ranking;
@@ -33,6 +37,7 @@ pub mod xc;
 
 pub use arff::{read_arff, write_arff};
 pub use csv::{CsvHeader, read_csv, write_csv};
+pub use format::{DataFormat, ReadOptions, read_data_file, read_data_file_for_model};
 pub use lists::{read_indices, read_label_sets};
 pub use model_input::{
     LabelColumns, ModelInput, ModelShape, read_arff_for_model, read_csv_for_model, read_svmlight_for_model,

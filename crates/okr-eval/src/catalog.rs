@@ -1,6 +1,30 @@
-//! The benchmark data sets `okr data fetch` knows: their files, sizes and
-//! SHA-256 checksums (of the files as distributed, the same bytes as the
-//! project's data directory holds).
+//! The benchmark data sets okr knows by name (`okr data list`, `okr data
+//! fetch`, `--dataset NAME`): their files, sizes and SHA-256 checksums (of the
+//! files as distributed, the same bytes as the project's data directory holds),
+//! and the checksum of a file on disk. With the `download` feature,
+//! `fetch` downloads a set from a mirror and writes a file only when its
+//! size and checksum are the catalog's.
+//!
+//! # Example
+//! ```
+//! use okr_eval::catalog;
+//! let emotions = catalog::find("Emotions").expect("in the catalog");
+//! assert_eq!(emotions.n_labels, Some(6));
+//! assert_eq!(emotions.train_test(), Some(("emotions/emotions-train.arff", "emotions/emotions-test.arff")));
+//! // A file counts as there when it has the catalog's size and checksum.
+//! let empty = tempfile::tempdir().unwrap();
+//! assert!(!emotions.files[0].is_verified_in(empty.path()));
+//! ```
+
+use std::io::{self, Read};
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+#[cfg(feature = "download")]
+mod fetch;
+#[cfg(feature = "download")]
+pub use fetch::{Outcome, fetch};
 
 /// One file of a data set, at `path` under the data directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,9 +37,9 @@ pub struct DataFile {
     pub bytes: u64,
 }
 
-/// A data set: its files and, for multi-label sets, the label count.
+/// A data set of the catalog: its files and, for multi-label sets, the label count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dataset {
+pub struct Entry {
     /// Name as given to `okr data fetch` and `--dataset`.
     pub name: &'static str,
     /// What it is and where it comes from.
@@ -26,17 +50,32 @@ pub struct Dataset {
     pub files: &'static [DataFile],
 }
 
-impl Dataset {
+impl Entry {
     /// The training and test files of a multi-label set.
     pub fn train_test(&self) -> Option<(&'static str, &'static str)> {
         let find = |part: &str| self.files.iter().find(|f| f.path.ends_with(&format!("-{part}.arff"))).map(|f| f.path);
         Some((find("train")?, find("test")?))
     }
+
+    /// Total size of its files in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.bytes).sum()
+    }
+}
+
+impl DataFile {
+    /// Whether the file is in `dir` with the catalog's size and SHA-256 (an
+    /// unreadable file is not).
+    pub fn is_verified_in(&self, dir: &Path) -> bool {
+        let path = dir.join(self.path);
+        std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == self.bytes)
+            && file_sha256(&path).ok().as_deref() == Some(self.sha256)
+    }
 }
 
 /// Every data set, in the order `okr data list` prints them.
-pub const DATASETS: &[Dataset] = &[
-    Dataset {
+pub const DATASETS: &[Entry] = &[
+    Entry {
         name: "emotions",
         description: "Mulan: music emotions (Trohidis et al. 2008)",
         n_labels: Some(6),
@@ -58,7 +97,7 @@ pub const DATASETS: &[Dataset] = &[
             },
         ],
     },
-    Dataset {
+    Entry {
         name: "yeast",
         description: "Mulan: yeast gene functions (Elisseeff and Weston 2002)",
         n_labels: Some(14),
@@ -80,7 +119,7 @@ pub const DATASETS: &[Dataset] = &[
             },
         ],
     },
-    Dataset {
+    Entry {
         name: "scene",
         description: "Mulan: scene images (Boutell et al. 2004)",
         n_labels: Some(6),
@@ -102,7 +141,7 @@ pub const DATASETS: &[Dataset] = &[
             },
         ],
     },
-    Dataset {
+    Entry {
         name: "enron",
         description: "Mulan: Enron e-mail",
         n_labels: Some(53),
@@ -124,7 +163,7 @@ pub const DATASETS: &[Dataset] = &[
             },
         ],
     },
-    Dataset {
+    Entry {
         name: "bibtex",
         description: "Mulan: Bibtex tag recommendation (Katakis et al. 2008)",
         n_labels: Some(159),
@@ -146,7 +185,7 @@ pub const DATASETS: &[Dataset] = &[
             },
         ],
     },
-    Dataset {
+    Entry {
         name: "corel5k",
         description: "Mulan: Corel5k image annotation (Duygulu et al. 2002)",
         n_labels: Some(374),
@@ -168,7 +207,7 @@ pub const DATASETS: &[Dataset] = &[
             },
         ],
     },
-    Dataset {
+    Entry {
         name: "delicious",
         description: "Mulan: Delicious bookmarks (Tsoumakas et al. 2008)",
         n_labels: Some(983),
@@ -190,7 +229,7 @@ pub const DATASETS: &[Dataset] = &[
             },
         ],
     },
-    Dataset {
+    Entry {
         name: "usps",
         description: "USPS handwritten digits, the ESL zipcode data (label v1 .. v256)",
         n_labels: None,
@@ -210,8 +249,42 @@ pub const DATASETS: &[Dataset] = &[
 ];
 
 /// The data set called `name` (case-insensitive).
-pub fn find(name: &str) -> Option<&'static Dataset> {
+pub fn find(name: &str) -> Option<&'static Entry> {
     DATASETS.iter().find(|d| d.name.eq_ignore_ascii_case(name))
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+///
+/// # Example
+/// ```
+/// assert_eq!(
+///     okr_eval::catalog::sha256_hex(b"abc"),
+///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+/// );
+/// ```
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Lowercase hex SHA-256 of the file at `path`, read in blocks.
+///
+/// # Errors
+/// The I/O error of opening or reading the file.
+pub fn file_sha256(path: &Path) -> io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(hex(&hasher.finalize()));
+        }
+        hasher.update(&buf[..n]);
+    }
 }
 
 #[cfg(test)]
@@ -236,14 +309,34 @@ mod tests {
     /// The checksums are those of the project's data directory, where it exists.
     #[test]
     fn checksums_match_the_data_directory() {
-        let dir = okr_eval::data_dir();
+        let dir = crate::data_dir();
         for d in DATASETS {
             for f in d.files {
                 let path = dir.join(f.path);
                 let Ok(bytes) = std::fs::read(&path) else { continue };
                 assert_eq!(bytes.len() as u64, f.bytes, "{}", f.path);
-                assert_eq!(super::super::fetch::sha256_hex(&bytes), f.sha256, "{}", f.path);
+                assert_eq!(sha256_hex(&bytes), f.sha256, "{}", f.path);
             }
         }
+    }
+
+    #[test]
+    fn sizes_and_checksums_of_files_on_disk() {
+        // SHA-256 of "abc" (FIPS 180-2, appendix B.1).
+        const ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let dir = tempfile::tempdir().unwrap();
+        let file = DataFile { path: "set/a.txt", sha256: ABC, bytes: 3 };
+        assert!(!file.is_verified_in(dir.path()), "missing");
+        std::fs::create_dir(dir.path().join("set")).unwrap();
+        std::fs::write(dir.path().join("set/a.txt"), b"abd").unwrap();
+        assert!(!file.is_verified_in(dir.path()), "same size, other bytes");
+        std::fs::write(dir.path().join("set/a.txt"), b"abc").unwrap();
+        assert_eq!(file_sha256(&dir.path().join("set/a.txt")).unwrap(), ABC);
+        assert!(file.is_verified_in(dir.path()));
+        std::fs::write(dir.path().join("set/a.txt"), b"abcd").unwrap();
+        assert!(!file.is_verified_in(dir.path()), "longer");
+        let entry = Entry { name: "set", description: "", n_labels: None, files: &[] };
+        assert_eq!(entry.bytes(), 0);
+        assert_eq!(find("emotions").unwrap().bytes(), 252080 + 132007 + 323);
     }
 }

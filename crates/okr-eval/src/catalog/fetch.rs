@@ -1,40 +1,16 @@
-//! Downloads with a SHA-256 check: a file is written (atomically, through
-//! `okr_eval::write_atomic`) only when its size and checksum are the ones in
-//! the catalog, so a corrupt, truncated or interrupted download leaves
-//! nothing behind.
+//! Downloads with a SHA-256 check (feature `download`): a file is written
+//! (atomically, through [`write_atomic`](crate::write_atomic)) only when its
+//! size and checksum are the ones in the catalog, so a corrupt, truncated or
+//! interrupted download leaves nothing behind.
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
-use super::catalog::{DataFile, Dataset};
-
-/// Lowercase hex SHA-256 of `bytes`.
-#[cfg(test)]
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// SHA-256 of a file, streamed.
-fn file_sha256(path: &Path) -> io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            return Ok(hex(&hasher.finalize()));
-        }
-        hasher.update(&buf[..n]);
-    }
-}
+use super::{DataFile, Entry, hex};
+use crate::{Error, Result};
 
 /// What happened to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,25 +21,27 @@ pub enum Outcome {
     Present,
 }
 
-/// Downloads every file of `dataset` from `base_url` (`<base_url>/<path>`)
+/// Downloads every file of `entry` from `base_url` (`<base_url>/<path>`)
 /// into `dir`, skipping files already present with the right checksum.
 ///
 /// # Errors
-/// An unreachable or failing server, a transfer cut short, or a file whose
-/// size or SHA-256 differs from the catalog's: the file is not written and
-/// the error names it, the expected and the received checksum.
-pub fn fetch(dataset: &Dataset, dir: &Path, base_url: &str, timeout: Duration) -> Result<Vec<(PathBuf, Outcome)>> {
+/// [`Error::Download`] for an unreachable or failing server or a transfer
+/// cut short, [`Error::Refused`] for a file whose size or SHA-256 differs
+/// from the catalog's (the message names the expected and the received
+/// checksum); in both cases the file is not written. [`Error::Write`] when
+/// the file or its folder cannot be created.
+pub fn fetch(entry: &Entry, dir: &Path, base_url: &str, timeout: Duration) -> Result<Vec<(PathBuf, Outcome)>> {
     let agent: ureq::Agent =
         ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(true).build().into();
     let mut done = Vec::new();
-    for file in dataset.files {
+    for file in entry.files {
         let dest = dir.join(file.path);
-        if dest.is_file() && file_sha256(&dest).ok().as_deref() == Some(file.sha256) {
+        if file.is_verified_in(dir) {
             done.push((dest, Outcome::Present));
             continue;
         }
         if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|source| Error::Write { path: parent.to_path_buf(), source })?;
         }
         let url = format!("{}/{}", base_url.trim_end_matches('/'), file.path);
         download(&agent, &url, file, &dest)?;
@@ -87,11 +65,11 @@ impl std::error::Error for Refused {}
 fn download(agent: &ureq::Agent, url: &str, file: &DataFile, dest: &Path) -> Result<()> {
     let mut response = match agent.get(url).call() {
         Ok(r) => r,
-        Err(e) => bail!("cannot download {url}: {e}"),
+        Err(e) => return Err(Error::Download { url: url.to_string(), msg: e.to_string() }),
     };
     // One byte more than expected, so that a longer file is noticed.
     let mut body = response.body_mut().with_config().limit(file.bytes + 1).reader();
-    let written = okr_eval::write_atomic(dest, |w| {
+    let written = crate::write_atomic(dest, |w| {
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 1 << 16];
         let mut total = 0u64;
@@ -116,16 +94,15 @@ fn download(agent: &ureq::Agent, url: &str, file: &DataFile, dest: &Path) -> Res
         }
         Ok(())
     });
+    let not_written = |source: &io::Error| format!("{source}; {} was not written", dest.display());
     match written {
         Ok(()) => Ok(()),
-        Err(okr_eval::Error::Write { source, .. })
-            if source.get_ref().is_some_and(|e| e.downcast_ref::<Refused>().is_some()) =>
-        {
-            bail!("refused {url}: {source}; {} was not written", dest.display())
+        Err(Error::Write { source, .. }) if source.get_ref().is_some_and(|e| e.downcast_ref::<Refused>().is_some()) => {
+            Err(Error::Refused { url: url.to_string(), msg: not_written(&source) })
         }
-        Err(okr_eval::Error::Write { source, .. }) if source.kind() != io::ErrorKind::Other || !dest.exists() => {
-            bail!("cannot download {url}: {source}; {} was not written", dest.display())
+        Err(Error::Write { source, .. }) if source.kind() != io::ErrorKind::Other || !dest.exists() => {
+            Err(Error::Download { url: url.to_string(), msg: not_written(&source) })
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e),
     }
 }

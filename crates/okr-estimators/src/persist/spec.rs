@@ -1,0 +1,356 @@
+//! [`EstimatorSpec`]: a kernel-output estimator named with its
+//! hyper-parameters, checked before any data is read and fitted into the
+//! [`OutputModel`] variant of the same name: what `okr fit` and the Python
+//! estimators both build from their flags or parameter dicts.
+
+use okr_kernels::{Features, GramRows, Kernel, KernelSpec, LabelSets, Precomputed, Rows};
+
+use super::{GramModel, Model, OutputModel};
+use crate::nystroem::Anchors;
+use crate::sketch::SketchSpec;
+use crate::{
+    Error, Fit, Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, Result, SketchedIokr, TraceNorm,
+    TraceNormSolver,
+};
+
+/// A kernel-output estimator and its hyper-parameters, without its kernels.
+///
+/// Each variant sets the builder of the estimator of the same name
+/// (defaults for what it leaves out); [`check`](Self::check) runs the
+/// builder's checks, [`fit`](Self::fit) fits it with the given kernels.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::persist::{EstimatorSpec, Model, OutputModel};
+/// use okr_kernels::{DenseRows, Features, KernelSpec, LabelSets, Linear};
+/// let x = Features::from(DenseRows::new(Mat::from_fn(6, 2, |i, j| (i * 3 + j) as f64 / 7.0))?);
+/// let y = LabelSets::new(3, vec![vec![0], vec![1], vec![0, 2], vec![2], vec![1], vec![0]])?;
+/// let spec = EstimatorSpec::ReducedRank { rank: 2, lambda1: 1e-2, lambda2: 1e-2 };
+/// spec.check()?;
+/// assert!(EstimatorSpec::Iokr { lambda: -1.0 }.check().is_err());
+/// let lin = || KernelSpec::from(Linear);
+/// let fitted: OutputModel<LabelSets, KernelSpec> = spec.fit(lin(), lin(), &x, &y)?;
+/// let model = Model::from(fitted);
+/// assert_eq!(model.name(), "reduced-rank");
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum EstimatorSpec {
+    /// IOKR with ridge `lambda`.
+    Iokr {
+        /// Ridge.
+        lambda: f64,
+    },
+    /// Reduced-rank IOKR.
+    ReducedRank {
+        /// Rank of the projection.
+        rank: usize,
+        /// Ridge of the input side.
+        lambda1: f64,
+        /// Ridge of the reduced-rank projection.
+        lambda2: f64,
+    },
+    /// Kernel dependency estimation.
+    Kde {
+        /// Number of output principal components.
+        rank: usize,
+        /// Ridge.
+        lambda: f64,
+        /// Whether the output Gram is centered.
+        centered: bool,
+    },
+    /// SIOKR / ISOKR / SISOKR: IOKR with an input sketch, an output sketch or both.
+    Sketched {
+        /// Ridge.
+        lambda: f64,
+        /// Sketch of the inputs.
+        input_sketch: Option<SketchSpec>,
+        /// Sketch of the outputs.
+        output_sketch: Option<SketchSpec>,
+        /// Seed of the sketches.
+        seed: u64,
+    },
+    /// Nystroem kernel ridge regression.
+    Nystroem {
+        /// Ridge.
+        lambda: f64,
+        /// How the anchors are chosen.
+        anchors: Anchors,
+        /// Seed of the anchor draw.
+        seed: u64,
+    },
+    /// Nystroem reduced-rank IOKR.
+    NystroemReducedRank {
+        /// Rank of the projection.
+        rank: usize,
+        /// Ridge of the input side.
+        lambda1: f64,
+        /// Ridge of the reduced-rank projection.
+        lambda2: f64,
+        /// How the anchors are chosen.
+        anchors: Anchors,
+        /// The training rows the projection is computed on.
+        subset: Anchors,
+        /// Seed of the draws.
+        seed: u64,
+    },
+    /// The trace-norm regularized surrogate.
+    TraceNorm {
+        /// Largest rank of the factorization.
+        rank: usize,
+        /// Trace-norm weight.
+        lambda: f64,
+        /// Solver.
+        solver: TraceNormSolver,
+        /// Seed of the initialization.
+        seed: u64,
+    },
+}
+
+/// Calls `$then!(Variant, params)` with the builder of `$spec`'s estimator
+/// on kernels `$kx`, `$ky`, so that checking and fitting set the same fields.
+macro_rules! with_params {
+    ($spec:expr, $kx:expr, $ky:expr, $then:ident) => {
+        match $spec {
+            EstimatorSpec::Iokr { lambda } => $then!(Iokr, Iokr::params($kx, $ky).lambda(*lambda)),
+            EstimatorSpec::ReducedRank { rank, lambda1, lambda2 } => {
+                $then!(ReducedRank, ReducedRankIokr::params($kx, $ky).rank(*rank).lambda1(*lambda1).lambda2(*lambda2))
+            }
+            EstimatorSpec::Kde { rank, lambda, centered } => {
+                $then!(Kde, Kde::params($kx, $ky).rank(*rank).lambda(*lambda).centered(*centered))
+            }
+            EstimatorSpec::Sketched { lambda, input_sketch, output_sketch, seed } => $then!(
+                Sketched,
+                SketchedIokr::params($kx, $ky)
+                    .lambda(*lambda)
+                    .input_sketch(*input_sketch)
+                    .output_sketch(*output_sketch)
+                    .seed(*seed)
+            ),
+            EstimatorSpec::Nystroem { lambda, anchors, seed } => {
+                $then!(Nystroem, Nystroem::params($kx, $ky).lambda(*lambda).anchors(anchors.clone()).seed(*seed))
+            }
+            EstimatorSpec::NystroemReducedRank { rank, lambda1, lambda2, anchors, subset, seed } => $then!(
+                NystroemReducedRank,
+                NystroemReducedRank::params($kx, $ky)
+                    .rank(*rank)
+                    .lambda1(*lambda1)
+                    .lambda2(*lambda2)
+                    .anchors(anchors.clone())
+                    .subset(subset.clone())
+                    .seed(*seed)
+            ),
+            EstimatorSpec::TraceNorm { rank, lambda, solver, seed } => {
+                $then!(TraceNorm, TraceNorm::params($kx, $ky).rank(*rank).lambda(*lambda).solver(*solver).seed(*seed))
+            }
+        }
+    };
+}
+
+impl EstimatorSpec {
+    /// The estimator's name: `iokr`, `reduced-rank`, `kde`, `sketched`,
+    /// `nystroem`, `nystroem-reduced-rank`, `trace-norm`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Iokr { .. } => "iokr",
+            Self::ReducedRank { .. } => "reduced-rank",
+            Self::Kde { .. } => "kde",
+            Self::Sketched { .. } => "sketched",
+            Self::Nystroem { .. } => "nystroem",
+            Self::NystroemReducedRank { .. } => "nystroem-reduced-rank",
+            Self::TraceNorm { .. } => "trace-norm",
+        }
+    }
+
+    /// Checks the hyper-parameters as the estimator's builder does, before
+    /// any data is read.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`](crate::Error) naming the first invalid value.
+    pub fn check(&self) -> Result<()> {
+        macro_rules! check {
+            ($variant:ident, $params:expr) => {
+                $params.check().map(drop)
+            };
+        }
+        // The kernels take no part in the checks.
+        with_params!(self, (), (), check)
+    }
+
+    /// Fits the estimator with input kernel `kx` and output kernel `ky` on
+    /// inputs `x` and outputs `y`.
+    ///
+    /// # Errors
+    /// An invalid hyper-parameter, or any error of the estimator's fit.
+    pub fn fit<Y, KY>(&self, kx: KernelSpec, ky: KY, x: &Features, y: &Y) -> Result<OutputModel<Y, KY>>
+    where
+        Y: Rows,
+        KY: Kernel<Y> + Clone,
+    {
+        macro_rules! fit {
+            ($variant:ident, $params:expr) => {
+                OutputModel::$variant($params.fit(x, y)?)
+            };
+        }
+        Ok(with_params!(self, kx, ky, fit))
+    }
+}
+
+impl EstimatorSpec {
+    /// Fits the estimator on a precomputed training Gram `x` with output
+    /// kernel `ky` and label-set outputs `y`: IOKR, reduced-rank IOKR, the
+    /// sketched estimators and Nystroem, the estimators that evaluate the
+    /// input kernel on train x train and test x train pairs only.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for another estimator; an invalid
+    /// hyper-parameter, or any error of the estimator's fit.
+    pub fn fit_gram(&self, ky: KernelSpec, x: &GramRows, y: &LabelSets) -> Result<GramModel> {
+        macro_rules! fit {
+            (Iokr, $params:expr) => {
+                GramModel::Iokr($params.fit(x, y)?)
+            };
+            (ReducedRank, $params:expr) => {
+                GramModel::ReducedRank($params.fit(x, y)?)
+            };
+            (Sketched, $params:expr) => {
+                GramModel::Sketched($params.fit(x, y)?)
+            };
+            (Nystroem, $params:expr) => {
+                GramModel::Nystroem($params.fit(x, y)?)
+            };
+            ($other:ident, $params:expr) => {{
+                // Built only to use the fields: the estimator takes no Gram.
+                drop($params);
+                return Err(Error::InvalidParameter {
+                    name: "estimator",
+                    value: self.name().into(),
+                    expected: "iokr, reduced-rank, sketched or nystroem on a precomputed Gram",
+                });
+            }};
+        }
+        Ok(with_params!(self, Precomputed, ky, fit))
+    }
+}
+
+impl From<OutputModel<LabelSets, KernelSpec>> for Model {
+    /// The label-set variant of the same estimator.
+    fn from(m: OutputModel<LabelSets, KernelSpec>) -> Self {
+        match m {
+            OutputModel::Iokr(m) => Model::Iokr(m),
+            OutputModel::ReducedRank(m) => Model::ReducedRank(m),
+            OutputModel::Kde(m) => Model::Kde(m),
+            OutputModel::Sketched(m) => Model::Sketched(m),
+            OutputModel::Nystroem(m) => Model::Nystroem(m),
+            OutputModel::NystroemReducedRank(m) => Model::NystroemReducedRank(m),
+            OutputModel::TraceNorm(m) => Model::TraceNorm(m),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use faer::Mat;
+    use okr_kernels::{DenseRows, Gaussian, Linear};
+
+    use super::*;
+    use crate::SurrogateModel;
+    use crate::sketch::SketchKind;
+
+    fn data() -> (Features, LabelSets) {
+        let x = Features::from(DenseRows::new(Mat::from_fn(8, 3, |i, j| ((i * 5 + j * 3) % 7) as f64 / 3.0)).unwrap());
+        let y = LabelSets::new(3, (0..8).map(|i| vec![i % 3, (i + 1) % 3]).collect()).unwrap();
+        (x, y)
+    }
+
+    fn every_spec() -> Vec<EstimatorSpec> {
+        let sketch = Some(SketchSpec::new(SketchKind::Uniform, 4));
+        vec![
+            EstimatorSpec::Iokr { lambda: 0.1 },
+            EstimatorSpec::ReducedRank { rank: 2, lambda1: 0.1, lambda2: 0.2 },
+            EstimatorSpec::Kde { rank: 2, lambda: 0.1, centered: true },
+            EstimatorSpec::Sketched { lambda: 0.1, input_sketch: sketch, output_sketch: sketch, seed: 3 },
+            EstimatorSpec::Nystroem { lambda: 0.1, anchors: Anchors::Uniform(4), seed: 3 },
+            EstimatorSpec::NystroemReducedRank {
+                rank: 2,
+                lambda1: 0.1,
+                lambda2: 0.2,
+                anchors: Anchors::Uniform(4),
+                subset: Anchors::Uniform(6),
+                seed: 3,
+            },
+            EstimatorSpec::TraceNorm { rank: 2, lambda: 0.1, solver: TraceNormSolver::Als, seed: 3 },
+        ]
+    }
+
+    /// Each spec fits the estimator of its name, with the parameters given
+    /// (the same coefficients as the builder fitted by hand).
+    #[test]
+    fn each_spec_fits_its_estimator() {
+        let (x, y) = data();
+        let kx = || KernelSpec::from(Gaussian::new(0.5).unwrap());
+        let ky = || KernelSpec::from(Linear);
+        let names = ["iokr", "reduced-rank", "kde", "sisokr", "nystroem", "nystroem-reduced-rank", "trace-norm"];
+        for (spec, name) in every_spec().into_iter().zip(names) {
+            spec.check().unwrap();
+            let model = Model::from(spec.fit(kx(), ky(), &x, &y).unwrap());
+            assert_eq!(model.name(), name);
+        }
+        let by_hand = ReducedRankIokr::params(kx(), ky()).rank(2).lambda1(0.1).lambda2(0.2).fit(&x, &y).unwrap();
+        let Model::ReducedRank(from_spec) = Model::from(every_spec()[1].fit(kx(), ky(), &x, &y).unwrap()) else {
+            panic!("reduced rank")
+        };
+        assert_eq!(from_spec.params_used(), by_hand.params_used());
+        assert_eq!(from_spec.coefficients(&x).unwrap(), by_hand.coefficients(&x).unwrap());
+    }
+
+    /// On a Gram, the same model as on the features it was computed from.
+    #[test]
+    fn gram_fits_equal_feature_fits() {
+        let (x, y) = data();
+        let kx = KernelSpec::from(Gaussian::new(0.5).unwrap());
+        let gram = GramRows::train(kx.gram(&x)).unwrap();
+        let lin = || KernelSpec::from(Linear);
+        for (i, spec) in every_spec().into_iter().enumerate() {
+            match spec.fit_gram(lin(), &gram, &y) {
+                Ok(g) => {
+                    assert!(i == 0 || i == 1 || i == 3 || i == 4, "{}", spec.name());
+                    let test = GramRows::test(kx.gram(&x), None).unwrap();
+                    let on_gram = g.surrogate().coefficients(&test).unwrap();
+                    let model = Model::from(spec.fit(kx.clone(), lin(), &x, &y).unwrap());
+                    let on_features = model.surrogate().unwrap().coefficients(&x).unwrap();
+                    let diff = (&on_gram - &on_features).norm_max();
+                    assert!(diff < 1e-8, "{}: {diff}", spec.name());
+                }
+                Err(e) => {
+                    assert!(i == 2 || i == 5 || i == 6, "{}: {e}", spec.name());
+                    assert!(e.to_string().contains(spec.name()), "{e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_values_fail_the_check_and_the_fit() {
+        let (x, y) = data();
+        let lin = || KernelSpec::from(Linear);
+        for spec in [
+            EstimatorSpec::Iokr { lambda: f64::NAN },
+            EstimatorSpec::ReducedRank { rank: 0, lambda1: 0.1, lambda2: 0.1 },
+            EstimatorSpec::Kde { rank: 2, lambda: -1.0, centered: false },
+            EstimatorSpec::Sketched {
+                lambda: 0.1,
+                input_sketch: Some(SketchSpec::new(SketchKind::Uniform, 0)),
+                output_sketch: None,
+                seed: 0,
+            },
+            EstimatorSpec::Nystroem { lambda: 0.1, anchors: Anchors::Uniform(0), seed: 0 },
+            EstimatorSpec::TraceNorm { rank: 2, lambda: 0.0, solver: TraceNormSolver::Convex, seed: 0 },
+        ] {
+            assert!(spec.check().is_err(), "{spec:?}");
+            assert!(spec.fit(lin(), lin(), &x, &y).is_err(), "{spec:?}");
+        }
+    }
+}
