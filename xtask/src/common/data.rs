@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use okr_eval::{Dataset, Features, StandinPreset};
-use okr_kernels::{CsrRows, Gaussian, LabelSets};
+use okr_kernels::{CsrRows, Gaussian, LabelSets, Rows};
 
 /// A train/test pair and where it came from.
 pub struct LoadedData {
@@ -31,8 +31,8 @@ pub fn load_mulan_or_standin(name: &str, seed: u64) -> Result<LoadedData> {
     }
 }
 
-/// A train/test split with sparse features, and its candidate outputs (the
-/// distinct training label sets, in first-seen order).
+/// A train/test split with sparse features (dense ones converted), and its
+/// candidate outputs (the distinct training label sets, in first-seen order).
 pub struct SparseSplit {
     /// Data set name as in the records.
     pub name: String,
@@ -51,8 +51,7 @@ pub struct SparseSplit {
 }
 
 impl SparseSplit {
-    /// A Mulan data set with sparse features, or its stand-in
-    /// ([`load_mulan_or_standin`]).
+    /// A Mulan data set, or its stand-in ([`load_mulan_or_standin`]).
     pub fn mulan(name: &str, seed: u64) -> Result<Self> {
         let d = load_mulan_or_standin(name, seed)?;
         Self::new(d.name, d.stand_in, d.train, d.test)
@@ -70,11 +69,32 @@ impl SparseSplit {
     }
 
     fn new(name: String, stand_in: bool, train: Dataset, test: Dataset) -> Result<Self> {
-        let (Features::Sparse(x), Features::Sparse(x_test)) = (train.x, test.x) else {
-            anyhow::bail!("{name} is expected to have sparse features");
+        let sparse = |f: Features| -> Result<CsrRows> {
+            Ok(match f {
+                Features::Sparse(x) => x,
+                Features::Dense(x) => CsrRows::from_dense(x.as_mat())?,
+            })
         };
         let (candidates, _) = train.y.unique();
-        Ok(Self { name, stand_in, x, y: train.y, x_test, y_test: test.y, candidates })
+        Ok(Self {
+            name,
+            stand_in,
+            x: sparse(train.x)?,
+            y: train.y,
+            x_test: sparse(test.x)?,
+            y_test: test.y,
+            candidates,
+        })
+    }
+
+    /// Rows `idx` of the training set.
+    pub fn train_rows(&self, idx: &[usize]) -> (CsrRows, LabelSets) {
+        (self.x.select(idx), self.y.select(idx))
+    }
+
+    /// Number of labels.
+    pub fn n_labels(&self) -> usize {
+        self.y.n_labels()
     }
 
     /// The Gaussian output kernel of the experiments: `sigma^2` = the mean
@@ -102,9 +122,25 @@ pub(crate) use dense_or_sparse;
 mod tests {
     use std::collections::HashSet;
 
-    use okr_kernels::Rows;
+    use okr_kernels::DenseRows;
 
     use super::*;
+
+    #[test]
+    fn dense_features_become_sparse_rows() {
+        let y = LabelSets::new(3, vec![vec![0, 2], vec![1], vec![0, 2]]).unwrap();
+        let dense = || Features::Dense(DenseRows::new(faer::mat![[1.5, 0.0], [0.0, -2.0], [0.0, 0.0]]).unwrap());
+        let (train, test) = (Dataset::new(dense(), y.clone()).unwrap(), Dataset::new(dense(), y).unwrap());
+        let d = SparseSplit::new("toy".into(), false, train, test).unwrap();
+        for x in [&d.x, &d.x_test] {
+            assert_eq!(
+                (x.row(0), x.row(1), x.row(2)),
+                ((&[0][..], &[1.5][..]), (&[1][..], &[-2.0][..]), (&[][..], &[][..]))
+            );
+        }
+        assert_eq!((d.candidates.n_rows(), d.n_labels()), (2, 3));
+        assert_eq!(d.train_rows(&[1]).1.iter().collect::<Vec<_>>(), [&[1][..]]);
+    }
 
     #[test]
     fn bookmarks_split_has_its_sizes_and_every_training_set_once_as_candidate() {

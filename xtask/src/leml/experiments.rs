@@ -16,52 +16,19 @@ use anyhow::{Context, Result};
 use okr_estimators::Fit;
 use okr_estimators::ScoreModel;
 use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, LemlParams, Loss, PartialLabels, Targets};
-use okr_eval::{Features, MetricRecord, hamming_loss_at, instance_auc, precision_at_k};
+use okr_eval::{MetricRecord, hamming_loss_at, instance_auc, precision_at_k};
 use okr_kernels::{CsrRows, LabelSets, Rows};
 
 use super::paper::{full_cell, missing_cell};
-use crate::common::data::load_mulan_or_standin;
+use crate::common::data::SparseSplit;
 use crate::common::report::write_outputs;
 
-/// A train/test pair with sparse features.
-pub struct Data {
-    pub(super) name: String,
-    pub(super) stand_in: bool,
-    pub(super) x: CsrRows,
-    pub(super) y: LabelSets,
-    pub(super) x_test: CsrRows,
-    pub(super) y_test: LabelSets,
-}
-
-fn csr(f: &Features) -> Result<CsrRows> {
-    Ok(match f {
-        Features::Sparse(x) => x.clone(),
-        Features::Dense(x) => CsrRows::from_dense(x.as_mat())?,
-    })
-}
+/// A train/test pair with sparse features (dense files converted).
+pub type Data = SparseSplit;
 
 /// Loads a Mulan data set (or its labelled stand-in) with sparse features.
 pub fn load(name: &str, seed: u64) -> Result<Data> {
-    let d = load_mulan_or_standin(name, seed)?;
-    Ok(Data {
-        name: d.name,
-        stand_in: d.stand_in,
-        x: csr(&d.train.x)?,
-        y: d.train.y.clone(),
-        x_test: csr(&d.test.x)?,
-        y_test: d.test.y.clone(),
-    })
-}
-
-impl Data {
-    /// Rows `idx` of the training set.
-    pub(super) fn train_rows(&self, idx: &[usize]) -> (CsrRows, LabelSets) {
-        (self.x.select(idx), self.y.select(idx))
-    }
-
-    pub(super) fn n_labels(&self) -> usize {
-        self.y.n_labels()
-    }
+    SparseSplit::mulan(name, seed)
 }
 
 /// Test metrics of a label-score model: P@1/3/5 in percent, Hamming at the
