@@ -5,43 +5,19 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, Par};
+use faer::{Mat, Par};
 use okr_decode::CandidateDecoder;
 use okr_estimators::Fit;
 use okr_estimators::Iokr;
-use okr_eval::{Features, MetricRecord, write_records};
+use okr_eval::MetricRecord;
 use okr_kernels::{Gaussian, Kernel, LabelSets, Rows};
 use okr_linalg::{Cholesky, JitterPolicy};
 
 use crate::common::cv::MEDIAN_ROWS;
-use crate::common::data::load_mulan_or_standin;
-
-/// Best-of-`reps` wall time of `f`, in seconds.
-fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut best = f64::INFINITY;
-    let mut out = None;
-    for _ in 0..reps {
-        let t = Instant::now();
-        let v = f();
-        best = best.min(t.elapsed().as_secs_f64());
-        out = Some(v);
-    }
-    (best, out.unwrap())
-}
-
-/// DGEMM rate in GFLOP/s: best over sizes and repetitions of `C = A B`.
-pub fn dgemm_rate() -> f64 {
-    let mut best = 0.0f64;
-    for n in [2048usize, 3072] {
-        let a = Mat::from_fn(n, n, |i, j| ((i * 7 + j * 13) % 17) as f64 - 8.0);
-        let b = Mat::from_fn(n, n, |i, j| ((i * 5 + j * 3) % 11) as f64 - 5.0);
-        let mut c = Mat::<f64>::zeros(n, n);
-        let (t, _) = best_of(3, || matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, Par::rayon(0)));
-        best = best.max(2.0 * (n as f64).powi(3) / t / 1e9);
-    }
-    best
-}
+use crate::common::data::SparseSplit;
+use crate::common::process::gemm_rate;
+use crate::common::report::write_outputs;
+use crate::common::timing::{Timed, best_of};
 
 struct Phase {
     name: &'static str,
@@ -53,33 +29,30 @@ struct Phase {
 pub fn run(out_dir: &Path) -> Result<()> {
     let threads = rayon::current_num_threads();
     eprintln!("measuring DGEMM on {threads} threads ...");
-    let gemm = dgemm_rate();
-    let data = load_mulan_or_standin("bibtex", 0)?;
-    let (Features::Sparse(x), Features::Sparse(xt)) = (&data.train.x, &data.test.x) else {
-        anyhow::bail!("bibtex is expected to be a sparse ARFF file");
-    };
-    let y = &data.train.y;
+    let gemm = gemm_rate::<f64>();
+    let data = SparseSplit::mulan("bibtex", 0)?;
+    let (x, y, xt, cand) = (&data.x, &data.y, &data.x_test, &data.candidates);
     let (n, n_te) = (x.n_rows(), xt.n_rows());
     // Hyper-parameters: the quick run's Bibtex choice (c = 0.5, lambda = 1e-5).
     let gamma = 0.5 / okr_kernels::median_sq_distance(x, MEDIAN_ROWS);
     let lambda = 1e-5;
     let kx = Gaussian::new(gamma)?;
-    let ky = Gaussian::from_sigma2(y.mean_cardinality())?;
-    let (cand, _) = y.unique();
+    let ky = data.output_kernel()?;
     let n_c = cand.n_rows();
     let (nf, ntf, ncf) = (n as f64, n_te as f64, n_c as f64);
     eprintln!("IOKR on {} (n = {n}, n_test = {n_te}, candidates = {n_c}) ...", data.name);
 
     // End to end, as a user runs it: fit, then decode the test set.
-    let (t_fit, model) = best_of(3, || Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit(x, y));
+    let (Timed { wall: t_fit, .. }, model) =
+        best_of(3, || Iokr::params(kx.clone(), ky.clone()).lambda(lambda).fit(x, y));
     let model = model?;
-    let (t_dec, decoded) = best_of(3, || CandidateDecoder::new().decode(&model, xt, &cand));
+    let (Timed { wall: t_dec, .. }, decoded) = best_of(3, || CandidateDecoder::new().decode(&model, xt, cand));
     let pred: LabelSets = cand.select(&decoded?.best());
-    let f1 = okr_eval::f1_samples(&data.test.y, &pred)?;
+    let f1 = okr_eval::f1_samples(&data.y_test, &pred)?;
 
     // By phase.
     let mut phases = Vec::new();
-    let (t, k) = best_of(3, || kx.gram(x));
+    let (Timed { wall: t, .. }, k) = best_of(3, || kx.gram(x));
     phases.push(Phase { name: "Gram K_x (train x train, sparse)", seconds: t, gflop: None });
     let mut kr = k.clone();
     for i in 0..n {
@@ -101,9 +74,9 @@ pub fn run(out_dir: &Path) -> Result<()> {
     }
     let chol = chol.expect("three attempts");
     phases.push(Phase { name: "Cholesky of K_x + n lambda I", seconds: t, gflop: Some(nf.powi(3) / 3.0 / 1e9) });
-    let (t, kt) = best_of(3, || kx.gram_block(x, xt));
+    let (Timed { wall: t, .. }, kt) = best_of(3, || kx.gram_block(x, xt));
     phases.push(Phase { name: "Gram K_x (train x test, sparse)", seconds: t, gflop: None });
-    let (t, coef_t) = best_of(3, || chol.solve(kt.as_ref(), Par::rayon(0)));
+    let (Timed { wall: t, .. }, coef_t) = best_of(3, || chol.solve(kt.as_ref(), Par::rayon(0)));
     phases.push(Phase {
         name: "Cholesky solve, n_test right-hand sides",
         seconds: t,
@@ -118,10 +91,11 @@ pub fn run(out_dir: &Path) -> Result<()> {
             coef[(t, a)] += coef_t[(i, t)];
         }
     }
-    let (t, g) = best_of(3, || ky.gram_block(atoms, &cand));
+    let (Timed { wall: t, .. }, g) = best_of(3, || ky.gram_block(atoms, cand));
     phases.push(Phase { name: "Output Gram (atoms x candidates)", seconds: t, gflop: None });
-    let norms = ky.diag(&cand);
-    let (t, _) = best_of(3, || CandidateDecoder::new().decode_matrices(coef.as_ref(), g.as_ref(), &norms));
+    let norms = ky.diag(cand);
+    let (Timed { wall: t, .. }, _) =
+        best_of(3, || CandidateDecoder::new().decode_matrices(coef.as_ref(), g.as_ref(), &norms));
     phases.push(Phase {
         name: "Decode: scores GEMM over atoms + argmin scan",
         seconds: t,
@@ -169,9 +143,7 @@ pub fn run(out_dir: &Path) -> Result<()> {
         "\nSparse Gram phases are not GEMM-shaped (sparse products), so no rate is given for them. \
          Timings are wall-clock, best of 3, on whatever else the machine is doing.\n",
     );
-    std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join("bench.json"), &records)?;
-    std::fs::write(out_dir.join("bench.md"), &md)?;
+    write_outputs(out_dir, "bench", &records, &md)?;
     println!("{md}");
     Ok(())
 }

@@ -8,58 +8,20 @@
 //! ([`okr_decode::f32_margin`]). Writes `bench-f32.{md,json}`.
 
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::Result;
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, Par};
+use faer::{Mat, Par};
 use okr_decode::{CandidateDecoder, ChainOrder, Decoded, Precision, f32_margin};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::{Fit, Iokr, Nystroem, SurrogateModel};
-use okr_eval::{Features, MetricRecord, StandinPreset, f1_samples, write_records};
+use okr_eval::{MetricRecord, f1_samples};
 use okr_kernels::{Gaussian, LabelSets, Rows, median_sq_distance};
 
-use crate::bench::dgemm_rate;
 use crate::common::cv::MEDIAN_ROWS;
-use crate::common::data::load_mulan_or_standin;
-use crate::common::process::{load_average, process_cpu_seconds};
-
-/// SGEMM rate in GFLOP/s, measured like [`dgemm_rate`].
-fn sgemm_rate() -> f64 {
-    let mut best = 0.0f64;
-    for n in [2048usize, 3072] {
-        let a = Mat::from_fn(n, n, |i, j| ((i * 7 + j * 13) % 17) as f32 - 8.0);
-        let b = Mat::from_fn(n, n, |i, j| ((i * 5 + j * 3) % 11) as f32 - 5.0);
-        let mut c = Mat::<f32>::zeros(n, n);
-        for _ in 0..3 {
-            let t = Instant::now();
-            matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, Par::rayon(0));
-            best = best.max(2.0 * (n as f64).powi(3) / t.elapsed().as_secs_f64() / 1e9);
-        }
-    }
-    best
-}
-
-/// Wall and CPU seconds of the fastest of `reps` runs, the load before it, and its output.
-fn timed<T>(reps: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, f64, T)> {
-    let mut best = (f64::INFINITY, f64::NAN);
-    let mut out = None;
-    for _ in 0..reps {
-        let cpu0 = process_cpu_seconds();
-        let t = Instant::now();
-        let v = f()?;
-        let wall = t.elapsed().as_secs_f64();
-        let cpu = match (cpu0, process_cpu_seconds()) {
-            (Some(a), Some(b)) => b - a,
-            _ => f64::NAN,
-        };
-        if wall < best.0 {
-            best = (wall, cpu);
-        }
-        out = Some(v);
-    }
-    Ok((best.0, best.1, out.expect("reps >= 1")))
-}
+use crate::common::data::SparseSplit;
+use crate::common::process::{gemm_rate, load_average};
+use crate::common::report::write_outputs;
+use crate::common::timing::best_of;
 
 /// How the loads read: above the thread count other jobs shared the cores.
 fn quietness(before: Option<f64>, after: Option<f64>, threads: usize) -> &'static str {
@@ -115,7 +77,8 @@ fn compare<X: Rows, M: SurrogateModel<X, LabelSets>>(
     let mut cpu = [0.0; 2];
     let mut decoded: Vec<Decoded> = Vec::new();
     for (i, p) in [Precision::F64, Precision::F32].into_iter().enumerate() {
-        let (w, c, d) = timed(reps, || Ok(dec.precision(p).decode(model, x, cand)?))?;
+        let (t, d) = best_of(reps, || dec.precision(p).decode(model, x, cand));
+        let (w, c, d) = (t.wall, t.cpu.unwrap_or(f64::NAN), d?);
         eprintln!("xtask: {dataset} {method} decode {p} ({order}): {w:.3} s wall, {c:.2} s CPU");
         (wall[i], cpu[i]) = (w, c);
         decoded.push(d);
@@ -130,7 +93,9 @@ fn compare<X: Rows, M: SurrogateModel<X, LabelSets>>(
     let mut score_wall = [0.0; 2];
     let mut score_cpu = [0.0; 2];
     for (i, p) in [Precision::F64, Precision::F32].into_iter().enumerate() {
-        let (w, c, _) = timed(reps, || Ok(dec.precision(p).decode_matrices(coef.as_ref(), g.as_ref(), &norms)?))?;
+        let (t, s) = best_of(reps, || dec.precision(p).decode_matrices(coef.as_ref(), g.as_ref(), &norms));
+        let (w, c) = (t.wall, t.cpu.unwrap_or(f64::NAN));
+        s?;
         eprintln!("xtask: {dataset} {method} scoring only {p}: {w:.3} s wall, {c:.2} s CPU");
         (score_wall[i], score_cpu[i]) = (w, c);
     }
@@ -169,56 +134,43 @@ fn compare<X: Rows, M: SurrogateModel<X, LabelSets>>(
     })
 }
 
+/// Runs the comparison and writes `bench-f32.{md,json}` into `out_dir`.
 /// Runs the comparison and writes `bench-f32.{md,json}` (with `full`, the
 /// full-size stand-in: `bench-f32-full.{md,json}`) into `out_dir`.
 pub fn run(out_dir: &Path, full: bool) -> Result<()> {
     let threads = rayon::current_num_threads();
     let load0 = load_average();
     eprintln!("xtask: measuring DGEMM and SGEMM on {threads} threads ...");
-    let dgemm = dgemm_rate();
-    let sgemm = sgemm_rate();
+    let dgemm = gemm_rate::<f64>();
+    let sgemm = gemm_rate::<f32>();
     let mut rows = Vec::new();
 
     // Bibtex, IOKR: the `cargo xtask bench` setting.
-    let data = load_mulan_or_standin("bibtex", 0)?;
-    let (Features::Sparse(x), Features::Sparse(xt)) = (&data.train.x, &data.test.x) else {
-        anyhow::bail!("bibtex is expected to be a sparse ARFF file");
-    };
-    let y = &data.train.y;
-    let kx = Gaussian::new(0.5 / median_sq_distance(x, MEDIAN_ROWS))?;
-    let ky = Gaussian::from_sigma2(y.mean_cardinality())?;
-    let (cand, _) = y.unique();
-    let model = Iokr::params(kx.clone(), ky.clone()).lambda(1e-5).fit(x, y)?;
-    rows.push(compare(&data.name, "iokr", &model, xt, &data.test.y, &cand, 5)?);
+    let data = SparseSplit::mulan("bibtex", 0)?;
+    let kx = Gaussian::new(0.5 / median_sq_distance(&data.x, MEDIAN_ROWS))?;
+    let model = Iokr::params(kx.clone(), data.output_kernel()?).lambda(1e-5).fit(&data.x, &data.y)?;
+    rows.push(compare(&data.name, "iokr", &model, &data.x_test, &data.y_test, &data.candidates, 5)?);
     drop(model);
     // Nystroem KRR on the same kernels, a quarter of the rows as anchors:
     // the model whose decode is a GEMM chain (no solve per test row).
-    let m = x.n_rows() / 4;
-    let anchors = crate::reduced_rank::scale::distinct_anchors(x, m, 0);
-    let model = Nystroem::params(kx, ky).anchors(Anchors::Given(anchors)).lambda(1e-5).fit(x, y)?;
+    let m = data.x.n_rows() / 4;
+    let anchors = crate::reduced_rank::scale::distinct_anchors(&data.x, m, 0);
+    let params = Nystroem::params(kx, data.output_kernel()?).anchors(Anchors::Given(anchors)).lambda(1e-5);
+    let model = params.fit(&data.x, &data.y)?;
     let name = format!("{} ({m} anchors)", data.name);
-    rows.push(compare(&name, "nystroem", &model, xt, &data.test.y, &cand, 5)?);
+    rows.push(compare(&name, "nystroem", &model, &data.x_test, &data.y_test, &data.candidates, 5)?);
     drop(model);
 
     // The Bookmarks-shaped stand-in, Nystroem KRR with the rr-scale choice
     // (c = 0.5, lambda = 1e-4); without `full` a quarter of every size.
-    let (n_train, n_test, m) = if full { (60000, 27856, 15000) } else { (15000, 6964, 3750) };
-    let spec = StandinPreset::Bookmarks.spec().seed(0).sizes(n_train, n_test);
-    eprintln!("xtask: generating {} ({n_train} / {n_test} rows)", spec.dataset_name());
-    let (train, test) = spec.generate()?;
-    let (Features::Sparse(x), Features::Sparse(xt)) = (&train.x, &test.x) else {
-        anyhow::bail!("the bookmarks stand-in is expected to be sparse");
-    };
-    let y = &train.y;
-    let kx = Gaussian::new(0.5 / median_sq_distance(x, 2000))?;
-    let ky = Gaussian::from_sigma2(y.mean_cardinality().max(f64::MIN_POSITIVE))?;
-    let (cand, _) = y.unique();
-    let anchors = crate::reduced_rank::scale::distinct_anchors(x, m, 0);
-    let model = Nystroem::params(kx, ky).anchors(Anchors::Given(anchors)).lambda(1e-4).fit(x, y)?;
-    let size = if full { "full" } else { "1/4" };
-    let name = format!("{} ({size}: {n_train} / {n_test}, {m} anchors)", spec.dataset_name());
-    let reps = if full { 1 } else { 2 };
-    rows.push(compare(&name, "nystroem", &model, xt, &test.y, &cand, reps)?);
+    let (div, m, size, reps) = if full { (1, 15000, "full", 1) } else { (4, 3750, "1/4", 2) };
+    let data = SparseSplit::bookmarks(0, div)?;
+    let kx = Gaussian::new(0.5 / median_sq_distance(&data.x, 2000))?;
+    let anchors = crate::reduced_rank::scale::distinct_anchors(&data.x, m, 0);
+    let params = Nystroem::params(kx, data.output_kernel()?).anchors(Anchors::Given(anchors)).lambda(1e-4);
+    let model = params.fit(&data.x, &data.y)?;
+    let name = format!("{} ({size}: {} / {}, {m} anchors)", data.name, data.x.n_rows(), data.x_test.n_rows());
+    rows.push(compare(&name, "nystroem", &model, &data.x_test, &data.y_test, &data.candidates, reps)?);
 
     let load1 = load_average();
     let f = |v: Option<f64>| v.map_or("?".into(), |v| format!("{v:.2}"));
@@ -324,10 +276,8 @@ pub fn run(out_dir: &Path, full: bool) -> Result<()> {
         "\nAcceptance (issue 20): decode time <= 0.6x of f64, identical decisions on >= 99.9% of test \
          points, F1 unchanged to 0.05 (x100).\n",
     );
-    std::fs::create_dir_all(out_dir)?;
     let stem = if full { "bench-f32-full" } else { "bench-f32" };
-    write_records(out_dir.join(format!("{stem}.json")), &records)?;
-    std::fs::write(out_dir.join(format!("{stem}.md")), &md)?;
+    write_outputs(out_dir, stem, &records, &md)?;
     println!("{md}");
     Ok(())
 }

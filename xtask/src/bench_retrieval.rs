@@ -12,19 +12,21 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
 use okr_decode::per_query::{PerQueryDecoder, Query, RankStats};
 use okr_estimators::{Fit, Iokr, SurrogateModel};
-use okr_eval::{MetricRecord, write_records};
+use okr_eval::MetricRecord;
 use okr_kernels::{DenseRows, Gaussian, Kernel, LabelSets, Rows, Tanimoto, median_sq_distance};
 use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::common::process::{MachineState, peak_rss_bytes, process_cpu_seconds, reset_peak_rss, rss_bytes};
+use crate::common::process::{MachineState, peak_rss_bytes, reset_peak_rss, rss_bytes};
+use crate::common::report::write_outputs;
+use crate::common::timing::timed;
 
 /// Fingerprint width in bits.
 const N_BITS: usize = 4096;
@@ -246,28 +248,25 @@ pub fn run(out_dir: &Path, quick: bool) -> Result<()> {
     let rss_before = rss_bytes();
     let reset = reset_peak_rss();
     let load_start = crate::common::process::load_average();
-    let cpu0 = process_cpu_seconds();
-    let t = Instant::now();
     let (mut top1, mut top10, mut rank_sum, mut n_ranked) = (0usize, 0usize, 0usize, 0usize);
-    let stats: RankStats = PerQueryDecoder::new().memory_budget(BUDGET).top_k(Some(10)).rank_with_stats(
-        &model,
-        &x_test,
-        Some(&pool),
-        (0..shape.n_queries).map(query),
-        |ranked| {
-            let tr = ranked.true_rank.expect("every query marks its truth");
-            top1 += usize::from(tr.pessimistic == 1);
-            top10 += usize::from(tr.pessimistic <= 10);
-            rank_sum += tr.pessimistic;
-            n_ranked += 1;
-            Ok(())
-        },
-    )?;
-    let rank_wall = t.elapsed().as_secs_f64();
-    let rank_cpu = match (cpu0, process_cpu_seconds()) {
-        (Some(a), Some(b)) => b - a,
-        _ => f64::NAN,
-    };
+    let (stats, t) = timed(|| {
+        PerQueryDecoder::new().memory_budget(BUDGET).top_k(Some(10)).rank_with_stats(
+            &model,
+            &x_test,
+            Some(&pool),
+            (0..shape.n_queries).map(query),
+            |ranked| {
+                let tr = ranked.true_rank.expect("every query marks its truth");
+                top1 += usize::from(tr.pessimistic == 1);
+                top10 += usize::from(tr.pessimistic <= 10);
+                rank_sum += tr.pessimistic;
+                n_ranked += 1;
+                Ok(())
+            },
+        )
+    });
+    let stats: RankStats = stats?;
+    let (rank_wall, rank_cpu) = (t.wall, t.cpu.unwrap_or(f64::NAN));
     let peak = if reset { peak_rss_bytes() } else { None };
     anyhow::ensure!(n_ranked == shape.n_queries, "ranked {n_ranked} of {} queries", shape.n_queries);
     eprintln!("  {rank_wall:.1} s wall, {rank_cpu:.1} s CPU");
@@ -475,9 +474,7 @@ pub fn run(out_dir: &Path, quick: bool) -> Result<()> {
          CPU {rank_cpu:.1} s over wall {rank_wall:.1} s for the ranking; load {} at its start.\n",
         load_start.map_or("unknown".into(), |l| format!("{l:.2}"))
     ));
-    std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join(format!("{}.json", shape.name)), &records)?;
-    std::fs::write(out_dir.join(format!("{}.md", shape.name)), &md).context("writing the results file")?;
+    write_outputs(out_dir, shape.name, &records, &md)?;
     println!("{md}");
     Ok(())
 }

@@ -15,19 +15,21 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::Result;
 use okr_decode::{CandidateDecoder, ChainOrder, ChainPlan};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Fit, Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr, SurrogateModel};
-use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
+use okr_eval::MetricRecord;
 use okr_kernels::{Gaussian, LabelSets, Rows, median_sq_distance};
-use okr_linalg::profile::{self, PhaseTime, process_cpu_seconds};
+use okr_linalg::profile::{self, PhaseTime};
 
 use crate::common::cv::decode_f1_by;
+use crate::common::data::SparseSplit;
 use crate::common::process::MachineState;
+use crate::common::report::write_outputs;
+use crate::common::timing::timed;
 
 /// One profiled call: its phases, wall and CPU seconds.
 struct Profiled {
@@ -40,12 +42,9 @@ struct Profiled {
 fn profiled<T>(what: impl Into<String>, f: impl FnOnce() -> Result<T>) -> Result<(T, Profiled)> {
     let what = what.into();
     eprintln!("xtask: bench --scale: {what} ...");
-    let (cpu0, t0) = (process_cpu_seconds(), Instant::now());
-    let (value, phases) = profile::collect(f);
-    let seconds = t0.elapsed().as_secs_f64();
-    let cpu_seconds = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
-    eprintln!("xtask: bench --scale: {what}: {seconds:.1} s");
-    Ok((value?, Profiled { what, phases, seconds, cpu_seconds }))
+    let ((value, phases), t) = timed(|| profile::collect(f));
+    eprintln!("xtask: bench --scale: {what}: {:.1} s", t.wall);
+    Ok((value?, Profiled { what, phases, seconds: t.wall, cpu_seconds: t.cpu }))
 }
 
 /// Flops of the sparse kernel blocks, which the library cannot count (they
@@ -91,15 +90,10 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     let threads = rayon::current_num_threads();
     let before = MachineState::now();
     eprintln!("xtask: bench --scale: DGEMM {:.1} GFLOP/s on {threads} threads", before.dgemm_gflops);
-    let spec = StandinPreset::Bookmarks.spec().seed(0).sizes(n_train, n_test);
-    let dataset = spec.dataset_name();
-    let (train, test) = spec.generate()?;
-    let (Features::Sparse(x), Features::Sparse(xt)) = (&train.x, &test.x) else {
-        anyhow::bail!("the bookmarks stand-in is expected to be sparse");
-    };
-    let (y, yt) = (&train.y, &test.y);
-    let (cand, _) = y.unique();
-    let ky = Gaussian::from_sigma2(y.mean_cardinality().max(f64::MIN_POSITIVE))?;
+    let data = SparseSplit::bookmarks(0, div)?;
+    let (x, y, xt, yt, cand) = (&data.x, &data.y, &data.x_test, &data.y_test, &data.candidates);
+    let dataset = &data.name;
+    let ky = data.output_kernel()?;
     let median_sq = median_sq_distance(x, 2000);
     let (nnz, nnz_t) = (x.nnz() as f64, xt.nnz() as f64);
     let mut runs = Vec::new();
@@ -117,7 +111,7 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     let auto = CandidateDecoder::new();
     let coef_first = auto.chain_order(ChainOrder::CoefficientsFirst);
     let what = "Nystroem KRR decode, coefficients first".to_string();
-    let (f1, p) = profiled_decode(what, coef_first, &nys, (xt, nnz_t), (yt, &cand), m)?;
+    let (f1, p) = profiled_decode(what, coef_first, &nys, (xt, nnz_t), (yt, cand), m)?;
     f1s.push((p.what.clone(), f1));
     runs.push(p);
     let nys_plan = auto.plan(&nys, xt.n_rows(), cand.n_rows());
@@ -125,7 +119,7 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     let folded = auto.chain_order(ChainOrder::CandidatesFirst).plan(&nys, xt.n_rows(), cand.n_rows());
     let (nys_cand_tiles, nys_cand_tile) = (folded.candidate_tiles, folded.candidate_tile);
     let what = format!("Nystroem KRR decode, auto ({})", nys_plan.order);
-    let (f1, p) = profiled_decode(what, auto, &nys, (xt, nnz_t), (yt, &cand), m)?;
+    let (f1, p) = profiled_decode(what, auto, &nys, (xt, nnz_t), (yt, cand), m)?;
     f1s.push((p.what.clone(), f1));
     runs.push(p);
     let rr_params = NystroemReducedRank::params(kx.clone(), ky.clone())
@@ -140,7 +134,7 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     runs.push(p);
     drop(nys);
     let what = "Nystroem reduced-rank decode".to_string();
-    let (f1, p) = profiled_decode(what, auto, &rr, (xt, nnz_t), (yt, &cand), m)?;
+    let (f1, p) = profiled_decode(what, auto, &rr, (xt, nnz_t), (yt, cand), m)?;
     f1s.push((p.what.clone(), f1));
     runs.push(p);
     drop(rr);
@@ -156,7 +150,7 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     let (sk, mut p) = profiled(format!("SISOKR fit (m_x = {mx}, m_y = {my})"), || Ok(sk_params.fit(x, y)?))?;
     set_kernel_flops(&mut p, "kernel blocks", 2.0 * nnz * mx as f64);
     runs.push(p);
-    let (f1, p) = profiled_decode("SISOKR decode".to_string(), auto, &sk, (xt, nnz_t), (yt, &cand), mx)?;
+    let (f1, p) = profiled_decode("SISOKR decode".to_string(), auto, &sk, (xt, nnz_t), (yt, cand), mx)?;
     f1s.push((p.what.clone(), f1));
     runs.push(p);
     let after = MachineState::now();
@@ -222,7 +216,7 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
         md.push_str("|---|---|---|---|---|---|---|---|---|\n");
         let mut rec = |metric: &str, value: f64, phase: &str| {
             records.push(
-                MetricRecord::new("bench-scale", &dataset, &r.what, metric, value)
+                MetricRecord::new("bench-scale", dataset, &r.what, metric, value)
                     .with_setting("phase", phase)
                     .with_setting("threads", threads)
                     .with_setting("dgemm_gflops", gemm)
@@ -255,16 +249,14 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
         }
     }
     for (what, f1) in &f1s {
-        records.push(MetricRecord::new("bench-scale", &dataset, what, "f1_samples", *f1).with_stand_in(true));
+        records.push(MetricRecord::new("bench-scale", dataset, what, "f1_samples", *f1).with_stand_in(true));
     }
     md.push_str(
         "\nPhases nest (an outer decode phase contains the expansion's kernel blocks and GEMMs), so shares \
          may add up to more than 100%. Timings are one run each, wall-clock, on whatever else the machine \
          was doing (see the load above).\n",
     );
-    std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join(format!("{name}.json")), &records)?;
-    okr_eval::write_atomic(&out_dir.join(format!("{name}.md")), |w| std::io::Write::write_all(w, md.as_bytes()))?;
+    write_outputs(out_dir, name, &records, &md)?;
     println!("{md}");
     Ok(())
 }

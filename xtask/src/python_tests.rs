@@ -19,6 +19,25 @@ pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Runs `python script mode data` in the workspace root and parses the last
+/// line of its standard output as JSON (the benchmark scripts' result line).
+pub fn bench(python: &Path, script: &Path, mode: &str, data: &Path) -> Result<serde_json::Value> {
+    let out = Command::new(python)
+        .arg(script)
+        .arg(mode)
+        .arg(data)
+        .current_dir(workspace_root())
+        .output()
+        .with_context(|| format!("cannot run {}", python.display()))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        bail!("{mode}: {}", err.lines().rev().take(5).collect::<Vec<_>>().join(" | "));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().last().context("no output")?;
+    serde_json::from_str(line).with_context(|| format!("{mode}: cannot parse {line:?}"))
+}
+
 pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }

@@ -7,13 +7,13 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use okr_decode::CandidateDecoder;
 use okr_estimators::Fit;
 use okr_estimators::Iokr;
 use okr_eval::{Dataset, Features, MetricRecord, Standardizer, f1_macro, f1_micro, f1_samples, hamming_loss};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
-use crate::common::cv::{GaussianIokrCv, quick_cv};
+use crate::common::cv::{GaussianIokrCv, fit_then_decode, quick_cv};
+use crate::common::data::dense_or_sparse;
 use crate::common::data::{LoadedData, load_mulan_or_standin};
 use crate::common::report::{PaperValue, write_results};
 
@@ -95,11 +95,8 @@ fn run_dataset(data: &LoadedData, cv: &GaussianIokrCv, pb: &ProgressBar) -> Resu
             _ => (train.x.clone(), test.x.clone()),
         }
     };
-    let mut out = match (&train_x, &test_x) {
-        (Features::Dense(a), Features::Dense(b)) => evaluate(name, a, b, train, test, &ky, !binary, cv, pb)?,
-        (Features::Sparse(a), Features::Sparse(b)) => evaluate(name, a, b, train, test, &ky, !binary, cv, pb)?,
-        _ => anyhow::bail!("{name}: train and test files store features differently (dense vs sparse)"),
-    };
+    let mut out =
+        dense_or_sparse!(name, (&train_x, &test_x), |a, b| evaluate(name, a, b, train, test, &ky, !binary, cv, pb)?);
     for r in &mut out.records {
         r.stand_in = *stand_in;
     }
@@ -128,14 +125,11 @@ where
     let cv_seconds = t_cv.elapsed().as_secs_f64();
     pb.set_message(format!("{name}: fit + decode"));
     let kx = Gaussian::new(choice.gamma())?;
-    let t_fit = Instant::now();
-    let model = Fit::<X, &LabelSets>::fit(&Iokr::params(kx, ky.clone()).lambda(choice.lambda()), x_train, &train.y)?;
-    let fit_seconds = t_fit.elapsed().as_secs_f64();
-    let t_dec = Instant::now();
+    let params = Iokr::params(kx, ky.clone()).lambda(choice.lambda());
     let (cand, _) = train.y.unique();
-    let decoded = CandidateDecoder::new().decode::<X, LabelSets, _>(&model, x_test, &cand)?;
-    let pred: LabelSets = cand.select(&decoded.best());
-    let decode_seconds = t_dec.elapsed().as_secs_f64();
+    let (decoded, fit, decode) =
+        fit_then_decode(|| Fit::<X, &LabelSets>::fit(&params, x_train, &train.y), x_test, &cand)?;
+    let (pred, fit_seconds, decode_seconds) = (cand.select(&decoded.best()), fit.wall, decode.wall);
 
     let base = |metric: &str, value: f64| {
         MetricRecord::new("quick", name, "iokr", metric, value)

@@ -5,12 +5,14 @@
 
 use anyhow::Result;
 use indicatif::ProgressBar;
-use okr_decode::CandidateDecoder;
 use okr_decode::select::DecodedScorer;
+use okr_decode::{CandidateDecoder, Decoded};
 use okr_estimators::SurrogateModel;
 use okr_estimators::select::{GaussianIokrSearch, GridSearchResult};
 use okr_eval::{KFold, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
+
+use super::timing::{Timed, timed};
 
 /// Rows sampled for the median squared distance.
 pub const MEDIAN_ROWS: usize = 2000;
@@ -89,4 +91,17 @@ pub fn decode_f1_by<X: Rows, M: SurrogateModel<X, LabelSets>>(
 ) -> Result<f64> {
     let best = decoder.decode(model, x, candidates)?.best();
     Ok(f1_samples(y, &candidates.select(&best))?)
+}
+
+/// Fits with `fit`, then decodes the rows of `x_test` over `candidates`
+/// (f64 scores): the decoded rows, the fit's timing and the decode's.
+pub fn fit_then_decode<X: Rows, M: SurrogateModel<X, LabelSets>>(
+    fit: impl FnOnce() -> okr_estimators::Result<M>,
+    x_test: &X,
+    candidates: &LabelSets,
+) -> Result<(Decoded, Timed, Timed)> {
+    let (model, fit_time) = timed(fit);
+    let model = model?;
+    let (decoded, decode_time) = timed(|| CandidateDecoder::new().decode(&model, x_test, candidates));
+    Ok((decoded?, fit_time, decode_time))
 }

@@ -5,26 +5,10 @@ use anyhow::Result;
 use faer::Mat;
 use okr_kernels::CsrRows;
 
+use super::rng::Lcg;
+
 /// Dimension of the latent variable behind the fingerprints.
 pub const LATENT_RANK: usize = 10;
-
-/// A small LCG: the stand-in's bits depend on nothing but the seed, on every
-/// platform and `rand` version.
-struct Lcg(u64);
-
-impl Lcg {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 + 0.5) / ((1u64 << 53) as f64)
-    }
-
-    /// Box-Muller on two uniforms: kept (rather than `rand_distr`) because
-    /// the published `kae-fingerprints` records were drawn with it.
-    fn normal(&mut self) -> f64 {
-        let (u1, u2) = (self.uniform(), self.uniform());
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-}
 
 /// `n` fingerprints of `n_bits` bits and their latent points: bit j of point
 /// i is on with probability sigmoid(a_j + z_i . b_j), z_i ~ N(0, I_10),

@@ -9,6 +9,9 @@ pub mod fingerprints;
 pub mod plot;
 pub mod process;
 pub mod report;
+pub mod rng;
+pub mod stats;
+pub mod timing;
 
 use std::path::PathBuf;
 

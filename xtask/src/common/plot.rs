@@ -54,6 +54,19 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
+impl Panel {
+    /// A panel titled `title` with axis labels `(x, y)`, logarithmic axes
+    /// where `(log_x, log_y)` say so, and `series`.
+    pub fn new(
+        title: impl Into<String>,
+        (x_label, y_label): (impl Into<String>, impl Into<String>),
+        (log_x, log_y): (bool, bool),
+        series: Vec<Series>,
+    ) -> Self {
+        Self { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), log_x, log_y, series }
+    }
+}
+
 /// A palette that stays readable on white.
 pub fn colour(i: usize) -> RGBColor {
     const P: [RGBColor; 10] = [

@@ -19,6 +19,21 @@ pub struct PaperValue {
 /// Metrics shown as percentages (stored as fractions).
 const PERCENT: [&str; 3] = ["f1_samples", "f1_micro", "f1_macro"];
 
+/// Writes `<out_dir>/<name>.json` (the records) and `<out_dir>/<name>.md`
+/// (`md`), creating `out_dir` if needed.
+pub fn write_outputs(out_dir: &Path, name: &str, records: &[MetricRecord], md: &str) -> Result<()> {
+    std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    write_records(out_dir.join(format!("{name}.json")), records)?;
+    write_md(out_dir, name, md)
+}
+
+/// Writes `<out_dir>/<name>.md`.
+pub fn write_md(out_dir: &Path, name: &str, md: &str) -> Result<()> {
+    let path = out_dir.join(format!("{name}.md"));
+    okr_eval::write_atomic(&path, |w| std::io::Write::write_all(w, md.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// Writes `<out_dir>/<name>.json` (all records) and `<out_dir>/<name>.md`
 /// (one row per data set and method, published figures beside ours), and
 /// returns the markdown table.
@@ -43,18 +58,12 @@ pub fn write_results_with(
     show_rank: bool,
     notes: &str,
 ) -> Result<String> {
-    std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
-    write_records(out_dir.join(format!("{name}.json")), records)?;
     let table = render_table(records, published, paper_header, show_rank);
-    let mut md = format!("# `cargo xtask reproduce {name}`\n\n");
-    md.push_str(&table);
-    md.push_str("\n\n");
-    md.push_str(notes);
-    md.push_str("\n\nRecords: `");
-    md.push_str(name);
-    md.push_str(".json` (one per measured figure; fractions, not percentages).\n");
-    let path = out_dir.join(format!("{name}.md"));
-    std::fs::write(&path, md).with_context(|| format!("cannot write {}", path.display()))?;
+    let md = format!(
+        "# `cargo xtask reproduce {name}`\n\n{table}\n\n{notes}\n\nRecords: `{name}.json` (one per measured figure; \
+         fractions, not percentages).\n"
+    );
+    write_outputs(out_dir, name, records, &md)?;
     Ok(table)
 }
 
@@ -118,4 +127,19 @@ pub fn render_table(
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_outputs_creates_the_directory_and_writes_both_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("results");
+        let records = vec![MetricRecord::new("exp", "data", "iokr", "f1_samples", 0.25).with_setting("c", 0.5)];
+        write_outputs(&out, "exp", &records, "# exp\n").unwrap();
+        assert_eq!(okr_eval::read_records(out.join("exp.json")).unwrap(), records);
+        assert_eq!(std::fs::read_to_string(out.join("exp.md")).unwrap(), "# exp\n");
+    }
 }

@@ -11,15 +11,15 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
-use std::process::Command;
 
-use anyhow::{Context, Result, bail};
-use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
+use anyhow::{Context, Result};
+use okr_eval::{MetricRecord, write_records};
 use okr_kernels::{CsrRows, LabelSets, median_sq_distance};
 use serde_json::{Value, json};
 
+use crate::common::data::SparseSplit;
 use crate::common::process::MachineState;
-use crate::python_tests::{python_with_okr, target_dir, workspace_root};
+use crate::python_tests::{bench, python_with_okr, target_dir, workspace_root};
 
 const BENCH_PY: &str = include_str!("files.py");
 
@@ -61,46 +61,23 @@ fn write_y(dir: &Path, name: &str, y: &LabelSets) -> Result<()> {
     write_csr(dir, name, &indptr, &indices, &vec![1.0; indices.len()], y.n_labels())
 }
 
-fn bench(python: &Path, script: &Path, mode: &str, dir: &Path) -> Result<Value> {
-    eprintln!("xtask: dask-scale {mode} run");
-    let out = Command::new(python)
-        .arg(script)
-        .arg(mode)
-        .arg(dir)
-        .current_dir(workspace_root())
-        .output()
-        .with_context(|| format!("cannot run {}", python.display()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        bail!("{mode}: {}", err.lines().rev().take(5).collect::<Vec<_>>().join(" | "));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().last().context("no output")?;
-    serde_json::from_str(line).with_context(|| format!("{mode}: cannot parse {line:?}"))
-}
-
 /// Runs the experiment at `1/div` size and writes `{name}.{json,md}`.
 pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
     let (n_train, n_test, m) = (60000 / div, 27856 / div, 15000 / div);
-    let spec = StandinPreset::Bookmarks.spec().seed(seed).sizes(n_train, n_test);
-    let dataset = spec.dataset_name();
-    eprintln!("xtask: generating {dataset} ({n_train} / {n_test} rows)");
-    let (train, test) = spec.generate()?;
-    let (Features::Sparse(x_train), Features::Sparse(x_test)) = (&train.x, &test.x) else {
-        bail!("the bookmarks stand-in is expected to be sparse");
-    };
+    let data = SparseSplit::bookmarks(seed, div)?;
+    let (x_train, x_test, dataset) = (&data.x, &data.x_test, &data.name);
     std::fs::create_dir_all(out_dir)?;
     // The generated data stay under the target directory, out of the repository.
     let dir = target_dir(&workspace_root()).join(format!("{name}-data"));
     std::fs::create_dir_all(&dir)?;
     write_x(&dir, "xtrain", x_train)?;
     write_x(&dir, "xtest", x_test)?;
-    write_y(&dir, "ytrain", &train.y)?;
-    write_y(&dir, "ytest", &test.y)?;
+    write_y(&dir, "ytrain", &data.y)?;
+    write_y(&dir, "ytest", &data.y_test)?;
     // rr-scale's kernels: Gaussian input width c / median with c = 1, output
     // sigma^2 = mean cardinality; lambda from its grid.
     let gamma = 1.0 / median_sq_distance(x_train, 2000);
-    let output_gamma = 1.0 / (2.0 * train.y.mean_cardinality().max(f64::MIN_POSITIVE));
+    let output_gamma = 1.0 / (2.0 * data.y.mean_cardinality().max(f64::MIN_POSITIVE));
     // One partition per worker: one statistic each, one merge (see docs/scale-out.md).
     let partitions = 2;
     let config = json!({
@@ -112,7 +89,9 @@ pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
     std::fs::write(&script, BENCH_PY)?;
     let python = python_with_okr()?;
     let machine = MachineState::now();
+    eprintln!("xtask: dask-scale single run");
     let single = bench(&python, &script, "single", &dir)?;
+    eprintln!("xtask: dask-scale dask run");
     let dist = bench(&python, &script, "dask", &dir)?;
     let machine_after = MachineState::now();
     let f = |v: &Value, k: &str| v[k].as_f64().with_context(|| format!("missing {k} in {v}"));
@@ -120,7 +99,7 @@ pub fn run(name: &str, div: usize, out_dir: &Path, seed: u64) -> Result<()> {
     for (method, v) in [("single-process", &single), ("dask-2-workers", &dist)] {
         for key in ["fit_s", "decode_s", "f1", "peak_mb"] {
             records.push(
-                MetricRecord::new(name, &dataset, method, key, f(v, key)?)
+                MetricRecord::new(name, dataset, method, key, f(v, key)?)
                     .with_stand_in(true)
                     .with_setting("n", n_train)
                     .with_setting("m", m)

@@ -11,10 +11,11 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result};
-use okr_eval::{MetricRecord, write_records};
+use okr_eval::MetricRecord;
 use serde_json::Value;
 
 use crate::common::process::load_average;
+use crate::common::report::write_outputs;
 use crate::python_tests::{python_with_okr, run, target_dir, workspace_root};
 
 const RUN_PY: &str = include_str!("run.py");
@@ -116,8 +117,5 @@ fn write(out_dir: &Path, v: &Value, scale: f64, load: (Option<f64>, Option<f64>)
         r.setting.insert("scale".into(), scale.into());
         recs.push(r);
     }
-    std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join("dask-scale.json"), &recs)?;
-    std::fs::write(out_dir.join("dask-scale.md"), md)?;
-    Ok(())
+    write_outputs(out_dir, "dask-scale", &recs, &md)
 }

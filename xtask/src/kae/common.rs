@@ -2,12 +2,11 @@
 //! classifier with a held-out choice of lambda, statistics, and the
 //! markdown/JSON writer.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use faer::{Mat, MatRef, Par};
-use okr_eval::{MetricRecord, write_records};
+use okr_eval::MetricRecord;
 use okr_linalg::{Cholesky, JitterPolicy};
 
 /// Ridge values of the downstream classifier, `(K + n lambda I)`.
@@ -99,11 +98,8 @@ pub fn code_gaussian_gram(codes: MatRef<'_, f64>, train: &[usize], standardize: 
 
 /// Writes `<name>.json` and `<name>.md` (title, table, notes).
 pub fn write_experiment(out_dir: &Path, name: &str, records: &[MetricRecord], table: &str, notes: &str) -> Result<()> {
-    std::fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
-    write_records(out_dir.join(format!("{name}.json")), records)?;
-    let mut md = format!("# `cargo xtask reproduce {name}`\n\n");
-    let _ = write!(md, "{table}\n\n{notes}\n\nRecords: `{name}.json` (one per measured figure).\n");
-    let path = out_dir.join(format!("{name}.md"));
-    std::fs::write(&path, md).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    let md = format!(
+        "# `cargo xtask reproduce {name}`\n\n{table}\n\n{notes}\n\nRecords: `{name}.json` (one per measured figure).\n"
+    );
+    crate::common::report::write_outputs(out_dir, name, records, &md)
 }

@@ -14,18 +14,7 @@ use okr_eval::probe::LinearProbe;
 use plotters::prelude::*;
 
 use super::common::write_experiment;
-
-struct Normal(u64);
-impl Normal {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 + 0.5) / ((1u64 << 53) as f64)
-    }
-    fn sample(&mut self) -> f64 {
-        let (u1, u2) = (self.uniform(), self.uniform());
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-}
+use crate::common::rng::Lcg;
 
 /// A labelled toy data set.
 struct Toy {
@@ -35,13 +24,13 @@ struct Toy {
 }
 
 fn circles(seed: u64) -> Toy {
-    let mut r = Normal(seed);
+    let mut r = Lcg(seed);
     let mut rows = Vec::new();
     let mut labels = Vec::new();
     for (c, radius) in [1.0, 2.0, 3.0].into_iter().enumerate() {
         for _ in 0..100 {
             let t = std::f64::consts::TAU * r.uniform();
-            rows.push([radius * t.cos() + 0.1 * r.sample(), radius * t.sin() + 0.1 * r.sample()]);
+            rows.push([radius * t.cos() + 0.1 * r.normal(), radius * t.sin() + 0.1 * r.normal()]);
             labels.push(c);
         }
     }
@@ -49,30 +38,30 @@ fn circles(seed: u64) -> Toy {
 }
 
 fn moons(seed: u64) -> Toy {
-    let mut r = Normal(seed);
+    let mut r = Lcg(seed);
     let mut rows = Vec::new();
     let mut labels = Vec::new();
     for i in 0..200 {
         let t = std::f64::consts::PI * r.uniform();
         let (x, y, c) = if i < 100 { (t.cos(), t.sin(), 0) } else { (1.0 - t.cos(), 0.5 - t.sin(), 1) };
-        rows.push([x + 0.08 * r.sample(), y + 0.08 * r.sample()]);
+        rows.push([x + 0.08 * r.normal(), y + 0.08 * r.normal()]);
         labels.push(c);
     }
     Toy { name: "moons", x: Mat::from_fn(rows.len(), 2, |i, j| rows[i][j]), labels }
 }
 
 fn gaussians_1d(seed: u64) -> Toy {
-    let mut r = Normal(seed);
+    let mut r = Lcg(seed);
     let labels: Vec<usize> = (0..100).map(|i| i / 50).collect();
-    let x = Mat::from_fn(100, 1, |i, _| 2.0 * (i / 50) as f64 + 0.1 * r.sample());
+    let x = Mat::from_fn(100, 1, |i, _| 2.0 * (i / 50) as f64 + 0.1 * r.normal());
     Toy { name: "gaussians-1d", x, labels }
 }
 
 fn clusters_2d(seed: u64) -> Toy {
-    let mut r = Normal(seed);
+    let mut r = Lcg(seed);
     let centers = [[0.0, 0.0], [2.0, 2.0], [4.0, 0.0]];
     let labels: Vec<usize> = (0..150).map(|i| i / 50).collect();
-    let x = Mat::from_fn(150, 2, |i, j| centers[i / 50][j] + 0.3 * r.sample());
+    let x = Mat::from_fn(150, 2, |i, j| centers[i / 50][j] + 0.3 * r.normal());
     Toy { name: "clusters-2d", x, labels }
 }
 

@@ -7,12 +7,12 @@ use std::time::Instant;
 
 use anyhow::Result;
 use okr_estimators::Fit;
-use okr_estimators::leml::{Cplst, Loss, Targets, with_bias_feature};
-use okr_eval::write_records;
+use okr_estimators::leml::{Loss, Targets, with_bias_feature};
 use okr_kernels::CsrRows;
 
-use super::experiments::{evaluate, leml_params, load, push_records, rank_for, row_normalised, write_md};
+use super::experiments::{cplst_variants, evaluate, leml_params, load, push_records, rank_for, row_normalised};
 use super::paper::full_cell;
+use crate::common::report::write_outputs;
 
 /// `cargo xtask reproduce leml-delicious-ablation`: what separates LEML-SQ
 /// and CPLST on delicious from the paper at k = 0.2L: solver accuracy, a bias
@@ -70,37 +70,23 @@ pub fn run_delicious_ablation(out_dir: &Path, seed: u64) -> Result<()> {
             "| {name} | {:.2} | {:.2} | {:.2} | {:.4} | {:.4} | {secs:.1} |",
             s.p1, s.p3, s.p5, s.hamming, s.auc
         );
-        write_records(out_dir.join("leml-delicious-ablation.json"), &records)?;
-        write_md(out_dir, "leml-delicious-ablation", &format!("{md}\n(partial: run in progress)\n"))?;
+        write_outputs(out_dir, "leml-delicious-ablation", &records, &format!("{md}\n(partial: run in progress)\n"))?;
     }
-    for (scaled, xtr, xte) in [(false, &data.x, &data.x_test), (true, &xn, &xtn)] {
-        for (center, bias) in [(false, false), (true, false), (false, true), (true, true)] {
-            let t = Instant::now();
-            let m = Cplst::params().rank(k).center(center).bias(bias).fit(xtr, &data.y)?;
-            let s = evaluate(&m, xte, &data.y_test)?;
-            let secs = t.elapsed().as_secs_f64();
-            let name = format!(
-                "cplst{}{}{}",
-                if center { "-centred" } else { "" },
-                if bias { "-bias" } else { "" },
-                if scaled { "-rownorm" } else { "" }
-            );
-            let settings = [
-                ("k_over_l", serde_json::json!(0.2)),
-                ("k", serde_json::json!(k)),
-                ("observed", serde_json::json!(1.0)),
-                ("draw", serde_json::json!(0)),
-            ];
-            let paper = |metric: &str| full_cell("delicious", "cplst", metric, 20);
-            push_records(&mut records, "leml-delicious-ablation", &data, &name, &s, &settings, secs, &paper, None);
-            let _ = writeln!(
-                md,
-                "| {name} | {:.2} | {:.2} | {:.2} | {:.4} | {:.4} | {secs:.1} |",
-                s.p1, s.p3, s.p5, s.hamming, s.auc
-            );
-        }
-    }
-    write_records(out_dir.join("leml-delicious-ablation.json"), &records)?;
+    cplst_variants(&data, (&xn, &xtn), k, |name, _, s, secs| {
+        let settings = [
+            ("k_over_l", serde_json::json!(0.2)),
+            ("k", serde_json::json!(k)),
+            ("observed", serde_json::json!(1.0)),
+            ("draw", serde_json::json!(0)),
+        ];
+        let paper = |metric: &str| full_cell("delicious", "cplst", metric, 20);
+        push_records(&mut records, "leml-delicious-ablation", &data, name, s, &settings, secs, &paper, None);
+        let _ = writeln!(
+            md,
+            "| {name} | {:.2} | {:.2} | {:.2} | {:.4} | {:.4} | {secs:.1} |",
+            s.p1, s.p3, s.p5, s.hamming, s.auc
+        );
+    })?;
     md.push_str("\nRecords: `leml-delicious-ablation.json`.\n");
-    write_md(out_dir, "leml-delicious-ablation", &md)
+    write_outputs(out_dir, "leml-delicious-ablation", &records, &md)
 }

@@ -16,51 +16,19 @@ use anyhow::{Context, Result};
 use okr_estimators::Fit;
 use okr_estimators::ScoreModel;
 use okr_estimators::leml::{BinaryRelevance, Cplst, Leml, LemlParams, Loss, PartialLabels, Targets};
-use okr_eval::{Features, MetricRecord, hamming_loss_at, instance_auc, precision_at_k, write_records};
+use okr_eval::{MetricRecord, hamming_loss_at, instance_auc, precision_at_k};
 use okr_kernels::{CsrRows, LabelSets, Rows};
 
 use super::paper::{full_cell, missing_cell};
-use crate::common::data::load_mulan_or_standin;
+use crate::common::data::SparseSplit;
+use crate::common::report::write_outputs;
 
-/// A train/test pair with sparse features.
-pub struct Data {
-    pub(super) name: String,
-    pub(super) stand_in: bool,
-    pub(super) x: CsrRows,
-    pub(super) y: LabelSets,
-    pub(super) x_test: CsrRows,
-    pub(super) y_test: LabelSets,
-}
-
-fn csr(f: &Features) -> Result<CsrRows> {
-    Ok(match f {
-        Features::Sparse(x) => x.clone(),
-        Features::Dense(x) => CsrRows::from_dense(x.as_mat())?,
-    })
-}
+/// A train/test pair with sparse features (dense files converted).
+pub type Data = SparseSplit;
 
 /// Loads a Mulan data set (or its labelled stand-in) with sparse features.
 pub fn load(name: &str, seed: u64) -> Result<Data> {
-    let d = load_mulan_or_standin(name, seed)?;
-    Ok(Data {
-        name: d.name,
-        stand_in: d.stand_in,
-        x: csr(&d.train.x)?,
-        y: d.train.y.clone(),
-        x_test: csr(&d.test.x)?,
-        y_test: d.test.y.clone(),
-    })
-}
-
-impl Data {
-    /// Rows `idx` of the training set.
-    pub(super) fn train_rows(&self, idx: &[usize]) -> (CsrRows, LabelSets) {
-        (self.x.select(idx), self.y.select(idx))
-    }
-
-    pub(super) fn n_labels(&self) -> usize {
-        self.y.n_labels()
-    }
+    SparseSplit::mulan(name, seed)
 }
 
 /// Test metrics of a label-score model: P@1/3/5 in percent, Hamming at the
@@ -88,6 +56,18 @@ impl Scores {
 }
 
 pub(super) const METRICS: [&str; 5] = ["p_at_1", "p_at_3", "p_at_5", "hamming", "auc"];
+
+/// Fits `fit` on every draw of observed labels and evaluates each model on
+/// the test set: the scores per draw and the mean seconds per draw.
+pub(super) fn fit_draws<M: ScoreModel<CsrRows>>(
+    data: &Data,
+    omegas: &[PartialLabels],
+    fit: impl Fn(&PartialLabels) -> Result<M>,
+) -> Result<(Vec<Scores>, f64)> {
+    let t = Instant::now();
+    let runs = omegas.iter().map(|o| evaluate(&fit(o)?, &data.x_test, &data.y_test)).collect::<Result<_>>()?;
+    Ok((runs, t.elapsed().as_secs_f64() / omegas.len() as f64))
+}
 
 pub(super) fn evaluate<M: ScoreModel<CsrRows>>(m: &M, x: &CsrRows, y: &LabelSets) -> Result<Scores> {
     let s = m.scores(x)?;
@@ -191,11 +171,6 @@ fn cell(ours: f64, paper: Option<f64>, metric: &str) -> String {
         Some(v) => format!("{ours:.p$} ({v:.p$})"),
         None => format!("{ours:.p$}"),
     }
-}
-
-pub(super) fn write_md(out_dir: &Path, name: &str, body: &str) -> Result<()> {
-    let path = out_dir.join(format!("{name}.md"));
-    std::fs::write(&path, body).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Lambda grids (the loss is summed over Ω, so lambda scales with |Ω|).
@@ -323,8 +298,12 @@ pub fn run_full(
                 }
                 let _ = writeln!(table, " {secs:.1} |");
                 // Keep what is measured even if a later run is interrupted.
-                write_records(out_dir.join("leml-full.json"), &records)?;
-                write_md(out_dir, "leml-full", &format!("{md}{table}{grids}\n(partial: run in progress)\n"))?;
+                write_outputs(
+                    out_dir,
+                    "leml-full",
+                    &records,
+                    &format!("{md}{table}{grids}\n(partial: run in progress)\n"),
+                )?;
             }
         }
         md.push_str(&table);
@@ -336,10 +315,9 @@ pub fn run_full(
             md.push_str(&iteration_log(&data, &records)?);
         }
     }
-    write_records(out_dir.join("leml-full.json"), &records)?;
     md.push_str(&per_loss_links(out_dir));
     md.push_str("\nRecords: `leml-full.json` (one per measured figure; top-k in percent).\n");
-    write_md(out_dir, "leml-full", &md)
+    write_outputs(out_dir, "leml-full", &records, &md)
 }
 
 /// Rows scaled to unit L2 norm.
@@ -364,9 +342,36 @@ fn cplst_ablation(data: &Data, records: &mut Vec<MetricRecord>, seed: u64) -> Re
          `leml-delicious-ablation`). `rownorm`: every input scaled to unit L2 norm.\n\n\
          | variant | P@1 | P@3 | P@5 | Hamming | AUC |\n|---|---|---|---|---|---|\n"
     );
-    let xn = row_normalised(&data.x)?;
-    let xtn = row_normalised(&data.x_test)?;
-    for (scaled, xtr, xte) in [(false, &data.x, &data.x_test), (true, &xn, &xtn)] {
+    let (xn, xtn) = (row_normalised(&data.x)?, row_normalised(&data.x_test)?);
+    cplst_variants(data, (&xn, &xtn), k, |variant, (center, bias, scaled), s, secs| {
+        let settings = [
+            ("k_over_l", serde_json::json!(0.2)),
+            ("k", serde_json::json!(k)),
+            ("observed", serde_json::json!(1.0)),
+            ("draw", serde_json::json!(0)),
+            ("center", serde_json::json!(center)),
+            ("bias", serde_json::json!(bias)),
+            ("rownorm", serde_json::json!(scaled)),
+        ];
+        push_records(records, "leml-full", data, variant, s, &settings, secs, &|_| None, None);
+        let _ =
+            writeln!(md, "| {variant} | {:.2} | {:.2} | {:.2} | {:.4} | {:.4} |", s.p1, s.p3, s.p5, s.hamming, s.auc);
+    })?;
+    let _ = seed;
+    Ok(md)
+}
+
+/// The eight CPLST variants at rank `k` on the raw and the row-normalised
+/// inputs (`normalised`: training, test), with and without label centring
+/// and a bias feature: `each(variant, (center, bias, rownorm), test scores,
+/// fit + evaluation seconds)`.
+pub(super) fn cplst_variants(
+    data: &Data,
+    normalised: (&CsrRows, &CsrRows),
+    k: usize,
+    mut each: impl FnMut(&str, (bool, bool, bool), &Scores, f64),
+) -> Result<()> {
+    for (scaled, xtr, xte) in [(false, &data.x, &data.x_test), (true, normalised.0, normalised.1)] {
         for (center, bias) in [(false, false), (true, false), (false, true), (true, true)] {
             let t = Instant::now();
             let m = Cplst::params().rank(k).center(center).bias(bias).fit(xtr, &data.y)?;
@@ -377,35 +382,10 @@ fn cplst_ablation(data: &Data, records: &mut Vec<MetricRecord>, seed: u64) -> Re
                 if bias { "-bias" } else { "" },
                 if scaled { "-rownorm" } else { "" }
             );
-            let settings = [
-                ("k_over_l", serde_json::json!(0.2)),
-                ("k", serde_json::json!(k)),
-                ("observed", serde_json::json!(1.0)),
-                ("draw", serde_json::json!(0)),
-                ("center", serde_json::json!(center)),
-                ("bias", serde_json::json!(bias)),
-                ("rownorm", serde_json::json!(scaled)),
-            ];
-            push_records(
-                records,
-                "leml-full",
-                data,
-                &variant,
-                &s,
-                &settings,
-                t.elapsed().as_secs_f64(),
-                &|_| None,
-                None,
-            );
-            let _ = writeln!(
-                md,
-                "| {variant} | {:.2} | {:.2} | {:.2} | {:.4} | {:.4} |",
-                s.p1, s.p3, s.p5, s.hamming, s.auc
-            );
+            each(&variant, (center, bias, scaled), &s, t.elapsed().as_secs_f64());
         }
     }
-    let _ = seed;
-    Ok(md)
+    Ok(())
 }
 
 /// Objective and test metrics per alternating iteration (bibtex, squared
@@ -442,15 +422,12 @@ fn iteration_log(data: &Data, records: &[MetricRecord]) -> Result<String> {
 }
 
 pub(super) fn mean_std(v: &[Scores]) -> (Scores, Scores) {
-    let n = v.len() as f64;
     let mut mean = Scores::default();
     let mut std = Scores::default();
     for metric in METRICS {
-        let m = v.iter().map(|s| s.get(metric)).sum::<f64>() / n;
-        let var =
-            if v.len() > 1 { v.iter().map(|s| (s.get(metric) - m).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+        let (m, s) = crate::common::stats::mean_std(&v.iter().map(|s| s.get(metric)).collect::<Vec<_>>());
         set(&mut mean, metric, m);
-        set(&mut std, metric, var.sqrt());
+        set(&mut std, metric, s);
     }
     (mean, std)
 }
@@ -628,27 +605,13 @@ pub fn run_missing(
                 })
                 .collect::<std::result::Result<_, _>>()?;
             // BR has no rank: one row per observed fraction, shown under every k/L.
-            let t = Instant::now();
-            let br: Vec<Scores> = omegas
-                .iter()
-                .map(|o| {
-                    let m = BinaryRelevance::params().lambda(lambda_br).loss(loss).fit(&data.x, Targets::Partial(o))?;
-                    evaluate(&m, &data.x_test, &data.y_test)
-                })
-                .collect::<Result<_>>()?;
-            let br_secs = t.elapsed().as_secs_f64() / draws as f64;
+            let br_params = BinaryRelevance::params().lambda(lambda_br).loss(loss);
+            let (br, br_secs) = fit_draws(&data, &omegas, |o| Ok(br_params.fit(&data.x, Targets::Partial(o))?))?;
             let (br_mean, br_std) = mean_std(&br);
             for &k_pct in ratios {
                 let k = rank_for(l, k_pct);
-                let t = Instant::now();
-                let runs: Vec<Scores> = omegas
-                    .iter()
-                    .map(|o| {
-                        let m = leml_params(loss, k, lambda_leml, seed).fit(&data.x, Targets::Partial(o))?;
-                        evaluate(&m, &data.x_test, &data.y_test)
-                    })
-                    .collect::<Result<_>>()?;
-                let secs = t.elapsed().as_secs_f64() / draws as f64;
+                let params = leml_params(loss, k, lambda_leml, seed);
+                let (runs, secs) = fit_draws(&data, &omegas, |o| Ok(params.fit(&data.x, Targets::Partial(o))?))?;
                 let (mean, std) = mean_std(&runs);
                 for (method, m, s, lam, sec) in [
                     (format!("leml-{}", loss.name()), &mean, &std, lambda_leml, secs),
@@ -671,8 +634,12 @@ pub fn run_missing(
                     }
                     let _ = writeln!(table, " {sec:.1} |");
                 }
-                write_records(out_dir.join("leml-missing.json"), &records)?;
-                write_md(out_dir, "leml-missing", &format!("{md}{table}{grids}\n(partial: run in progress)\n"))?;
+                write_outputs(
+                    out_dir,
+                    "leml-missing",
+                    &records,
+                    &format!("{md}{table}{grids}\n(partial: run in progress)\n"),
+                )?;
                 eprintln!(
                     "xtask: leml-missing {} k = {k} observed {obs_pct}%: LEML P@3 {:.2}, BR P@3 {:.2}",
                     loss.name(),
@@ -684,11 +651,10 @@ pub fn run_missing(
     }
     md.push_str(&table);
     md.push_str(&grids);
-    write_records(out_dir.join("leml-missing.json"), &records)?;
     md.push_str(
         "\nLogistic and squared hinge (Tables 11-15's Logistic and Squared Hinge columns), LEML and BR: \
          [leml-missing-lr.md](leml-missing-lr.md), [leml-missing-sh.md](leml-missing-sh.md).\n",
     );
     md.push_str("\nRecords: `leml-missing.json` (means with `std` over the draws; top-k in percent).\n");
-    write_md(out_dir, "leml-missing", &md)
+    write_outputs(out_dir, "leml-missing", &records, &md)
 }

@@ -19,9 +19,12 @@ use okr_eval::{MetricRecord, read_records, write_records};
 use okr_kernels::Rows;
 use serde_json::{Value, json};
 
-use super::experiments::{Data, METRICS, Scores, Validation, evaluate, leml_params, mean_std, rank_for, write_md};
+use super::experiments::{
+    Data, METRICS, Scores, Validation, evaluate, fit_draws, leml_params, mean_std, push_records, rank_for,
+};
 use super::paper::{FULL_RATIOS, MISSING_RATIOS, OBSERVED, full_cell, missing_cell};
 use crate::common::process::load_average;
+use crate::common::report::write_md;
 
 /// The settings that tell two records of one method and metric apart: a
 /// rerun replaces the record with the same key and keeps the others.
@@ -167,27 +170,14 @@ fn records(
     paper: &dyn Fn(&str) -> Option<f64>,
 ) -> Vec<MetricRecord> {
     let load = load_average();
-    let mk = |metric: &str, v: f64| {
-        let mut r = MetricRecord::new(experiment, &data.name, method, metric, v).with_stand_in(data.stand_in);
+    let mut out = Vec::new();
+    push_records(&mut out, experiment, data, method, s, settings, secs, paper, std);
+    if let Some(l) = load {
+        let mut r = MetricRecord::new(experiment, &data.name, method, "load_1min", l).with_stand_in(data.stand_in);
         for (k, v) in settings {
             r = r.with_setting(*k, v.clone());
         }
-        r
-    };
-    let mut out = Vec::new();
-    for metric in METRICS {
-        let mut r = mk(metric, s.get(metric)).with_seconds(secs);
-        if let Some(p) = paper(metric) {
-            r = r.with_paper(p);
-        }
-        if let Some(sd) = std {
-            r = r.with_std(sd.get(metric));
-        }
         out.push(r);
-    }
-    out.push(mk("fit_seconds", secs));
-    if let Some(l) = load {
-        out.push(mk("load_1min", l));
     }
     out
 }
@@ -518,23 +508,13 @@ pub fn run_missing_loss(
                 return Ok(());
             }
             let k = k_pct.map_or(l, |p| rank_for(l, p));
-            let t = Instant::now();
-            let runs: Vec<Scores> = omegas
-                .iter()
-                .map(|o| {
-                    if k_pct.is_some() {
-                        evaluate(
-                            &leml_params(loss, k, lam, seed).fit(&data.x, Targets::Partial(o))?,
-                            &data.x_test,
-                            &data.y_test,
-                        )
-                    } else {
-                        let m = BinaryRelevance::params().lambda(lam).loss(loss).fit(&data.x, Targets::Partial(o))?;
-                        evaluate(&m, &data.x_test, &data.y_test)
-                    }
-                })
-                .collect::<Result<_>>()?;
-            let secs = t.elapsed().as_secs_f64() / draws as f64;
+            let (runs, secs) = if k_pct.is_some() {
+                let params = leml_params(loss, k, lam, seed);
+                fit_draws(data, &omegas, |o| Ok(params.fit(&data.x, Targets::Partial(o))?))?
+            } else {
+                let params = BinaryRelevance::params().lambda(lam).loss(loss);
+                fit_draws(data, &omegas, |o| Ok(params.fit(&data.x, Targets::Partial(o))?))?
+            };
             let (mean, std) = mean_std(&runs);
             eprintln!(
                 "xtask: leml-missing {name} k = {k} observed {obs_pct}%: P@3 {:.2} ({secs:.1} s per fit)",

@@ -12,12 +12,14 @@ use okr_estimators::Fit;
 use okr_estimators::leml::{
     BilinearObjective, FullSquaredObjective, LemlParams, Loss, PartialLabels, SparseDesign, Targets,
 };
-use okr_eval::{MetricRecord, write_records};
+use okr_eval::MetricRecord;
 use okr_kernels::CsrRows;
 use okr_linalg::TronObjective;
 
-use super::experiments::{Data, evaluate, leml_params, load, write_md};
+use super::experiments::{Data, evaluate, leml_params, load};
 use crate::common::process::process_cpu_seconds;
+use crate::common::report::write_outputs;
+use crate::common::stats::median;
 
 /// One measured speed line: what, data set, k, wall seconds, CPU seconds over
 /// all threads, the issue's target.
@@ -37,11 +39,6 @@ fn time_calls(runs: usize, mut f: impl FnMut()) -> (f64, Option<f64>) {
         _ => None,
     };
     (median(wall), cpu)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// `cargo xtask reproduce leml-speed`: the speed lines of the issue, on the
@@ -122,9 +119,8 @@ pub fn run_speed(out_dir: &Path, seed: u64) -> Result<()> {
         eprintln!("xtask: {what} on {data}, k = {k}: {secs:.4} s wall, {cpu_txt} s CPU");
     }
     md.push_str(&speedup_md(&bib, &mut records, seed)?);
-    write_records(out_dir.join("leml-speed.json"), &records)?;
     md.push_str("\nRecords: `leml-speed.json`.\n");
-    write_md(out_dir, "leml-speed", &md)
+    write_outputs(out_dir, "leml-speed", &records, &md)
 }
 
 /// One timed fit of the speed-up curve: wall seconds and the seconds inside

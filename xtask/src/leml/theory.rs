@@ -12,9 +12,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::common::report::write_outputs;
+use crate::common::stats::mean;
 use anyhow::Result;
 use faer::Mat;
-use okr_eval::{MetricRecord, write_records};
+use okr_eval::MetricRecord;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -79,10 +81,6 @@ fn draw(n: usize, d: usize, l: usize, dist: Dist, p: Option<&[f64]>, rng: &mut C
     }
     let svd = okr_linalg::thin_svd(v.as_ref())?;
     Ok((svd.s()[0], v.norm_l2()))
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
 }
 
 /// Runs E1 and E2 and writes `leml-theory.{md,json}`.
@@ -185,8 +183,6 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
             }
         }
     }
-    write_records(out_dir.join("leml-theory.json"), &records)?;
     md.push_str("\nRecords: `leml-theory.json` (synthetic data only).\n");
-    std::fs::write(out_dir.join("leml-theory.md"), md)?;
-    Ok(())
+    write_outputs(out_dir, "leml-theory", &records, &md)
 }

@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
-use okr_eval::{MetricRecord, write_records};
+use okr_eval::MetricRecord;
 use serde_json::Value;
 
 use crate::common::process::load_average;
-use crate::python_tests::{python_with_okr, run, target_dir, virtual_env, workspace_root};
+use crate::common::report::write_outputs;
+use crate::python_tests::{bench, python_with_okr, run, target_dir, virtual_env, workspace_root};
 
 /// The benchmark script (one method per process).
 const BENCH_PY: &str = include_str!("bench.py");
@@ -39,23 +40,6 @@ struct Measured {
     decode_s: f64,
     f1: f64,
     peak_mb: Option<f64>,
-}
-
-fn bench(python: &Path, script: &Path, method: &str, data: &Path) -> Result<Value> {
-    let out = Command::new(python)
-        .arg(script)
-        .arg(method)
-        .arg(data)
-        .current_dir(workspace_root())
-        .output()
-        .with_context(|| format!("cannot run {}", python.display()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        bail!("{method}: {}", err.lines().last().unwrap_or("failed"));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().last().context("no output")?;
-    serde_json::from_str(line).with_context(|| format!("{method}: cannot parse {line:?}"))
 }
 
 fn measured(v: &Value) -> Result<Measured> {
@@ -278,9 +262,5 @@ fn write(
          and decodes through the coefficients (which also give label scores and top-k lists). Times are \
          wall seconds on this machine, to be read as ratios within the run.\n",
     );
-    std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join("python-vs-peers.json"), &records)?;
-    let path = out_dir.join("python-vs-peers.md");
-    std::fs::write(&path, md).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    write_outputs(out_dir, "python-vs-peers", &records, &md)
 }

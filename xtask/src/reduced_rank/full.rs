@@ -16,15 +16,16 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use okr_decode::CandidateDecoder;
 use okr_estimators::Fit;
 use okr_estimators::{Iokr, ParamGuard, ReducedRankIokr};
-use okr_eval::{Features, MetricRecord, ShuffleSplit, f1_samples};
+use okr_eval::{MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
-use crate::common::cv::quick_cv;
+use crate::common::cv::{decode_f1, fit_then_decode, quick_cv};
+use crate::common::data::dense_or_sparse;
 use crate::common::data::{LoadedData, load_mulan_or_standin};
 use crate::common::plot::{Panel, Series, draw_png};
+use crate::common::report::write_outputs;
 
 /// Experiment name.
 pub const NAME: &str = "rr-multilabel-full";
@@ -59,11 +60,7 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     for name in datasets {
         pb.set_message(format!("{name}: loading"));
         let data = load_mulan_or_standin(name, seed)?;
-        let out = match (&data.train.x, &data.test.x) {
-            (Features::Dense(a), Features::Dense(b)) => evaluate(&data, a, b, &cv, seed, &pb)?,
-            (Features::Sparse(a), Features::Sparse(b)) => evaluate(&data, a, b, &cv, seed, &pb)?,
-            _ => anyhow::bail!("{name}: train and test files store features differently (dense vs sparse)"),
-        };
+        let out = dense_or_sparse!(name, (&data.train.x, &data.test.x), |a, b| evaluate(&data, a, b, &cv, seed, &pb)?);
         records.extend(out.records);
         table.push_str(&out.rows);
         sweeps.push_str(&out.sweep_md);
@@ -72,14 +69,13 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     pb.finish_and_clear();
     let total = t0.elapsed().as_secs_f64();
     draw_png(&out_dir.join(format!("{NAME}.png")), &panels, panels.len().max(1), (620, 440))?;
-    okr_eval::write_records(out_dir.join(format!("{NAME}.json")), &records)?;
     let md = format!(
         "# `cargo xtask reproduce {NAME}`\n\n{NOTES}\n\nTotal run time {total:.0} s (2 threads; the machine was \
          shared with other jobs, so times are upper bounds).\n\n{table}\n## Test F1 and decode time against the rank\n\n\
          Not used for selection: every rank of the grid, refitted on the whole training split.\n{sweeps}\n\
          ![F1 against rank]({NAME}.png)\n\nRecords: `{NAME}.json`.\n"
     );
-    std::fs::write(out_dir.join(format!("{NAME}.md")), md)?;
+    write_outputs(out_dir, NAME, &records, &md)?;
     println!("{table}{sweeps}\ntotal {total:.0} s");
     Ok(())
 }
@@ -118,7 +114,6 @@ where
     pb.set_message(format!("{name}: IOKR cross-validation"));
     let choice = cv.run(x, y, &ky, pb)?;
     let kx = Gaussian::new(choice.gamma())?;
-    let decoder = CandidateDecoder::new();
 
     // Reduced rank: λ and p on one 80/20 split.
     pb.set_message(format!("{name}: reduced-rank validation"));
@@ -135,8 +130,7 @@ where
     for (model, &lambda) in path.iter().zip(&lambdas) {
         for &q in RANKS.iter().filter(|&&q| q <= model.rank()) {
             let m = model.truncated(q)?;
-            let pred = cand_tr.select(&decoder.decode::<X, LabelSets, _>(&m, &x_va, &cand_tr)?.best());
-            let f1 = f1_samples(&y_va, &pred)?;
+            let f1 = decode_f1(&m, &x_va, &y_va, &cand_tr)?;
             if f1 > best.0 {
                 best = (f1, lambda, q);
             }
@@ -149,13 +143,10 @@ where
     // Refit both on the whole training split.
     let (cand, _) = y.unique();
     pb.set_message(format!("{name}: IOKR fit + decode"));
-    let t = Instant::now();
-    let iokr = Fit::<X, &LabelSets>::fit(&Iokr::params(kx.clone(), ky.clone()).lambda(choice.lambda()), x, y)?;
-    let iokr_fit = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let iokr_pred = cand.select(&decoder.decode::<X, LabelSets, _>(&iokr, x_test, &cand)?.best());
-    let iokr_dec = t.elapsed().as_secs_f64();
-    let iokr_f1 = f1_samples(&test.y, &iokr_pred)?;
+    let params = Iokr::params(kx.clone(), ky.clone()).lambda(choice.lambda());
+    let (decoded, fit, decode) = fit_then_decode(|| Fit::<X, &LabelSets>::fit(&params, x, y), x_test, &cand)?;
+    let (iokr_fit, iokr_dec) = (fit.wall, decode.wall);
+    let iokr_f1 = f1_samples(&test.y, &cand.select(&decoded.best()))?;
     pb.inc(1);
 
     pb.set_message(format!("{name}: reduced-rank fit + decode"));
@@ -172,8 +163,7 @@ where
     for &q in RANKS.iter().filter(|&&q| q <= rr.rank()) {
         let m = rr.truncated(q)?;
         let t = Instant::now();
-        let pred = cand.select(&decoder.decode::<X, LabelSets, _>(&m, x_test, &cand)?.best());
-        sweep.push((q, f1_samples(&test.y, &pred)?, t.elapsed().as_secs_f64()));
+        sweep.push((q, decode_f1(&m, x_test, &test.y, &cand)?, t.elapsed().as_secs_f64()));
         pb.inc(1);
     }
     let selected = sweep.iter().find(|s| s.0 == rr_rank).copied().expect("selected rank is in the sweep");
@@ -253,16 +243,15 @@ where
                 .with_seconds(dec),
         );
     }
-    let panel = Panel {
-        title: format!("{name}: test F1 against rank"),
-        x_label: "rank p".into(),
-        y_label: "example-based F1 (x100)".into(),
-        log_x: true,
-        log_y: false,
-        series: vec![
-            Series::line("reduced rank", 3, sweep.iter().map(|s| (s.0 as f64, 100.0 * s.1)).collect()),
-            Series::thin("IOKR", 0, vec![(RANKS[0] as f64, 100.0 * iokr_f1), (p_max as f64, 100.0 * iokr_f1)]),
-        ],
-    };
+    let series = vec![
+        Series::line("reduced rank", 3, sweep.iter().map(|s| (s.0 as f64, 100.0 * s.1)).collect()),
+        Series::thin("IOKR", 0, vec![(RANKS[0] as f64, 100.0 * iokr_f1), (p_max as f64, 100.0 * iokr_f1)]),
+    ];
+    let panel = Panel::new(
+        format!("{name}: test F1 against rank"),
+        ("rank p", "example-based F1 (x100)"),
+        (true, false),
+        series,
+    );
     Ok(Outcome { records, rows, sweep_md, panel })
 }

@@ -12,23 +12,26 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use okr_estimators::Fit;
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard};
-use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
+use okr_eval::MetricRecord;
 use okr_kernels::{CsrRows, Gaussian, Rows, median_sq_distance};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::common::cv::decode_f1;
+use crate::common::data::SparseSplit;
 use crate::common::plot::{Panel, Series, draw_png};
-use crate::common::process::{load_average, process_cpu_seconds};
+use crate::common::process::load_average;
 
 const NAME: &str = "rr-scale";
 /// The paper's Bookmarks figures: F1 x100 (Table 5), fit / decode seconds (Table 6).
 const PAPER_NYSTROEM: (f64, f64, f64) = (39.3, 465.0, 3371.0);
 use crate::common::process::{peak_rss_bytes, reset_peak_rss};
+use crate::common::report::write_outputs;
+use crate::common::timing::timed;
 
 const PAPER_RR: (f64, f64, f64) = (39.1, 617.0, 214.0);
 const C_GRID: [f64; 3] = [0.5, 1.0, 2.0];
@@ -45,15 +48,8 @@ struct Stage {
 
 fn measure<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Stage)> {
     let resettable = reset_peak_rss();
-    let cpu0 = process_cpu_seconds();
-    let t = Instant::now();
-    let out = f()?;
-    let wall = t.elapsed().as_secs_f64();
-    let cpu = match (cpu0, process_cpu_seconds()) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
-    };
-    Ok((out, Stage { wall, cpu, peak: if resettable { peak_rss_bytes() } else { None } }))
+    let (out, t) = timed(f);
+    Ok((out?, Stage { wall: t.wall, cpu: t.cpu, peak: if resettable { peak_rss_bytes() } else { None } }))
 }
 
 /// `k` distinct-input training rows drawn uniformly (identical inputs would
@@ -127,18 +123,12 @@ fn stage_records(
 /// Runs the experiment and writes `rr-scale.{json,md,png}`.
 pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let div: usize = std::env::var("OKR_RR_SCALE_DIV").ok().and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
-    let (n_train, n_test, m, s_size) = (60000 / div, 27856 / div, 15000 / div, 12000 / div);
-    let spec = StandinPreset::Bookmarks.spec().seed(seed).sizes(n_train, n_test);
-    let dataset = spec.dataset_name();
-    eprintln!("xtask: generating {dataset} ({n_train} / {n_test} rows)");
-    let (train, test) = spec.generate()?;
-    let (Features::Sparse(x_train), Features::Sparse(x_test)) = (&train.x, &test.x) else {
-        anyhow::bail!("the bookmarks stand-in is expected to be sparse");
-    };
-    let (y_train, y_test) = (&train.y, &test.y);
-    let ky = Gaussian::from_sigma2(y_train.mean_cardinality().max(f64::MIN_POSITIVE))?;
+    let (n_train, m, s_size) = (60000 / div, 15000 / div, 12000 / div);
+    let data = SparseSplit::bookmarks(seed, div)?;
+    let (x_train, y_train, x_test, y_test, cand) = (&data.x, &data.y, &data.x_test, &data.y_test, &data.candidates);
+    let dataset = &data.name;
+    let ky = data.output_kernel()?;
     let median_sq = median_sq_distance(x_train, 2000);
-    let (cand, _) = y_train.unique();
     eprintln!("xtask: {} distinct training label sets (candidates)", cand.n_rows());
     std::fs::create_dir_all(out_dir)?;
 
@@ -199,7 +189,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let val_log = validation_table(&val_rows, c, lambda, p, fit_idx.len(), val_idx.len(), m_val, s_val);
 
     let ctx = Ctx {
-        dataset: &dataset,
+        dataset,
         n: x_train.n_rows(),
         n_test: x_test.n_rows(),
         n_candidates: cand.n_rows(),
@@ -227,10 +217,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
         })
         .collect();
     let flush = |records: &[MetricRecord], status: &str| -> Result<()> {
-        write_records(out_dir.join(format!("{NAME}.json")), records)?;
-        std::fs::write(out_dir.join(format!("{NAME}.md")), render(records, &val_log, status))
-            .context("writing rr-scale.md")?;
-        Ok(())
+        write_outputs(out_dir, NAME, records, &render(records, &val_log, status))
     };
     flush(&records, "validation done; full-scale fit running")?;
 
@@ -274,7 +261,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     flush(&records, "reduced-rank fitted; reduced-rank decoding running")?;
 
     // Stage 3: reduced-rank decoding (the paper's fast one) first.
-    let (f1_rr, dec_rr) = measure(|| decode_f1(&rr, x_test, y_test, &cand))?;
+    let (f1_rr, dec_rr) = measure(|| decode_f1(&rr, x_test, y_test, cand))?;
     eprintln!("xtask: reduced-rank F1 {:.2}, decode {:.1} s", 100.0 * f1_rr, dec_rr.wall);
     records.push(record(&ctx, "nystroem-reduced-rank", rank, "f1_samples", f1_rr).with_paper(PAPER_RR.0 / 100.0));
     records.extend(stage_records(&ctx, "nystroem-reduced-rank", rank, "decode", &dec_rr, Some(PAPER_RR.2)));
@@ -283,7 +270,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     plot(&records, out_dir)?;
 
     // Stage 4: Nystroem KRR decoding (atoms = all distinct training label sets).
-    let (f1_nys, dec_nys) = measure(|| decode_f1(&nys, x_test, y_test, &cand))?;
+    let (f1_nys, dec_nys) = measure(|| decode_f1(&nys, x_test, y_test, cand))?;
     eprintln!("xtask: Nystroem F1 {:.2}, decode {:.1} s", 100.0 * f1_nys, dec_nys.wall);
     records.push(record(&ctx, "nystroem", None, "f1_samples", f1_nys).with_paper(PAPER_NYSTROEM.0 / 100.0));
     records.extend(stage_records(&ctx, "nystroem", None, "decode", &dec_nys, Some(PAPER_NYSTROEM.2)));
@@ -468,22 +455,13 @@ fn plot(records: &[MetricRecord], out_dir: &Path) -> Result<()> {
         }
     }
     let panels = [
-        Panel {
-            title: "validation F1 vs rank p (1/10 scale)".into(),
-            x_label: "rank p".into(),
-            y_label: "F1 x100".into(),
-            log_x: true,
-            series,
-            ..Panel::default()
-        },
-        Panel {
-            title: "full scale: seconds (1 = fit, 2 = decode)".into(),
-            x_label: "stage".into(),
-            y_label: "wall seconds (2 threads, shared)".into(),
-            log_y: true,
-            series: time_series,
-            ..Panel::default()
-        },
+        Panel::new("validation F1 vs rank p (1/10 scale)", ("rank p", "F1 x100"), (true, false), series),
+        Panel::new(
+            "full scale: seconds (1 = fit, 2 = decode)",
+            ("stage", "wall seconds (2 threads, shared)"),
+            (false, true),
+            time_series,
+        ),
     ];
     draw_png(&out_dir.join(format!("{NAME}.png")), &panels, 2, (560, 400))
 }

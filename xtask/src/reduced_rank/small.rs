@@ -8,14 +8,14 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use okr_decode::CandidateDecoder;
 use okr_estimators::Fit;
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::{Iokr, ReducedRankIokr};
-use okr_eval::{Dataset, Features, MetricRecord, ShuffleSplit, f1_samples};
+use okr_eval::{Dataset, MetricRecord, ShuffleSplit, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::common::cv::{MEDIAN_ROWS, decoded_f1};
+use crate::common::cv::{MEDIAN_ROWS, decode_f1, decoded_f1, fit_then_decode};
+use crate::common::data::dense_or_sparse;
 use crate::common::data::{LoadedData, load_mulan_or_standin};
 use crate::common::report::{PaperValue, write_results_with};
 
@@ -119,11 +119,7 @@ fn run_dataset(data: &LoadedData, seed: u64, pb: &ProgressBar) -> Result<(Vec<Me
     let n = train.n_samples().min(N_TRAIN);
     let first: Vec<usize> = (0..n).collect();
     let train = train.select(&first);
-    let mut out = match (&train.x, &test.x) {
-        (Features::Dense(a), Features::Dense(b)) => evaluate(name, a, b, &train, test, seed, pb)?,
-        (Features::Sparse(a), Features::Sparse(b)) => evaluate(name, a, b, &train, test, seed, pb)?,
-        _ => anyhow::bail!("{name}: train and test files store features differently (dense vs sparse)"),
-    };
+    let mut out = dense_or_sparse!(name, (&train.x, &test.x), |a, b| evaluate(name, a, b, &train, test, seed, pb)?);
     for r in &mut out.0 {
         r.stand_in = *stand_in;
     }
@@ -158,7 +154,6 @@ where
     let search = GaussianIokrSearch::new(WIDTHS.to_vec(), LAMBDAS.to_vec()).median_rows(MEDIAN_ROWS);
     let iokr = search.run(x, &splits, &mut decoded_f1(y, ky), &mut || {})?;
     let mut grid = Grid { iokr: iokr.mean, rr: vec![vec![vec![0.0; ranks.len()]; LAMBDAS.len()]; WIDTHS.len()] };
-    let decoder = CandidateDecoder::new();
     for (si, (tr, va)) in splits.iter().enumerate() {
         let y_tr = y.select(tr);
         let (cand, _) = y_tr.unique();
@@ -176,8 +171,7 @@ where
                 )?;
                 for (pi, &q) in ranks.iter().enumerate() {
                     let m = model.truncated(q)?;
-                    let decoded = decoder.decode::<X, LabelSets, _>(&m, &x_va, &cand)?;
-                    grid.rr[wi][li][pi] += w * f1_samples(&truth, &cand.select(&decoded.best()))?;
+                    grid.rr[wi][li][pi] += w * decode_f1(&m, &x_va, &truth, &cand)?;
                 }
             }
             pb.inc(1);
@@ -227,7 +221,6 @@ where
     let (iw, il) = argmax(cells(), |(w, l)| grid.iokr[w][l]);
 
     let (cand, _) = train.y.unique();
-    let decoder = CandidateDecoder::new();
     let mut records = Vec::new();
     // (method, c index, lambda index, rank, cv F1)
     let runs: [(&str, usize, usize, Option<usize>, f64); 3] = [
@@ -239,27 +232,17 @@ where
         pb.set_message(format!("{name}: {method} fit + decode"));
         let (c, lambda) = (WIDTHS[wi], LAMBDAS[li]);
         let kx = Gaussian::new(c / median)?;
-        let t_fit = Instant::now();
-        let (pred, fit_seconds, decode_seconds) = match rank {
+        let (d, fit, dec) = match rank {
             None => {
-                let model = Fit::<X, &LabelSets>::fit(&Iokr::params(kx, ky.clone()).lambda(lambda), x_train, &train.y)?;
-                let fit_s = t_fit.elapsed().as_secs_f64();
-                let t_dec = Instant::now();
-                let d = decoder.decode::<X, LabelSets, _>(&model, x_test, &cand)?;
-                (cand.select(&d.best()), fit_s, t_dec.elapsed().as_secs_f64())
+                let params = Iokr::params(kx, ky.clone()).lambda(lambda);
+                fit_then_decode(|| Fit::<X, &LabelSets>::fit(&params, x_train, &train.y), x_test, &cand)?
             }
             Some(p) => {
-                let model = Fit::<X, &LabelSets>::fit(
-                    &ReducedRankIokr::params(kx, ky.clone()).rank(p).lambda1(lambda),
-                    x_train,
-                    &train.y,
-                )?;
-                let fit_s = t_fit.elapsed().as_secs_f64();
-                let t_dec = Instant::now();
-                let d = decoder.decode::<X, LabelSets, _>(&model, x_test, &cand)?;
-                (cand.select(&d.best()), fit_s, t_dec.elapsed().as_secs_f64())
+                let params = ReducedRankIokr::params(kx, ky.clone()).rank(p).lambda1(lambda);
+                fit_then_decode(|| Fit::<X, &LabelSets>::fit(&params, x_train, &train.y), x_test, &cand)?
             }
         };
+        let (pred, fit_seconds, decode_seconds) = (cand.select(&d.best()), fit.wall, dec.wall);
         let base = |metric: &str, value: f64| {
             let r = MetricRecord::new("rr-multilabel-small", name, method, metric, value)
                 .with_setting("n", train.n_samples())

@@ -24,12 +24,14 @@ use faer::{Accum, Mat, MatRef, Par};
 use okr_estimators::reduced_rank::assumptions::log_log_slope;
 use okr_eval::MetricRecord;
 use okr_linalg::{Cholesky, JitterPolicy, eigh};
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
 use crate::common::plot::{Panel, Series, draw_png};
 use crate::common::process::MachineState;
+use crate::common::report::write_outputs;
+use crate::common::rng::normal;
 
 /// Experiment name.
 pub const NAME: &str = "rr-synthetic";
@@ -83,13 +85,6 @@ impl Default for Config {
             seeds: 3,
         }
     }
-}
-
-/// A standard normal draw (Box-Muller).
-fn normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u1 = 1.0 - rng.random::<f64>();
-    let u2 = rng.random::<f64>();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 fn gaussian(rows: usize, cols: usize, rng: &mut ChaCha8Rng) -> Mat<f64> {
@@ -448,14 +443,12 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
                 ));
                 series.push(Series::thin("", i, vec![(1.0, c.ridge), (cfg.d as f64, c.ridge)]));
             }
-            panels.push(Panel {
-                title: format!("{}: {label}", target.title()),
-                x_label: "rank p".into(),
-                y_label: "test excess risk (thin: ridge)".into(),
-                log_x: true,
-                log_y: true,
+            panels.push(Panel::new(
+                format!("{}: {label}", target.title()),
+                ("rank p", "test excess risk (thin: ridge)"),
+                (true, true),
                 series,
-            });
+            ));
         }
     }
     draw_png(&out_dir.join(format!("{NAME}.png")), &panels, 2, (640, 460))?;
@@ -466,22 +459,8 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
         "| γ | β = 1/(2γ+1) | fitted output slope (expect −β) | fitted standard slope |\n|---|---|---|---|\n",
     );
     let mut slope_panels = vec![
-        Panel {
-            title: "standard source: ||H (C + l)^(-1/2)||^2_HS".into(),
-            x_label: "lambda".into(),
-            y_label: "norm^2".into(),
-            log_x: true,
-            log_y: true,
-            series: vec![],
-        },
-        Panel {
-            title: "output source: ||(M + t)^(-1/2) H||^2_op".into(),
-            x_label: "t".into(),
-            y_label: "norm^2".into(),
-            log_x: true,
-            log_y: true,
-            series: vec![],
-        },
+        Panel::new("standard source: ||H (C + l)^(-1/2)||^2_HS", ("lambda", "norm^2"), (true, true), vec![]),
+        Panel::new("output source: ||(M + t)^(-1/2) H||^2_op", ("t", "norm^2"), (true, true), vec![]),
     ];
     for (i, s) in slopes.iter().enumerate() {
         let beta = 1.0 / (2.0 * s.gamma + 1.0);
@@ -518,7 +497,6 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let (assumption_table, assumption_records) = assumption_study(&cfg, seed)?;
     records.extend(assumption_records);
 
-    okr_eval::write_records(out_dir.join(format!("{NAME}.json")), &records)?;
     let mut md = format!("# `cargo xtask reproduce {NAME}`\n\n");
     let _ = writeln!(
         md,
@@ -559,7 +537,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
          `best_over_rank` marks the minimum of a curve, `selected_on_validation` the (p, λ) chosen on the \
          validation set; metrics `alpha` and `gamma` for Assumptions 2 and 4).\n",
     );
-    std::fs::write(out_dir.join(format!("{NAME}.md")), md)?;
+    write_outputs(out_dir, NAME, &records, &md)?;
     println!("{table}");
     for (text, ok) in &findings {
         println!("[{}] {text}", if *ok { "held" } else { "did not hold" });

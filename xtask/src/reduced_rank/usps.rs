@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use faer::{Mat, MatRef};
+use faer::Mat;
 use indicatif::{ProgressBar, ProgressStyle};
 use okr_decode::CandidateDecoder;
 use okr_estimators::Fit;
@@ -29,6 +29,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
 use crate::common::plot::{Panel, Series, draw_png};
+use crate::common::report::write_outputs;
+use crate::common::stats::mean;
 
 /// Experiment name.
 pub const NAME: &str = "rr-usps";
@@ -98,18 +100,6 @@ fn sq_dist(a: &DenseRows, i: usize, b: &DenseRows, j: usize) -> f64 {
 /// RBF losses `2 − 2k(c_best, y)` of decoded candidate indices.
 fn rbf_losses(best: &[usize], cands: &DenseRows, truth: &DenseRows, gamma_y: f64) -> Vec<f64> {
     best.iter().enumerate().map(|(t, &c)| okr_eval::rbf_loss((-gamma_y * sq_dist(cands, c, truth, t)).exp())).collect()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn cols(m: MatRef<'_, f64>, q: usize) -> MatRef<'_, f64> {
-    m.subcols(0, q)
-}
-
-fn rows(m: MatRef<'_, f64>, q: usize) -> MatRef<'_, f64> {
-    m.subrows(0, q)
 }
 
 /// Mean validation RBF losses over the splits.
@@ -248,7 +238,7 @@ fn prefix_losses(
     let norms = vec![1.0; cands.n_rows()];
     for (pi, &q) in RANKS.iter().enumerate() {
         let q = q.min(coef.ncols()).min(g.nrows());
-        let best = decoder.decode_matrices(cols(coef.as_ref(), q), rows(g.as_ref(), q), &norms)?.best();
+        let best = decoder.decode_matrices(coef.as_ref().subcols(0, q), g.as_ref().subrows(0, q), &norms)?.best();
         acc[pi] += w * mean(&rbf_losses(&best, cands, y_va, gamma_y));
     }
     Ok(())
@@ -488,20 +478,17 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let curve_ok = rr_pts.iter().zip(&ridge_pts).all(|(r, h)| r.1 <= h.1);
     draw_png(
         &out_dir.join(format!("{NAME}.png")),
-        &[Panel {
-            title: "USPS: test MSE in H_y vs n (Figure 4)".into(),
-            x_label: "n".into(),
-            y_label: "test MSE in H".into(),
-            log_x: true,
-            log_y: false,
-            series: vec![Series::line("ridge (IOKR)", 0, ridge_pts), Series::line("reduced rank", 3, rr_pts)],
-        }],
+        &[Panel::new(
+            "USPS: test MSE in H_y vs n (Figure 4)",
+            ("n", "test MSE in H"),
+            (true, false),
+            vec![Series::line("ridge (IOKR)", 0, ridge_pts), Series::line("reduced rank", 3, rr_pts)],
+        )],
         1,
         (720, 480),
     )?;
 
     let total = t0.elapsed().as_secs_f64();
-    okr_eval::write_records(out_dir.join(format!("{NAME}.json")), &records)?;
     let mut md = format!("# `cargo xtask reproduce {NAME}`\n\n");
     md.push_str(&format!(
         "USPS half-image completion (Brogat-Motte et al. 2022, §5.2.1): predict the bottom 128 pixels \
@@ -526,7 +513,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     ));
     md.push_str(&curve_rows);
     md.push_str("\n![Figure 4](rr-usps.png)\n\nRecords: `rr-usps.json`.\n");
-    std::fs::write(out_dir.join(format!("{NAME}.md")), md)?;
+    write_outputs(out_dir, NAME, &records, &md)?;
     println!("{table}\n{curve_rows}\nreduced rank <= ridge at every n: {curve_ok}\ntotal {total:.0} s");
     Ok(())
 }

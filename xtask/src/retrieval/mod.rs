@@ -24,28 +24,28 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use faer::Mat;
-use okr_decode::CandidateDecoder;
 use okr_decode::per_query::{PerQueryDecoder, Query};
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Fit, Iokr, ReducedRankIokr, SketchedIokr, SurrogateModel};
-use okr_eval::{Features, MetricRecord, RetrievalMetrics, f1_samples, retrieval_metrics, write_records};
+use okr_eval::{MetricRecord, RetrievalMetrics, retrieval_metrics};
 use okr_kernels::{DenseRows, Gaussian, Kernel, LabelSets, Linear, Rows, Tanimoto, median_sq_distance};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::cv::decoded_f1;
+use crate::common::cv::{decode_f1, decoded_f1};
+use crate::common::data::dense_or_sparse;
 use crate::common::data::load_mulan_or_standin;
 use crate::common::fingerprints::{LATENT_RANK, fingerprint_standin};
 use crate::common::plot::{Panel, Series, draw_png};
 use crate::common::process::load_average;
+use crate::common::report::write_outputs;
 
 /// Label-set data sets of the experiment.
 pub const DATASETS: [&str; 3] = ["bibtex", "corel5k", "delicious"];
@@ -177,11 +177,10 @@ where
     let (cand_f, _) = yf.unique();
     let p_max = RR_RANKS.iter().copied().filter(|&p| p < xf.n_rows()).max().unwrap_or(1);
     let rr_val = ReducedRankIokr::params(kx.clone(), ky.clone()).rank(p_max).lambda1(lambda).fit(&xf, &yf)?;
-    let decoder = CandidateDecoder::new();
     let mut rank = (f64::NEG_INFINITY, p_max);
     for &p in RR_RANKS.iter().filter(|&&p| p <= rr_val.rank()) {
         let m = rr_val.truncated(p)?;
-        let f1 = f1_samples(&yv, &cand_f.select(&decoder.decode::<X, LabelSets, _>(&m, &xv, &cand_f)?.best()))?;
+        let f1 = decode_f1(&m, &xv, &yv, &cand_f)?;
         if f1 > rank.0 + 1e-12 {
             rank = (f1, p);
         }
@@ -425,14 +424,12 @@ fn plot(rows: &[Row], out_dir: &Path) -> Result<()> {
                     series.push(if k == 1 { Series::line(label, i, points) } else { Series::thin(label, i, points) });
                 }
             }
-            Panel {
-                title: ds.to_string(),
-                x_label: "mean candidates per query (D + 1)".into(),
-                y_label: "top-k accuracy (%)".into(),
-                log_x: true,
-                log_y: false,
+            Panel::new(
+                ds.to_string(),
+                ("mean candidates per query (D + 1)", "top-k accuracy (%)"),
+                (true, false),
                 series,
-            }
+            )
         })
         .collect();
     draw_png(&out_dir.join("retrieval.png"), &panels, 2, (560, 400))
@@ -447,22 +444,14 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     for name in datasets {
         let data = load_mulan_or_standin(name, seed)?;
         let (y, y_test) = (&data.train.y, &data.test.y);
-        let found = match (&data.train.x, &data.test.x) {
-            (Features::Dense(a), Features::Dense(b)) => {
-                run_labels(&data.name, data.stand_in, a, y, b, y_test, seed, &mut log)?
-            }
-            (Features::Sparse(a), Features::Sparse(b)) => {
-                run_labels(&data.name, data.stand_in, a, y, b, y_test, seed, &mut log)?
-            }
-            _ => anyhow::bail!("{name}: train and test files store features differently"),
-        };
+        let found = dense_or_sparse!(name, (&data.train.x, &data.test.x), |a, b| {
+            run_labels(&data.name, data.stand_in, a, y, b, y_test, seed, &mut log)?
+        });
         rows.extend(found);
     }
     rows.extend(run_fingerprints(seed, &mut log)?);
     let md = render(&rows, &log, (load_before, load_average()));
-    std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join("retrieval.json"), &records(&rows))?;
-    okr_eval::write_atomic(&out_dir.join("retrieval.md"), |w| w.write_all(md.as_bytes()))?;
+    write_outputs(out_dir, "retrieval", &records(&rows), &md)?;
     plot(&rows, out_dir)?;
     println!("{md}");
     Ok(())

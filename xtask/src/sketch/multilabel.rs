@@ -8,20 +8,21 @@
 //! that `(c, lambda)`. The test split is used once per seed.
 
 use std::path::Path;
-use std::time::Instant;
 
-use anyhow::{Context, Result};
-use okr_decode::CandidateDecoder;
+use anyhow::Result;
 use okr_estimators::Fit;
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, SketchedIokr};
-use okr_eval::{Features, MetricRecord, f1_samples, write_records};
+use okr_eval::{MetricRecord, f1_samples};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows, median_sq_distance};
 
-use crate::common::cv::decoded_f1;
+use crate::common::cv::{decoded_f1, fit_then_decode};
+use crate::common::data::dense_or_sparse;
 use crate::common::data::load_mulan_or_standin;
-use crate::common::process::{load_average, process_cpu_seconds};
+use crate::common::process::load_average;
+use crate::common::report::write_outputs;
+use crate::common::stats::mean_std;
 
 /// Data sets of the experiment, in order.
 pub const DATASETS: [&str; 3] = ["bibtex", "delicious", "corel5k"];
@@ -102,47 +103,32 @@ where
     X: Rows,
     Gaussian: Kernel<X>,
 {
-    let decoder = CandidateDecoder::new();
-    let cpu0 = process_cpu_seconds();
-    let cpu1;
-    let (decoded, fit_seconds, decode_seconds) = if cfg.input.is_none() && cfg.output.is_none() {
-        let t = Instant::now();
-        let model = Fit::<X, &LabelSets>::fit(
-            &Iokr::params(kx.clone(), ky.clone()).lambda(lambda),
-            split.x_train,
-            split.y_train,
-        )?;
-        let fit = t.elapsed().as_secs_f64();
-        cpu1 = process_cpu_seconds();
-        let t = Instant::now();
-        let d = decoder.decode::<X, LabelSets, _>(&model, split.x_test, split.candidates)?;
-        (d, fit, t.elapsed().as_secs_f64())
+    let (decoded, fit, decode) = if cfg.input.is_none() && cfg.output.is_none() {
+        let params = Iokr::params(kx.clone(), ky.clone()).lambda(lambda);
+        fit_then_decode(
+            || Fit::<X, &LabelSets>::fit(&params, split.x_train, split.y_train),
+            split.x_test,
+            split.candidates,
+        )?
     } else {
-        let t = Instant::now();
-        let model = Fit::<X, &LabelSets>::fit(
-            &SketchedIokr::params(kx.clone(), ky.clone())
-                .lambda(lambda)
-                .input_sketch(cfg.input)
-                .output_sketch(cfg.output)
-                .seed(seed),
-            split.x_train,
-            split.y_train,
-        )?;
-        let fit = t.elapsed().as_secs_f64();
-        cpu1 = process_cpu_seconds();
-        let t = Instant::now();
-        let d = decoder.decode::<X, LabelSets, _>(&model, split.x_test, split.candidates)?;
-        (d, fit, t.elapsed().as_secs_f64())
+        let params = SketchedIokr::params(kx.clone(), ky.clone())
+            .lambda(lambda)
+            .input_sketch(cfg.input)
+            .output_sketch(cfg.output)
+            .seed(seed);
+        fit_then_decode(
+            || Fit::<X, &LabelSets>::fit(&params, split.x_train, split.y_train),
+            split.x_test,
+            split.candidates,
+        )?
     };
-    let cpu2 = process_cpu_seconds();
     let pred = split.candidates.select(&decoded.best());
-    let diff = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
     Ok(RunOutcome {
         f1: f1_samples(split.y_test, &pred)?,
-        fit_seconds,
-        decode_seconds,
-        fit_cpu_seconds: diff(cpu0, cpu1),
-        decode_cpu_seconds: diff(cpu1, cpu2),
+        fit_seconds: fit.wall,
+        decode_seconds: decode.wall,
+        fit_cpu_seconds: fit.cpu,
+        decode_cpu_seconds: decode.cpu,
     })
 }
 
@@ -164,13 +150,6 @@ fn poster(dataset: &str, method: &str, metric: &str) -> Option<f64> {
         "decode_seconds" => Some(row.2),
         _ => None,
     }
-}
-
-fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-    (mean, var.sqrt())
 }
 
 const C_GRID: [f64; 2] = [0.25, 0.5];
@@ -414,10 +393,7 @@ where
         }
         // Written after every method, so a long run keeps what it measured.
         let all: Vec<MetricRecord> = done.iter().chain(&records).cloned().collect();
-        std::fs::create_dir_all(out_dir)?;
-        write_records(out_dir.join("sketch-multilabel.json"), &all)?;
-        std::fs::write(out_dir.join("sketch-multilabel.md"), render(&all, log))
-            .context("writing sketch-multilabel.md")?;
+        write_outputs(out_dir, "sketch-multilabel", &all, &render(&all, log))?;
     }
     let fmt = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
     log.push_str(&format!(
@@ -532,21 +508,13 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     let (mut records, mut log) = kept_from_previous_run(out_dir, datasets);
     for name in datasets {
         let data = load_mulan_or_standin(name, seed)?;
-        let recs = match (&data.train.x, &data.test.x) {
-            (Features::Dense(a), Features::Dense(b)) => {
-                run_dataset(&data.name, data.stand_in, a, &data.train.y, b, &data.test.y, &mut log, out_dir, &records)?
-            }
-            (Features::Sparse(a), Features::Sparse(b)) => {
-                run_dataset(&data.name, data.stand_in, a, &data.train.y, b, &data.test.y, &mut log, out_dir, &records)?
-            }
-            _ => anyhow::bail!("{name}: train and test files store features differently"),
-        };
+        let (y, y_test) = (&data.train.y, &data.test.y);
+        let recs = dense_or_sparse!(name, (&data.train.x, &data.test.x), |a, b| {
+            run_dataset(&data.name, data.stand_in, a, y, b, y_test, &mut log, out_dir, &records)?
+        });
         records.extend(recs);
         // Write after every data set so a long run leaves its finished part.
-        std::fs::create_dir_all(out_dir)?;
-        write_records(out_dir.join("sketch-multilabel.json"), &records)?;
-        let md = render(&records, &log);
-        std::fs::write(out_dir.join("sketch-multilabel.md"), &md).context("writing sketch-multilabel.md")?;
+        write_outputs(out_dir, "sketch-multilabel", &records, &render(&records, &log))?;
     }
     println!("{}", render(&records, &log));
     Ok(())
@@ -566,7 +534,7 @@ mod tests {
             .iter()
             .map(|&d| MetricRecord::new("sketch-multilabel", d, "sisokr", "f1_samples", 0.4))
             .collect();
-        write_records(dir.join("sketch-multilabel.json"), &recs).unwrap();
+        okr_eval::write_records(dir.join("sketch-multilabel.json"), &recs).unwrap();
         let log = "\n### bibtex: validation (n_fit = 1)\n\n| a |\n\n1-minute load average: 1\n\
                    \n### corel5k-standin: validation (n_fit = 2)\n\n| b |\n";
         std::fs::write(dir.join("sketch-multilabel.md"), render(&recs, log)).unwrap();

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use okr_estimators::sketch::{SketchKind, SketchSpec};
-use okr_eval::{Features, MetricRecord, StandinPreset, write_records};
+use okr_eval::{MetricRecord, write_records};
 
+use crate::common::data::SparseSplit;
 use crate::common::plot::{Panel, Series, draw_png};
 use okr_kernels::{CsrRows, Gaussian, Rows, median_sq_distance};
 
@@ -39,17 +40,11 @@ fn sisokr(mx: usize, my: usize) -> MethodConfig {
 
 /// Runs the experiment and writes `sketch-scale.{json,md}`.
 pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
-    let spec = StandinPreset::Bookmarks.spec().seed(seed);
-    let dataset = spec.dataset_name();
-    eprintln!("xtask: generating {dataset} ({} / {} rows)", spec.n_train, spec.n_test);
-    let (train, test) = spec.generate()?;
-    let (Features::Sparse(x_train), Features::Sparse(x_test)) = (&train.x, &test.x) else {
-        anyhow::bail!("the bookmarks stand-in is expected to be sparse");
-    };
-    let (y_train, y_test) = (&train.y, &test.y);
-    let ky = Gaussian::from_sigma2(y_train.mean_cardinality().max(f64::MIN_POSITIVE))?;
+    let data = SparseSplit::bookmarks(seed, 1)?;
+    let (x_train, y_train, x_test, y_test, cand) = (&data.x, &data.y, &data.x_test, &data.y_test, &data.candidates);
+    let dataset = &data.name;
+    let ky = data.output_kernel()?;
     let median_sq = median_sq_distance(x_train, 2000);
-    let (cand, _) = y_train.unique();
     eprintln!("xtask: {} distinct training label sets (candidates)", cand.n_rows());
 
     // (c, lambda) on a 12000 / 3000 validation split of the training rows, SISOKR 1000 / 100.
@@ -76,7 +71,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let kx = Gaussian::new(c / median_sq)?;
     eprintln!("xtask: {dataset}: c = {c}, lambda = {lambda:e} (validation F1 {:.2})", 100.0 * best.0);
 
-    let full = SplitRef { x_train, y_train, x_test, y_test, candidates: &cand };
+    let full = SplitRef { x_train, y_train, x_test, y_test, candidates: cand };
     let mut measured = Vec::new();
     let mut records = Vec::new();
     let mut measure = |split: &SplitRef<'_, CsrRows>, cfg: MethodConfig, seed: u64, records: &mut Vec<MetricRecord>| {
@@ -96,7 +91,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
             peak.unwrap_or(0) as f64 / (1u64 << 30) as f64
         );
         let m = Measured { cfg, outcome, peak, n_test: split.x_test.n_rows(), seed, load };
-        records.extend(to_records(&dataset, &m, x_train.n_rows(), c, lambda, cand.n_rows()));
+        records.extend(to_records(dataset, &m, x_train.n_rows(), c, lambda, cand.n_rows()));
         // Written after every run: a long experiment keeps what it measured.
         std::fs::create_dir_all(out_dir)?;
         write_records(out_dir.join("sketch-scale.json"), records)?;
@@ -167,20 +162,13 @@ fn plot(records: &[MetricRecord], out_dir: &Path) -> Result<()> {
             .flat_map(|(label, colour, metric)| with_runs(label, colour, runs(metric, along, fixed)))
             .collect();
         [
-            Panel {
-                title: format!("SISOKR test F1 vs {along} (stand-in)"),
-                x_label: x_label.into(),
-                y_label: "F1 x100".into(),
-                series: with_runs("F1 (mean; markers: seeds)", 0, runs("f1_samples", along, fixed)),
-                ..Panel::default()
-            },
-            Panel {
-                title: format!("SISOKR seconds vs {along}"),
-                x_label: x_label.into(),
-                y_label: "seconds (2 threads)".into(),
-                series: seconds,
-                ..Panel::default()
-            },
+            Panel::new(
+                format!("SISOKR test F1 vs {along} (stand-in)"),
+                (x_label, "F1 x100"),
+                (false, false),
+                with_runs("F1 (mean; markers: seeds)", 0, runs("f1_samples", along, fixed)),
+            ),
+            Panel::new(format!("SISOKR seconds vs {along}"), (x_label, "seconds (2 threads)"), (false, false), seconds),
         ]
     })
     .collect::<Vec<_>>();

@@ -10,14 +10,16 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use faer::Mat;
 use okr_estimators::Fit;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Iokr, SketchedIokr, SurrogateModel};
-use okr_eval::{MetricRecord, write_records};
+use okr_eval::MetricRecord;
 
 use crate::common::plot::{Panel, Series, draw_png};
+use crate::common::report::write_outputs;
+use crate::common::rng::normal;
 use okr_kernels::{DenseRows, Gaussian, Linear, Rows};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -29,12 +31,6 @@ const GAMMA: f64 = 2.0;
 const NOISE: f64 = 0.5;
 const SIZES: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
 const SEEDS: u64 = 3;
-
-fn normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u: f64 = 1.0 - rng.random::<f64>();
-    let v: f64 = rng.random::<f64>();
-    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-}
 
 /// `(x, y, f*(x))` for `n` points.
 fn sample(
@@ -152,7 +148,6 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
         table.push_str(&row);
     }
     std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join("sketch-synthetic.json"), &records)?;
     let md = format!(
         "# `cargo xtask reproduce sketch-synthetic`\n\n\
          Excess risk `E ||h(x) - f*(x)||^2` of SIOKR (input sketch of each kind, size `m`; no output \
@@ -168,7 +163,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
          figure without numbers, so no value is set beside ours.\n\n## lambda\n\n{lambda_log}\n\
          Records: `sketch-synthetic.json`.\n"
     );
-    std::fs::write(out_dir.join("sketch-synthetic.md"), &md).context("writing sketch-synthetic.md")?;
+    write_outputs(out_dir, "sketch-synthetic", &records, &md)?;
     plot(&records, iokr_risk, out_dir)?;
     println!("{md}");
     Ok(())
@@ -200,13 +195,7 @@ fn plot(records: &[MetricRecord], iokr_risk: f64, out_dir: &Path) -> Result<()> 
     let ms: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
     let (lo, hi) = (ms.iter().copied().fold(f64::INFINITY, f64::min), ms.iter().copied().fold(0.0, f64::max));
     series.push(Series::thin("exact IOKR", 7, vec![(lo, iokr_risk), (hi, iokr_risk)]));
-    let panel = Panel {
-        title: "SIOKR excess risk vs sketch size".into(),
-        x_label: "input sketch size m".into(),
-        y_label: "excess risk".into(),
-        log_x: true,
-        log_y: true,
-        series,
-    };
+    let panel =
+        Panel::new("SIOKR excess risk vs sketch size", ("input sketch size m", "excess risk"), (true, true), series);
     draw_png(&out_dir.join("sketch-synthetic.png"), &[panel], 1, (800, 520))
 }

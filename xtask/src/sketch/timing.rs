@@ -7,12 +7,13 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use okr_estimators::sketch::SketchSpec;
-use okr_eval::{Features, MetricRecord, read_records, write_records};
+use okr_eval::{MetricRecord, read_records};
 use okr_kernels::Gaussian;
 
 use super::multilabel::{MethodConfig, RunOutcome, SplitRef, run_method};
-use crate::common::data::load_mulan_or_standin;
+use crate::common::data::SparseSplit;
 use crate::common::process::load_average;
+use crate::common::report::write_outputs;
 
 /// Sketch seeds per SISOKR configuration (the poster's 30 runs; the
 /// acceptance bound is per run, so the slowest run is reported too).
@@ -32,13 +33,15 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     let source = out_dir.join("sketch-multilabel.json");
     let chosen =
         read_records(&source).with_context(|| format!("run sketch-multilabel first ({})", source.display()))?;
-    let data = load_mulan_or_standin("bibtex", seed)?;
-    let (Features::Sparse(x_train), Features::Sparse(x_test)) = (&data.train.x, &data.test.x) else {
-        anyhow::bail!("bibtex is expected to be sparse");
+    let data = SparseSplit::mulan("bibtex", seed)?;
+    let split = SplitRef {
+        x_train: &data.x,
+        y_train: &data.y,
+        x_test: &data.x_test,
+        y_test: &data.y_test,
+        candidates: &data.candidates,
     };
-    let (cand, _) = data.train.y.unique();
-    let split = SplitRef { x_train, y_train: &data.train.y, x_test, y_test: &data.test.y, candidates: &cand };
-    let ky = Gaussian::from_sigma2(data.train.y.mean_cardinality())?;
+    let ky = data.output_kernel()?;
     let load_before = load_average();
     let mut records = Vec::new();
     let mut md = String::from(
@@ -117,9 +120,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
         load_before.map_or("-".into(), |v| format!("{v:.1}")),
         load_after.map_or("-".into(), |v| format!("{v:.1}")),
     ));
-    std::fs::create_dir_all(out_dir)?;
-    write_records(out_dir.join("sketch-timing.json"), &records)?;
-    std::fs::write(out_dir.join("sketch-timing.md"), &md)?;
+    write_outputs(out_dir, "sketch-timing", &records, &md)?;
     println!("{md}");
     Ok(())
 }

@@ -21,6 +21,8 @@
 use std::path::Path;
 use std::time::Instant;
 
+use crate::common::report::write_outputs;
+use crate::common::stats::mean_std;
 use anyhow::{Context, Result};
 use faer::Mat;
 use okr_decode::ranking::best_order;
@@ -322,6 +324,21 @@ struct SplitResult {
     seconds: f64,
 }
 
+/// A trace-norm model's score of user `u` on task `t`, `z_u . b_c` with `c`
+/// the task's compact index (0 for a task without training entries).
+fn tn_scores<'a>(
+    model: &MaskedTraceNorm,
+    x: &Mat<f64>,
+    compact: &'a [u32],
+    rank: usize,
+) -> impl Fn(usize, usize) -> f64 + Sync + 'a {
+    let (z, b) = (model.embed(x.as_ref()), model.b().to_owned());
+    move |u, t| match compact[t] {
+        u32::MAX => 0.0,
+        c => (0..rank).map(|k| z[(u, k)] * b[(c as usize, k)]).sum::<f64>(),
+    }
+}
+
 /// Hyper-parameters selected on a validation set: HS lambda index, trace-norm (lambda, rank).
 #[derive(Debug, Clone, Copy)]
 struct Selection {
@@ -400,13 +417,7 @@ fn run_split(
             // Cold seeded start per grid point: a warm start from a large-lambda
             // solution near 0 would sit next to the saddle at 0.
             let model = MaskedTraceNorm::fit(&x, &entries, &opts, None)?;
-            let z = model.embed(x.as_ref());
-            let b = model.b().to_owned();
-            let score = |u: usize, t: usize| match compact[t] {
-                u32::MAX => 0.0,
-                c => (0..rank).map(|k| z[(u, k)] * b[(c as usize, k)]).sum::<f64>(),
-            };
-            let (v, _) = evaluate(&val, n_items, &score);
+            let (v, _) = evaluate(&val, n_items, &tn_scores(&model, &x, &compact, rank));
             let line = format!(
                 "| {seed} | {} | trace-norm | {lambda} | {rank} | {v:.4} | {} iters |\n",
                 conv.name(),
@@ -421,13 +432,7 @@ fn run_split(
     }
     let fit_s = t0.elapsed().as_secs_f64();
     let (v, lambda, rank, model) = best.context("empty trace-norm grid")?;
-    let z = model.embed(x.as_ref());
-    let b = model.b().to_owned();
-    let score = |u: usize, t: usize| match compact[t] {
-        u32::MAX => 0.0,
-        c => (0..rank).map(|k| z[(u, k)] * b[(c as usize, k)]).sum::<f64>(),
-    };
-    let (te, ex) = evaluate(&test, n_items, &score);
+    let (te, ex) = evaluate(&test, n_items, &tn_scores(&model, &x, &compact, rank));
     out.push(SplitResult {
         method: "trace-norm",
         val: v,
@@ -470,13 +475,6 @@ fn run_split(
         seconds: 0.0,
     });
     Ok((out, Selection { hs: hs_sel, tn: (lambda, rank) }))
-}
-
-fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
-    (m, var.sqrt())
 }
 
 /// Published Table 1 values (pairwise loss, std) by data set and method.
@@ -686,7 +684,6 @@ pub fn plot(records: &[MetricRecord], path: &Path, title: &str) -> Result<()> {
 /// Writes `<name>.json`, `<name>.md` and `<name>.png`.
 pub fn write(out_dir: &Path, name: &str, records: &[MetricRecord], notes: &str) -> Result<()> {
     std::fs::create_dir_all(out_dir)?;
-    okr_eval::write_records(out_dir.join(format!("{name}.json")), records)?;
     let title = if records.iter().any(|r| r.stand_in) {
         "Stand-ins of Table 1's shapes: pairwise loss (mean ± std over splits); ticks = paper on the real data"
     } else {
@@ -698,8 +695,7 @@ pub fn write(out_dir: &Path, name: &str, records: &[MetricRecord], notes: &str) 
         render(records),
         summary(records)
     );
-    std::fs::write(out_dir.join(format!("{name}.md")), md)?;
-    Ok(())
+    write_outputs(out_dir, name, records, &md)
 }
 
 /// Re-renders `tn-jester.md` from `tn-jester.json` (after a change of the

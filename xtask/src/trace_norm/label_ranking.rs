@@ -18,6 +18,8 @@
 use std::path::Path;
 use std::time::Instant;
 
+use crate::common::report::write_outputs;
+use crate::common::stats::mean_std;
 use anyhow::{Context, Result};
 use faer::Mat;
 use okr_decode::ranking::{decode_kendall, kendall_embedding, n_pairs};
@@ -163,12 +165,6 @@ fn run_dataset(name: &str, seed: u64) -> Result<(usize, usize, usize, Vec<f64>, 
     Ok((n, data.x.ncols(), k, iokr_tau, tn_tau, tn_rank, t0.elapsed().as_secs_f64()))
 }
 
-fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    (m, (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt())
-}
-
 /// Runs the experiment and writes `tn-label-ranking.{json,md,png}`.
 pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     let mut records = Vec::new();
@@ -208,7 +204,6 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
         rows.push((name.clone(), im, is, tm, ts));
     }
     std::fs::create_dir_all(out_dir)?;
-    okr_eval::write_records(out_dir.join("tn-label-ranking.json"), &records)?;
     plot(&rows, &out_dir.join("tn-label-ranking.png"))?;
     let wins = rows.iter().filter(|r| r.3 > r.1).count();
     let md = format!(
@@ -217,8 +212,7 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
          ![Kendall tau per data set](tn-label-ranking.png)\n\nRecords: `tn-label-ranking.json` (metric `kendall_tau`).\n",
         rows.len()
     );
-    std::fs::write(out_dir.join("tn-label-ranking.md"), md)?;
-    Ok(())
+    write_outputs(out_dir, "tn-label-ranking", &records, &md)
 }
 
 const NOTES: &str = "No published figure: the trace-norm paper (Luise et al. 2019) has no label-ranking \

@@ -67,11 +67,7 @@ pub fn shape_standin(shape: &StandinShape, seed: u64) -> Ratings {
     use rand::RngExt;
     let StandinShape { n_users, n_items, counts, item_skew, levels } = *shape;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut normal = || {
-        let u1: f64 = 1.0 - rng.random::<f64>();
-        let u2: f64 = rng.random::<f64>();
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    };
+    let mut normal = || crate::common::rng::normal(&mut rng);
     let dim = 5;
     let q: Vec<Vec<f64>> = (0..n_items).map(|_| (0..dim).map(|_| normal()).collect()).collect();
     let bi: Vec<f64> = (0..n_items).map(|_| normal()).collect();
@@ -153,6 +149,20 @@ pub struct Standin {
     pub splits: usize,
 }
 
+/// The shape of jester1 and jester2 (their stand-ins differ by seed).
+const JESTER: Standin = Standin {
+    name: "jester-standin",
+    shape: StandinShape {
+        n_users: 2500,
+        n_items: 100,
+        counts: Counts::Jester { min: 36, full: 0.2 },
+        item_skew: 0.0,
+        levels: None,
+    },
+    grid: TnGrid { lambdas: &[300.0, 1e3, 3e3, 1e4, 3e4, 1e5], ranks: &TN_RANKS, max_iter: TN_MAX_ITER },
+    splits: 3,
+};
+
 /// The stand-ins of Table 1's sushi, jester1, jester2 and ml100k shapes (in run order: cheapest first).
 pub const STANDINS: [Standin; 4] = [
     // sushi: 5000 users, 100 sushis, exactly 10 ratings in 1..5 per user.
@@ -186,30 +196,8 @@ pub const STANDINS: [Standin; 4] = [
     },
     // jester1 / jester2: 100 jokes, 36..100 ratings per user (a fifth rated all),
     // continuous in [-10, 10]; 2500 users of the 24,983 / 23,500 (time).
-    Standin {
-        name: "jester1-standin",
-        shape: StandinShape {
-            n_users: 2500,
-            n_items: 100,
-            counts: Counts::Jester { min: 36, full: 0.2 },
-            item_skew: 0.0,
-            levels: None,
-        },
-        grid: TnGrid { lambdas: &[300.0, 1e3, 3e3, 1e4, 3e4, 1e5], ranks: &TN_RANKS, max_iter: TN_MAX_ITER },
-        splits: 3,
-    },
-    Standin {
-        name: "jester2-standin",
-        shape: StandinShape {
-            n_users: 2500,
-            n_items: 100,
-            counts: Counts::Jester { min: 36, full: 0.2 },
-            item_skew: 0.0,
-            levels: None,
-        },
-        grid: TnGrid { lambdas: &[300.0, 1e3, 3e3, 1e4, 3e4, 1e5], ranks: &TN_RANKS, max_iter: TN_MAX_ITER },
-        splits: 3,
-    },
+    Standin { name: "jester1-standin", ..JESTER },
+    Standin { name: "jester2-standin", ..JESTER },
 ];
 
 /// Runs the stand-in part of `tn-jester` (`tn-jester-standins`): seeded

@@ -21,6 +21,7 @@ use super::jester::{
 };
 use super::standins::{STANDINS, shape_standin};
 use crate::common::process::MachineState;
+use crate::common::report::write_outputs;
 
 /// The columns, in run and report order (cheapest first).
 pub const DATASETS: [&str; 5] = ["sushi", "ml100k", "jester3", "jester1-standin", "jester2-standin"];
@@ -151,7 +152,6 @@ fn order(name: &str) -> usize {
 fn write(out_dir: &Path, records: &mut [MetricRecord], logs: &mut [(String, String)]) -> Result<()> {
     records.sort_by_key(|r| order(&r.dataset)); // stable: keeps the method / convention order
     logs.sort_by_key(|(n, _)| order(n));
-    okr_eval::write_records(out_dir.join(format!("{NAME}.json")), records)?;
     plot(
         records,
         &out_dir.join(format!("{NAME}.png")),
@@ -193,8 +193,7 @@ fn write(out_dir: &Path, records: &mut [MetricRecord], logs: &mut [(String, Stri
     for (name, body) in logs.iter() {
         md.push_str(&format!("\n### {name}\n{body}\n"));
     }
-    std::fs::write(out_dir.join(format!("{NAME}.md")), md)?;
-    Ok(())
+    write_outputs(out_dir, NAME, records, &md)
 }
 
 const NOTES: &str = "Columns: **sushi** (5000 users x 100 sushis, 10 ratings each, 1-5) and **ml100k** \

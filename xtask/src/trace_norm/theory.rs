@@ -22,8 +22,11 @@ use anyhow::Result;
 use faer::Mat;
 use okr_estimators::trace_norm::fista_svt;
 use okr_eval::MetricRecord;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+use crate::common::report::write_outputs;
+use crate::common::rng::normal;
 
 const D: usize = 100;
 const T: usize = 100;
@@ -32,12 +35,6 @@ const RANKS: [usize; 4] = [1, 3, 10, 100];
 const SIZES: [usize; 4] = [100, 400, 1600, 3200];
 const REPS: usize = 3;
 const N_VAL: usize = 1000;
-
-fn normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u1: f64 = 1.0 - rng.random::<f64>();
-    let u2: f64 = rng.random::<f64>();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
 
 /// Inputs on the unit sphere; `aniso` stretches coordinate 0 by 10 before normalizing.
 fn inputs(n: usize, aniso: bool, rng: &mut ChaCha8Rng) -> Mat<f64> {
@@ -177,10 +174,7 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
         md.push('\n');
     }
     md.push_str(NOTES);
-    std::fs::create_dir_all(out_dir)?;
-    okr_eval::write_records(out_dir.join("tn-theory.json"), &records)?;
-    std::fs::write(out_dir.join("tn-theory.md"), md)?;
-    Ok(())
+    write_outputs(out_dir, "tn-theory", &records, &md)
 }
 
 const NOTES: &str = "Setup (spec 4, E1-E3): d = T = 100, sigma = 0.1, flat spectrum of rank k with \
