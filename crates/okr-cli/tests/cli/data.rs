@@ -8,9 +8,14 @@ use std::path::{Path, PathBuf};
 
 use super::{Dir, assert_one_line_error, p};
 
-/// The project's data directory (the files the catalog's checksums are of).
+/// The project's data directory (the files the catalog's checksums are of):
+/// `OKR_DATA_DIR` when set (a worktree sits elsewhere than the main
+/// checkout), else `../shared/data` beside the workspace.
 fn shared_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+    match std::env::var_os("OKR_DATA_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    }
 }
 
 /// Serves `GET /<mode>/<path>` from `root` for at most `max` connections:
