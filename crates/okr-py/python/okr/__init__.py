@@ -10,7 +10,7 @@ sparse, class labels, or a float matrix of vector outputs; ``predict``,
 (``fit(X)``, ``transform``): :class:`KAE`, :class:`K2AE`, :class:`KPCA`. Data: :func:`load_arff`, :func:`data_dir`.
 """
 
-from . import _okr
+from . import _okr, estimators
 from ._base import RankedCandidates, f1_samples
 from ._codes import K2AE, KAE, KPCA
 from ._leml import LEML
@@ -29,16 +29,9 @@ from .estimators import (
 
 __version__ = _okr.__version__
 
+# The kernel-output estimators are listed once, in estimators.__all__.
 __all__ = [
-    "IOKR",
-    "ReducedRankIOKR",
-    "KDE",
-    "SIOKR",
-    "ISOKR",
-    "SISOKR",
-    "NystroemKRR",
-    "NystroemReducedRankIOKR",
-    "TraceNormSurrogate",
+    *estimators.__all__,
     "LEML",
     "KAE",
     "K2AE",
