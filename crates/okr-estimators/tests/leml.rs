@@ -420,3 +420,32 @@ fn user_errors_are_reported() {
     let wide = features(2, 4, 74);
     assert!(m.scores(&wide).is_err());
 }
+
+/// The loss total of the W-step objective has the same rounding for any
+/// thread count (and so in every run): rayon's adaptive `sum` did not, and
+/// TRON's accept/stop decisions then moved the fitted model in late digits.
+#[test]
+fn bilinear_objective_value_is_bitwise_independent_of_threads() {
+    let (n, d, l, k) = (3000, 12, 40, 3);
+    let x = features(n, d, 7);
+    let design = SparseDesign::new(&x);
+    let mut r = lcg(8);
+    let h: Vec<f64> = (0..l * k).map(|_| r()).collect();
+    let w = col(&(0..d * k).map(|_| r()).collect::<Vec<_>>());
+    let partial_y = partial(n, l, 9);
+    let full_y = label_sets(n, l, 10);
+    for loss in LOSSES {
+        let values: Vec<(u64, u64)> = [1, 2, 3, 5]
+            .into_iter()
+            .map(|threads| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                pool.install(|| {
+                    let mut sparse = BilinearObjective::partial(&design, &h, k, &partial_y, loss, 0.1);
+                    let mut dense = BilinearObjective::full(&design, &h, k, &full_y, loss, 0.1);
+                    (sparse.fun(w.as_ref()).to_bits(), dense.fun(w.as_ref()).to_bits())
+                })
+            })
+            .collect();
+        assert!(values.windows(2).all(|p| p[0] == p[1]), "{loss:?}: {values:?}");
+    }
+}

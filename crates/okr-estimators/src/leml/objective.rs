@@ -40,6 +40,15 @@ pub(crate) fn slice_mut(c: ColMut<'_, f64>) -> &mut [f64] {
     c.try_as_col_major_mut().expect("okr works on contiguous vectors").as_slice_mut()
 }
 
+/// Entries per partial sum of a loss total.
+const SUM_CHUNK: usize = 4096;
+
+/// The sum of per-chunk partial sums in chunk order: the same rounding for
+/// any thread count and any run.
+fn ordered_sum(parts: Vec<f64>) -> f64 {
+    parts.iter().sum()
+}
+
 /// The observed entries of a label matrix `(n, L)`.
 #[derive(Debug, Clone)]
 pub(crate) enum Omega<'a> {
@@ -190,23 +199,35 @@ impl<F: FeatureMap> TronObjective for BilinearObjective<'_, F> {
         self.x.mul(w, self.k, &mut a);
         self.sampled_scores(&a, &mut z);
         let loss = self.loss;
+        // Partial sums over fixed index ranges, added in index order: rayon's
+        // `sum` splits adaptively, so its rounding (and TRON's path) changed
+        // from run to run and with the thread count.
         let total: f64 = match &self.omega {
-            Omega::Sparse { obs, .. } => {
-                z.par_iter().with_min_len(1024).zip(&obs.values).map(|(&z, &y)| loss.value(y, z)).sum()
-            }
+            Omega::Sparse { obs, .. } => ordered_sum(
+                z.par_chunks(SUM_CHUNK)
+                    .zip(obs.values.par_chunks(SUM_CHUNK))
+                    .map(|(zc, yc)| zc.iter().zip(yc).map(|(&z, &y)| loss.value(y, z)).sum())
+                    .collect(),
+            ),
             Omega::Dense { pos, pos_val, neg_val } => {
-                let l = self.n_labels;
-                z.par_chunks(l)
-                    .with_min_len(16)
-                    .enumerate()
-                    .map(|(i, zr)| {
-                        let mut s: f64 = zr.iter().map(|&z| loss.value(*neg_val, z)).sum();
-                        for &j in &pos.indices[pos.indptr[i]..pos.indptr[i + 1]] {
-                            s += loss.value(*pos_val, zr[j]) - loss.value(*neg_val, zr[j]);
-                        }
-                        s
-                    })
-                    .sum()
+                let l = self.n_labels.max(1);
+                let rows_per_chunk = SUM_CHUNK.div_ceil(l);
+                ordered_sum(
+                    z.par_chunks(rows_per_chunk * l)
+                        .enumerate()
+                        .map(|(c, zc)| {
+                            let mut s = 0.0;
+                            for (r, zr) in zc.chunks(l).enumerate() {
+                                let i = c * rows_per_chunk + r;
+                                s += zr.iter().map(|&z| loss.value(*neg_val, z)).sum::<f64>();
+                                for &j in &pos.indices[pos.indptr[i]..pos.indptr[i + 1]] {
+                                    s += loss.value(*pos_val, zr[j]) - loss.value(*neg_val, zr[j]);
+                                }
+                            }
+                            s
+                        })
+                        .collect(),
+                )
             }
         };
         self.a = a;

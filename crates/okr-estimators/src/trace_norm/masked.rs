@@ -164,15 +164,16 @@ fn value_grad(x: &Mat<f64>, e: &TaskEntries, lambda: f64, d: usize, r: usize, th
             }
             (loss, rows, gbt)
         })
-        .reduce(
-            || (0.0, Vec::new(), vec![0.0; r * t]),
-            |mut acc, part| {
-                acc.0 += part.0;
-                acc.1.extend(part.1);
-                acc.2.iter_mut().zip(&part.2).for_each(|(a, b)| *a += b);
-                acc
-            },
-        );
+        .collect::<Vec<_>>()
+        .into_iter()
+        // Combined in chunk order, not by rayon's adaptive `reduce`: the same
+        // rounding in every run.
+        .fold((0.0, Vec::new(), vec![0.0; r * t]), |mut acc, part| {
+            acc.0 += part.0;
+            acc.1.extend(part.1);
+            acc.2.iter_mut().zip(&part.2).for_each(|(a, b)| *a += b);
+            acc
+        });
     let mut gz = Mat::<f64>::zeros(n, r);
     for (u, row) in gz_rows {
         for c in 0..r {
