@@ -176,6 +176,8 @@ fn cell(ours: f64, paper: Option<f64>, metric: &str) -> String {
 /// Lambda grids (the loss is summed over Ω, so lambda scales with |Ω|).
 const GRID_SQ: [f64; 6] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0];
 pub(super) const GRID_LR_SH: [f64; 5] = [0.3, 1.0, 3.0, 10.0, 30.0];
+/// lambda grid of `leml-missing`'s squared-loss LEML and BR.
+const GRID_MISSING_SQ: [f64; 7] = [0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0];
 
 /// `cargo xtask reproduce leml-full`.
 ///
@@ -569,7 +571,8 @@ pub fn run_missing(
          **mean ± std over {draws} draws of Ω (paper, single draw)**. LEML and BR share the loss; squared loss with \
          ±1 targets (Hamming threshold 0, as the authors' code for missing labels). lambda per method chosen once, \
          at 20 % observed and k = 0.4L (LEML), by validation P@3 on 20 % of the training rows held out with their \
-         complete labels (draw 0), then reused.\n"
+         complete labels (draw 0), then reused, from the grid {{{}}}.\n",
+        lambdas.unwrap_or(&GRID_MISSING_SQ).iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
     );
     let val = Validation::new(data.x.n_rows(), seed)?;
     let (xf, yf) = data.train_rows(&val.fit);
@@ -580,7 +583,9 @@ pub fn run_missing(
     );
     for &loss in losses {
         let omega_fit = PartialLabels::sample(&yf, 0.2, -1.0, seed)?;
-        let grid: &[f64] = if loss == Loss::Squared { &[0.3, 1.0, 3.0, 10.0, 30.0] } else { &GRID_LR_SH };
+        // BR's validation optimum was the grid's edge (30) on {0.3..30}, so the
+        // squared-loss grid reaches 300.
+        let grid: &[f64] = lambdas.unwrap_or(&GRID_MISSING_SQ);
         let k40 = rank_for(l, 40);
         let (lambda_leml, rows) = select_lambda(grid, |lambda| {
             let m = leml_params(loss, k40, lambda, seed).fit(&xf, Targets::Partial(&omega_fit))?;
