@@ -250,6 +250,14 @@ pub struct DecodeArgs {
     pub threads: Option<usize>,
 }
 
+impl DecodeArgs {
+    /// The candidate decoder of `--memory-budget` and `--precision`.
+    pub fn decoder(&self) -> okr_decode::CandidateDecoder {
+        let budget = self.memory_budget.saturating_mul(1 << 20);
+        okr_decode::CandidateDecoder::new().memory_budget(budget).precision(self.precision)
+    }
+}
+
 /// Arguments of `okr predict`.
 #[derive(Debug, Clone, Args)]
 pub struct PredictArgs {

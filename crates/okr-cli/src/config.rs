@@ -3,12 +3,13 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
 use okr_estimators::persist::IndexBase;
 use okr_eval::{
     CsvHeader, DataFormat, Dataset, LabelColumns, ModelInput, ModelShape, ReadOptions, read_data_file,
     read_data_file_for_model,
 };
-use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, LabelSets, Laplacian, Linear, Polynomial, Tanimoto};
+use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, Laplacian, Linear, Polynomial, Tanimoto};
 
 use crate::cli::{CsvHeaderFlag, DataArgs, EstimatorKind, FitArgs, Format, KernelKind};
 
@@ -74,6 +75,8 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
     use EstimatorKind as E;
     let estimator = a.estimator.name();
     let autoencoder = matches!(a.estimator, E::Kae | E::K2ae);
+    // LEML uses its features as given.
+    let not_leml: Vec<E> = E::value_variants().iter().copied().filter(|&e| e != E::Leml).collect();
     // Every estimator-specific flag: given, and the estimators it applies to.
     let specific: [(&str, bool, &[E]); 15] = [
         ("--rank", a.rank.is_some(), &[E::ReducedRank, E::Kde, E::TraceNorm, E::Leml]),
@@ -89,38 +92,8 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
         ("--layers", a.layers.is_some(), &[E::Kae, E::K2ae]),
         ("--code-dim", a.code_dim.is_some(), &[E::Kae, E::K2ae]),
         ("--max-iter", a.max_iter.is_some(), &[E::Leml, E::Kae, E::K2ae]),
-        (
-            "--standardize",
-            a.standardize,
-            &[
-                E::Iokr,
-                E::ReducedRank,
-                E::Kde,
-                E::TraceNorm,
-                E::Kae,
-                E::K2ae,
-                E::Siokr,
-                E::Isokr,
-                E::Sisokr,
-                E::Nystroem,
-            ],
-        ),
-        (
-            "--no-standardize",
-            a.no_standardize,
-            &[
-                E::Iokr,
-                E::ReducedRank,
-                E::Kde,
-                E::TraceNorm,
-                E::Kae,
-                E::K2ae,
-                E::Siokr,
-                E::Isokr,
-                E::Sisokr,
-                E::Nystroem,
-            ],
-        ),
+        ("--standardize", a.standardize, &not_leml),
+        ("--no-standardize", a.no_standardize, &not_leml),
     ];
     for (flag, given, applies) in specific {
         if given && !applies.contains(&a.estimator) {
@@ -230,12 +203,6 @@ pub fn read_for_model(path: &Path, args: &DataArgs, shape: Shape) -> Result<Mode
         _ => {}
     }
     Ok(input)
-}
-
-/// Reads a candidate file: one label set per line, comma-separated 0-based
-/// labels; an empty line is the empty set; `#` starts a comment line.
-pub fn read_candidates(path: &Path, n_labels: usize) -> Result<LabelSets> {
-    Ok(okr_eval::read_label_sets(path, n_labels)?)
 }
 
 /// Parameters of a vector kernel from flags.

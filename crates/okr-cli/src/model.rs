@@ -66,11 +66,6 @@ pub fn input_shape(saved: &SavedModel) -> Shape {
     }
 }
 
-/// `(requested, used)` rank of the low-rank estimators; `None` for the others.
-pub fn ranks(model: &Model) -> Option<(usize, usize)> {
-    model.ranks()
-}
-
 /// Whether the model is a kernel autoencoder (`okr encode`, not `predict` / `eval`).
 pub fn is_autoencoder(model: &Model) -> bool {
     matches!(model, Model::Kae(_) | Model::K2ae(_))

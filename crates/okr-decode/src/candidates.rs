@@ -366,6 +366,54 @@ impl CandidateDecoder {
         }
         Ok(Decoded { k, indices, scores })
     }
+
+    /// Decodes every row of `x` against `candidates` coefficients first with
+    /// the whole coefficient matrix kept, and returns it beside the result:
+    /// $C$ `(x.n_rows(), n_atoms)` with $h(x_t) = \sum_a C_{ta} \phi_a$, from
+    /// which the caller reads more than the decision without a second pass
+    /// (squared RKHS errors with
+    /// [`SurrogateModel::rkhs_sq_errors_from`], label scores $C B Y$).
+    /// The scores are those of [`decode_matrices`](Self::decode_matrices) on
+    /// $C$, the atom products $G$ `(n_atoms, n_candidates)` and the candidate
+    /// norms, so they equal [`decode`](Self::decode)'s up to rounding. Holds
+    /// $C$ and $G$ in full (no tiling by the memory budget).
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    ///
+    /// # Example
+    /// ```
+    /// use okr_estimators::{Fit, Iokr};
+    /// use okr_estimators::SurrogateModel;
+    /// use faer::Mat;
+    /// use okr_decode::CandidateDecoder;
+    /// use okr_kernels::{DenseRows, Linear, Rows};
+    /// let x = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.1 }))?;
+    /// let y = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.0 }))?;
+    /// let model = Iokr::params(Linear, Linear).lambda(1e-6).fit(&x, &y)?;
+    /// let (decoded, coef) = CandidateDecoder::new().decode_with_coefficients(&model, &x, &y.select(&[0, 1, 2]))?;
+    /// assert_eq!(decoded.best(), vec![0, 1, 2, 0, 1, 2]);
+    /// // h(x) is close to psi(y) on the training rows at a small ridge.
+    /// assert!(model.rkhs_sq_errors_from(coef.as_ref(), &y)?.iter().all(|&e| e < 1e-3));
+    /// Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decode_with_coefficients<X, Y, M>(&self, model: &M, x: &X, candidates: &Y) -> Result<(Decoded, Mat<f64>)>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+    {
+        self.check()?;
+        if candidates.n_rows() == 0 {
+            return Err(Error::NoCandidates);
+        }
+        model.check_outputs(candidates)?;
+        let coef = model.coefficients(x)?;
+        let mut g = Mat::zeros(model.n_atoms(), candidates.n_rows());
+        model.atom_products_into(candidates, g.as_mut(), Par::rayon(0))?;
+        let decoded = self.decode_matrices(coef.as_ref(), g.as_ref(), &model.output_sq_norms(candidates))?;
+        Ok((decoded, coef))
+    }
 }
 
 #[cfg(test)]
@@ -389,5 +437,26 @@ mod tests {
         let coef = Mat::from_fn(4, 2, |_, _| 0.5);
         let ok = CandidateDecoder::new().decode_matrices(coef.as_ref(), g.as_ref(), &norms).unwrap();
         assert!(ok.best().iter().all(|&c| c < 3));
+    }
+
+    #[test]
+    fn decode_with_coefficients_agrees_with_decode() {
+        use okr_estimators::{Fit, Iokr};
+        use okr_kernels::{DenseRows, Gaussian, Linear};
+        let x = DenseRows::new(Mat::from_fn(9, 2, |i, j| ((i * 3 + j * 5) % 7) as f64 / 7.0)).unwrap();
+        let y = DenseRows::new(Mat::from_fn(9, 2, |i, j| ((i + 2 * j) % 4) as f64)).unwrap();
+        let model = Iokr::params(Gaussian::new(0.5).unwrap(), Linear).lambda(1e-2).fit(&x, &y).unwrap();
+        let dec = CandidateDecoder::new().top_k(3);
+        let (a, coef) = dec.decode_with_coefficients(&model, &x, &y).unwrap();
+        let b = dec.decode(&model, &x, &y).unwrap();
+        assert_eq!(a.best(), b.best());
+        for t in 0..9 {
+            for (s, r) in a.top_scores(t).iter().zip(b.top_scores(t)) {
+                assert!((s - r).abs() < 1e-10 * (1.0 + r.abs()), "{s} {r}");
+            }
+        }
+        assert_eq!(coef, model.coefficients(&x).unwrap());
+        let empty = y.select(&[]);
+        assert_eq!(dec.decode_with_coefficients(&model, &x, &empty).unwrap_err(), Error::NoCandidates);
     }
 }

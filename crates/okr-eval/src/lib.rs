@@ -14,6 +14,8 @@
 //! - [`metrics`]: example-based, micro and macro F1, Hamming loss, precision@k,
 //!   per-instance AUC, top-k accuracy, RKHS and RBF losses, and the JSON
 //!   [`MetricRecord`]s of `docs/results/`.
+//! - [`report`]: the metrics of a label-set prediction as one record
+//!   ([`report::LabelSetReport`], what `okr eval` prints).
 //! - [`output_metrics`]: exact match of graph outputs, Kendall tau and pairwise
 //!   disagreement of ranking outputs.
 //! - [`retrieval_metrics()`]: top-1/5/10/20 accuracy and mean / median rank of the
@@ -53,6 +55,7 @@ pub mod predictions;
 pub mod probe;
 pub mod ranking_metrics;
 pub mod readers;
+pub mod report;
 pub mod retrieval_metrics;
 pub mod score_metrics;
 pub mod split;
@@ -74,8 +77,8 @@ pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read
 pub use readers::{
     CsvHeader, DataFormat, LabelColumns, ModelInput, ModelShape, ReadOptions, SvmlightOptions, TuDataset, USPS_PIXELS,
     UspsImages, find_usps_in, read_arff, read_arff_for_model, read_csv, read_csv_for_model, read_data_file,
-    read_data_file_for_model, read_indices, read_label_sets, read_svmlight, read_svmlight_for_model, read_tu,
-    read_tu_graphs, read_usps, read_xc, read_xc_for_model, write_arff, write_csv, write_svmlight, write_xc,
+    read_data_file_for_model, read_indices, read_label_sets, read_svmlight, read_svmlight_for_model, read_thresholds,
+    read_tu, read_tu_graphs, read_usps, read_xc, read_xc_for_model, write_arff, write_csv, write_svmlight, write_xc,
 };
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;

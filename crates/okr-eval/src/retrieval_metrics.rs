@@ -21,6 +21,25 @@ pub struct RankSummary {
     pub median_rank: f64,
 }
 
+impl RankSummary {
+    /// The metrics by name, in order: `top_1`, `top_5`, `top_10`, `top_20`
+    /// (the keys of [`TOP_KS`]), `mean_rank`, `median_rank` (what `okr rank
+    /// --summary` writes per rank convention).
+    ///
+    /// # Example
+    /// ```
+    /// let s = okr_eval::rank_summary(&[1, 4, 30])?;
+    /// let named = s.named();
+    /// assert_eq!((named[1].0.as_str(), named[1].1), ("top_5", 2.0 / 3.0));
+    /// assert_eq!(named[5], ("median_rank".to_string(), 4.0));
+    /// # Ok::<(), okr_eval::Error>(())
+    /// ```
+    pub fn named(&self) -> Vec<(String, f64)> {
+        let top = TOP_KS.iter().zip(self.top_k).map(|(k, v)| (format!("top_{k}"), v));
+        top.chain([("mean_rank".to_string(), self.mean_rank), ("median_rank".to_string(), self.median_rank)]).collect()
+    }
+}
+
 /// Retrieval metrics, ties counted both ways.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RetrievalMetrics {
@@ -160,5 +179,15 @@ mod tests {
         assert!(top_k_rank_accuracy(&[1], 0).is_err());
         assert!(matches!(retrieval_metrics(&[1], &[1, 2]), Err(Error::ShapeMismatch { .. })));
         assert!(retrieval_metrics(&[3], &[2]).unwrap_err().to_string().contains("optimistic rank"));
+    }
+
+    #[test]
+    fn named_metrics_follow_top_ks() {
+        let s = rank_summary(&[1, 2, 9, 15, 40]).unwrap();
+        let named = s.named();
+        let keys: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["top_1", "top_5", "top_10", "top_20", "mean_rank", "median_rank"]);
+        let values: Vec<f64> = named.iter().map(|&(_, v)| v).collect();
+        assert_eq!(values, [0.2, 0.4, 0.6, 0.8, 67.0 / 5.0, 9.0]);
     }
 }

@@ -46,5 +46,5 @@ pub use expansion::{
 pub use linear::LinearExpansion;
 pub use loo::LooProducts;
 pub use path::IokrPath;
-pub use select::{FoldScorer, GridSearchResult};
+pub use select::{FoldScorer, GridCell, GridSearchResult};
 pub use surrogate::SurrogateModel;

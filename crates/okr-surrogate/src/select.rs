@@ -5,6 +5,7 @@
 //! (`okr_estimators::select`); okr-decode decodes their predictions.
 
 use faer::MatRef;
+use serde::Serialize;
 
 use crate::{Error, Result};
 
@@ -166,5 +167,78 @@ impl GridSearchResult {
     /// Mean fold score of the choice.
     pub fn best_score(&self) -> f64 {
         self.mean[self.best_width][self.best_lambda]
+    }
+
+    /// Every cell of the grid, widths outer and ridges inner (the order of
+    /// `fold_scores`), with its $\gamma = c / m$; serializes as one record per
+    /// cell (what `okr tune --json` prints).
+    ///
+    /// # Example
+    /// ```
+    /// use okr_surrogate::GridSearchResult;
+    /// let scores = vec![vec![vec![0.25, 0.75]], vec![vec![0.5, 0.5]]];
+    /// let r = GridSearchResult::from_fold_scores(2.0, vec![0.5, 1.0], vec![1e-3], scores);
+    /// let cells = r.cells();
+    /// assert_eq!((cells.len(), cells[1].gamma, cells[0].mean, cells[0].std), (2, 0.5, 0.5, 0.25));
+    /// ```
+    pub fn cells(&self) -> Vec<GridCell> {
+        let mut out = Vec::with_capacity(self.widths.len() * self.lambdas.len());
+        for (wi, &c) in self.widths.iter().enumerate() {
+            for (li, &lambda) in self.lambdas.iter().enumerate() {
+                out.push(GridCell {
+                    c,
+                    gamma: c / self.median_sq_dist,
+                    lambda,
+                    mean: self.mean[wi][li],
+                    std: self.std[wi][li],
+                    fold_scores: self.fold_scores[wi][li].clone(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// One cell of a [`GridSearchResult`]: a width multiplier and a ridge with
+/// the mean, the population standard deviation and every fold score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridCell {
+    /// Width multiplier $c$.
+    pub c: f64,
+    /// $\gamma = c / m$, $m$ the median squared distance.
+    pub gamma: f64,
+    /// Ridge $\lambda$.
+    pub lambda: f64,
+    /// Mean fold score.
+    pub mean: f64,
+    /// Population standard deviation of the fold scores.
+    pub std: f64,
+    /// Score of every fold.
+    pub fold_scores: Vec<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_follow_the_grid_order() {
+        let scores = vec![vec![vec![0.1, 0.3], vec![0.2, 0.2]], vec![vec![0.9, 0.7], vec![0.0, 0.4]]];
+        let r = GridSearchResult::from_fold_scores(4.0, vec![1.0, 2.0], vec![1e-2, 1e-1], scores.clone());
+        let cells = r.cells();
+        assert_eq!(cells.len(), 4);
+        for (k, cell) in cells.iter().enumerate() {
+            let (wi, li) = (k / 2, k % 2);
+            assert_eq!((cell.c, cell.lambda), (r.widths[wi], r.lambdas[li]));
+            assert_eq!(cell.gamma, r.widths[wi] / 4.0);
+            assert_eq!(cell.fold_scores, scores[wi][li]);
+            let mean = scores[wi][li].iter().sum::<f64>() / 2.0;
+            assert!((cell.mean - mean).abs() < 1e-15);
+            let sd = (scores[wi][li].iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+            assert!((cell.std - sd).abs() < 1e-15);
+        }
+        // The best cell (width 2, ridge 1e-2, mean 0.8) is the one of largest mean.
+        let best = cells.iter().max_by(|a, b| a.mean.total_cmp(&b.mean)).unwrap();
+        assert_eq!((best.c, best.lambda), (r.c(), r.lambda()));
     }
 }

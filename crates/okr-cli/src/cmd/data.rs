@@ -1,5 +1,6 @@
 //! `okr data list`, `okr data fetch`, and `--dataset NAME` on fit, tune and eval.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -64,6 +65,18 @@ fn list() -> Result<()> {
     crate::output::write_result(None, |w| w.write_all(out.as_bytes()))
 }
 
+/// The training (`test` false) or test file of `--dataset NAME` in
+/// OKR_DATA_DIR, which must be there, and the data set.
+fn dataset_file(name: &str, test: bool) -> Result<(&'static Entry, PathBuf)> {
+    let d = lookup(name)?;
+    let Some((train, test_file)) = d.train_test() else { bail!("--dataset {name}: not a multi-label data set") };
+    let path = okr_eval::data_dir().join(if test { test_file } else { train });
+    if !path.is_file() {
+        bail!("--dataset {}: {} is missing (okr data fetch {})", d.name, path.display(), d.name);
+    }
+    Ok((d, path))
+}
+
 /// `--dataset NAME` on fit and tune: the training file and the label count.
 pub fn resolve_fit(a: &mut FitArgs) -> Result<()> {
     match &a.dataset {
@@ -73,12 +86,7 @@ pub fn resolve_fit(a: &mut FitArgs) -> Result<()> {
         }
         Some(_) if a.train_file.is_some() => bail!("--train and --dataset name the same file: give one"),
         Some(name) => {
-            let d = lookup(name)?;
-            let Some((train, _)) = d.train_test() else { bail!("--dataset {name}: not a multi-label data set") };
-            let path = okr_eval::data_dir().join(train);
-            if !path.is_file() {
-                bail!("--dataset {}: {} is missing (okr data fetch {})", d.name, path.display(), d.name);
-            }
+            let (d, path) = dataset_file(name, false)?;
             if a.data.label_count.is_some_and(|l| Some(l) != d.n_labels) {
                 bail!(
                     "--label-count does not match --dataset {}, which has {} labels",
@@ -102,13 +110,7 @@ pub fn resolve_eval(a: &mut EvalArgs) -> Result<()> {
         }
         Some(_) if a.input_file.is_some() => bail!("--input and --dataset name the same file: give one"),
         Some(name) => {
-            let d = lookup(name)?;
-            let Some((_, test)) = d.train_test() else { bail!("--dataset {name}: not a multi-label data set") };
-            let path = okr_eval::data_dir().join(test);
-            if !path.is_file() {
-                bail!("--dataset {}: {} is missing (okr data fetch {})", d.name, path.display(), d.name);
-            }
-            a.input = path;
+            a.input = dataset_file(name, true)?.1;
             Ok(())
         }
     }

@@ -11,14 +11,14 @@ use okr_estimators::persist::{EstimatorSpec, Model};
 use okr_estimators::sketch::SketchSpec;
 use okr_estimators::{Fit, ParamGuard, TraceNormSolver};
 use okr_eval::{Dataset, Features, Standardizer};
-use okr_kernels::{Gaussian, KernelSpec, LabelSets, median_heuristic_gamma, median_sq_distance};
+use okr_kernels::{Gaussian, Kernel, KernelSpec, LabelSets, Rows, median_heuristic_gamma, median_sq_distance};
 
 use crate::cli::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, OutputKindFlag, TraceNormSolverKind};
 use crate::config::{KernelFlags, build_kernel, index_base, read_data, set_threads};
-use crate::model::{info, ranks, save_fitted};
+use crate::model::{info, save_fitted};
 
 pub fn run(a: &FitArgs) -> Result<()> {
-    let checked = check(a)?;
+    check(a)?;
     if let Some(gram) = &a.input_gram {
         return super::gram::fit(a, gram);
     }
@@ -29,36 +29,21 @@ pub fn run(a: &FitArgs) -> Result<()> {
         return super::outputs::fit(a);
     }
     let data = read_data(&a.train, &a.data, None)?;
-    if checked.leml {
+    if a.estimator == EstimatorKind::Leml {
         return fit_leml(a, &data);
     }
     fit_data(a, &data, None)
 }
 
-/// What `check` validated before any file is read.
-pub(crate) struct Checked {
-    /// Whether the estimator is LEML (a score model, fitted by `fit_leml`).
-    leml: bool,
-}
-
 /// Checks the flags and hyper-parameters, so that a bad value fails before
 /// a large file is read.
-pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
+pub(crate) fn check(a: &FitArgs) -> Result<()> {
     super::gram::check_flags(a)?;
     super::outputs::check_fit(a)?;
     crate::config::check_fit_flags(a)?;
     set_threads(a.threads)?;
     let lambda = a.lambda.unwrap_or(DEFAULT_LAMBDA);
-    if a.estimator != EstimatorKind::ReducedRank && (a.lambda1.is_some() || a.lambda2.is_some()) {
-        bail!("--lambda1 and --lambda2 apply to --estimator reduced-rank only (use --lambda)");
-    }
-    if a.centered && a.estimator != EstimatorKind::Kde {
-        bail!("--centered applies to --estimator kde only");
-    }
-    if a.estimator != EstimatorKind::Leml && (a.loss.is_some() || a.observed_fraction.is_some()) {
-        bail!("--loss and --observed-fraction apply to --estimator leml only");
-    }
-    let leml = a.estimator == EstimatorKind::Leml;
+    // Flags of other estimators were refused by check_fit_flags.
     match a.estimator {
         EstimatorKind::Kae | EstimatorKind::K2ae => {}
         EstimatorKind::Leml => {
@@ -68,13 +53,10 @@ pub(crate) fn check(a: &FitArgs) -> Result<Checked> {
             {
                 bail!("invalid --observed-fraction {f}: expected a fraction in (0, 1]");
             }
-            if a.standardize {
-                bail!("--standardize does not apply to --estimator leml (features are used as given)");
-            }
         }
         _ => estimator_spec(a, lambda)?.check()?,
     }
-    Ok(Checked { leml })
+    Ok(())
 }
 
 /// The ridge of estimators other than IOKR when `--lambda` is not given.
@@ -178,27 +160,22 @@ pub(crate) fn input_kernel(a: &FitArgs, x: &Features, weights: Option<&[f64]>) -
         KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree(), coef0: a.coef0() };
     let median = median_sq_distance(x, 2000);
     let kx = build_kernel(&in_flags, || median_heuristic_gamma(median), "input")?;
-    let kx: KernelSpec = match (weights, kx) {
+    Ok((weighted(kx, weights)?, median))
+}
+
+/// A Gaussian kernel with the sparse standardization's feature `weights`
+/// (other kernels, or no weights: `k` as it is).
+pub(crate) fn weighted(k: KernelSpec, weights: Option<&[f64]>) -> Result<KernelSpec> {
+    Ok(match (weights, k) {
         (Some(w), KernelSpec::Gaussian(g)) => Gaussian::new(g.gamma())?.with_feature_weights(w.to_vec())?.into(),
-        (_, kx) => kx,
-    };
-    Ok((kx, median))
+        (_, k) => k,
+    })
 }
 
 /// Fits a decoding estimator on `data` and saves it; `chosen` says where
 /// tuned hyper-parameters came from (`okr tune`).
 pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Result<()> {
-    let name = match a.estimator {
-        EstimatorKind::Iokr => "iokr",
-        EstimatorKind::ReducedRank => "reduced-rank",
-        EstimatorKind::Kde => "kde",
-        EstimatorKind::Siokr => "siokr",
-        EstimatorKind::Isokr => "isokr",
-        EstimatorKind::Sisokr => "sisokr",
-        EstimatorKind::Nystroem => "nystroem",
-        EstimatorKind::TraceNorm => "trace-norm",
-        EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae => unreachable!("fitted elsewhere"),
-    };
+    let name = a.estimator.name();
     let (n, d, l) = (data.n_samples(), data.n_features(), data.n_labels());
     if l == 0 {
         bail!("{}: the training file has no labels, so the model would predict nothing", a.train.display());
@@ -223,10 +200,13 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
     };
     let (lambda, lambda_note) = match (a.lambda, a.estimator) {
         (Some(lambda), _) => (lambda, chosen.unwrap_or("--lambda").to_string()),
-        (None, EstimatorKind::Iokr) => loo_lambda(a, data, &x, &kx, &ky)?,
+        (None, EstimatorKind::Iokr) => match (&data.x, &x) {
+            (Features::Sparse(raw), _) => loo_lambda(a.seed, raw, &data.y, kx.clone(), &ky)?,
+            (Features::Dense(_), Features::Dense(xs)) => loo_lambda(a.seed, xs, &data.y, kx.clone(), &ky)?,
+            (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
+        },
         (None, _) => (DEFAULT_LAMBDA, format!("default of --estimator {name}; --lambda to set it")),
     };
-    let spec = estimator_spec(a, lambda)?;
     let gamma_note = match (a.gamma, a.sigma2, chosen) {
         _ if mkl_note.is_some() => mkl_note.unwrap_or_default(),
         (Some(_), _, Some(c)) => c.to_string(),
@@ -245,6 +225,7 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
         },
     );
 
+    let spec = estimator_spec(a, lambda)?;
     let spinner = ProgressBar::new_spinner().with_message(format!("fitting {name} on {n} samples"));
     spinner.enable_steady_tick(Duration::from_millis(120));
     let t = Instant::now();
@@ -256,7 +237,7 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
 
     let meta = info(data, index_base(&a.train, &a.data)?, standardizer, a.seed);
     let file = save_fitted(model, meta, fit_seconds, &a.model)?;
-    let rank = match ranks(&file.model) {
+    let rank = match file.model.ranks() {
         Some((requested, used)) if requested != used => {
             format!(", rank {used}: --rank {requested} capped at the numerical rank")
         }
@@ -362,8 +343,8 @@ fn leml_rank(asked: Option<usize>, n_labels: usize) -> (usize, Option<usize>) {
     }
 }
 
-/// The sketches of the sketched estimators: each needs its flags, and no
-/// other estimator takes them.
+/// The sketches of the sketched estimators: each needs its flags (that no
+/// other estimator takes them is checked by `check_fit_flags`).
 pub(crate) fn sketch_flags(a: &FitArgs) -> Result<(Option<SketchSpec>, Option<SketchSpec>)> {
     let (needs_in, needs_out) = match a.estimator {
         EstimatorKind::Siokr => (true, false),
@@ -379,20 +360,15 @@ pub(crate) fn sketch_flags(a: &FitArgs) -> Result<(Option<SketchSpec>, Option<Sk
         if needed && !given {
             bail!("--estimator {name} needs {flag} KIND:m (for example uniform:1000 or gaussian:100)");
         }
-        if given && !needed {
-            bail!("{flag} does not apply to --estimator {name}");
-        }
     }
     Ok((a.input_sketch, a.output_sketch))
 }
 
 /// `--anchors`: a count (uniform anchors) or a file of training indices;
-/// 1000 uniform anchors by default. Only for `nystroem`.
+/// 1000 uniform anchors by default (only `nystroem` takes the flag, see
+/// `check_fit_flags`).
 pub(crate) fn anchors_flag(a: &FitArgs) -> Result<Anchors> {
     let Some(text) = &a.anchors else { return Ok(Anchors::Uniform(1000)) };
-    if a.estimator != EstimatorKind::Nystroem {
-        bail!("--anchors applies to --estimator nystroem only");
-    }
     if let Ok(m) = text.parse::<usize>() {
         return Ok(Anchors::Uniform(m));
     }
@@ -432,28 +408,33 @@ pub(crate) fn describe_kernel(k: &KernelSpec, note: &str) -> String {
     }
 }
 
-/// `--lambda` for IOKR when not given: the ridge of best closed-form
-/// leave-one-out example-based F1 (decoded over the distinct training label
-/// sets) among [`LOO_LAMBDAS`], on a seeded subset of [`LOO_ROWS`] rows.
-fn loo_lambda(a: &FitArgs, data: &Dataset, x: &Features, kx: &KernelSpec, ky: &KernelSpec) -> Result<(f64, String)> {
-    let n = data.n_samples();
-    let rows = if n <= LOO_ROWS {
+/// The training rows whose leave-one-out predictions score a ridge: all of
+/// them, or a seeded subset of [`LOO_ROWS`].
+pub(crate) fn loo_rows(n: usize, seed: u64) -> Result<Vec<usize>> {
+    Ok(if n <= LOO_ROWS {
         (0..n).collect()
     } else {
-        okr_eval::train_test_split(n, LOO_ROWS as f64 / n as f64, a.seed)?.1
-    };
-    let spinner = ProgressBar::new_spinner().with_message(format!("choosing lambda by leave-one-out on {n} samples"));
+        okr_eval::train_test_split(n, LOO_ROWS as f64 / n as f64, seed)?.1
+    })
+}
+
+/// `--lambda` for IOKR when not given: the ridge of best closed-form
+/// leave-one-out example-based F1 (decoded over the distinct training label
+/// sets) among [`LOO_LAMBDAS`], on the rows of [`loo_rows`], with the input
+/// kernel `kx` on `x` (features, or a precomputed Gram).
+pub(crate) fn loo_lambda<X: Rows, K: Kernel<X>>(
+    seed: u64,
+    x: &X,
+    y: &LabelSets,
+    kx: K,
+    ky: &KernelSpec,
+) -> Result<(f64, String)> {
+    let rows = loo_rows(y.n_rows(), seed)?;
+    let msg = format!("choosing lambda by leave-one-out on {} samples", y.n_rows());
+    let spinner = ProgressBar::new_spinner().with_message(msg);
     spinner.enable_steady_tick(Duration::from_millis(120));
     let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(okr_eval::f1_samples(t, p)?) };
-    let kernels = [(1.0, kx.clone())];
-    let step = &mut || {};
-    let result = match (&data.x, x) {
-        (Features::Sparse(raw), _) => loo_grid(raw, &data.y, &kernels, ky, &LOO_LAMBDAS, &rows, 0.0, f1, step)?,
-        (Features::Dense(_), Features::Dense(xs)) => {
-            loo_grid(xs, &data.y, &kernels, ky, &LOO_LAMBDAS, &rows, 0.0, f1, step)?
-        }
-        (Features::Dense(_), Features::Sparse(_)) => unreachable!("dense stays dense"),
-    };
+    let result = loo_grid(x, y, &[(1.0, kx)], ky, &LOO_LAMBDAS, &rows, 0.0, f1, &mut || {})?;
     spinner.finish_and_clear();
     let note = format!(
         "closed-form leave-one-out F1 {:.2} on {} training rows, best of 1e-8..1e-1; --lambda to set it",

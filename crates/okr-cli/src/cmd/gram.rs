@@ -7,12 +7,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use okr_decode::select::loo_grid;
-use okr_estimators::persist::{Model, ModelInfo};
-use okr_eval::{Dataset, Features};
+use okr_estimators::persist::Model;
+use okr_eval::Features;
 use okr_kernels::combinators::WeightedSum;
 use okr_kernels::mkl::{alignf_weights, uniform_weights};
-use okr_kernels::{GRAM_SYMMETRY_TOL, Gaussian, GramRows, Kernel, KernelSpec, LabelSets, Precomputed};
+use okr_kernels::{GRAM_SYMMETRY_TOL, GramRows, Kernel, KernelSpec, LabelSets, Precomputed};
 
 use crate::cli::{EstimatorKind, FitArgs, KernelKind, KernelList, MklKind, OutputKindFlag};
 use crate::config::{KernelFlags, build_kernel, read_data};
@@ -96,12 +95,7 @@ pub(crate) fn combined_kernel(
             let flags =
                 KernelFlags { kind: item.kind, gamma: item.gamma, sigma2: None, degree: a.degree(), coef0: a.coef0() };
             let k = build_kernel(&flags, || okr_kernels::median_heuristic_gamma(median), "input")?;
-            Ok(match (weights, k) {
-                (Some(w), KernelSpec::Gaussian(g)) => {
-                    Gaussian::new(g.gamma())?.with_feature_weights(w.to_vec())?.into()
-                }
-                (_, k) => k,
-            })
+            super::fit::weighted(k, weights)
         })
         .collect::<Result<Vec<KernelSpec>>>()?;
     let method = a.mkl.unwrap_or(MklKind::Uniform);
@@ -139,7 +133,7 @@ pub(crate) fn fit(a: &FitArgs, gram_path: &Path) -> Result<()> {
     let ky = super::fit::output_kernel(a, &data)?;
     let (lambda, note) = match (a.lambda, a.estimator) {
         (Some(lambda), _) => (lambda, "--lambda".to_string()),
-        (None, EstimatorKind::Iokr) => loo_lambda(a, &data, &x, &ky)?,
+        (None, EstimatorKind::Iokr) => super::fit::loo_lambda(a.seed, &x, &data.y, Precomputed, &ky)?,
         (None, _) => (super::fit::DEFAULT_LAMBDA, "default; --lambda to set it".to_string()),
     };
     let spec = super::fit::estimator_spec(a, lambda)?;
@@ -147,11 +141,8 @@ pub(crate) fn fit(a: &FitArgs, gram_path: &Path) -> Result<()> {
     let model = spec.fit_gram(ky, &x, &data.y)?;
     let fit_seconds = t.elapsed().as_secs_f64();
     // The model reads rows of n kernel values: its "features" are the training samples.
-    let mut info = ModelInfo::new(n, l);
-    if let okr_eval::dataset::Names::Given(names) = &data.label_names {
-        info.label_names = names.clone();
-    }
-    info.seed = a.seed;
+    let mut info = crate::model::info(&data, None, None, a.seed);
+    info.n_features = n;
     let file = crate::model::save_fitted(Model::Gram(model), info, fit_seconds, &a.model)?;
     for w in warnings {
         eprintln!("okr: warning: {w}");
@@ -163,25 +154,6 @@ pub(crate) fn fit(a: &FitArgs, gram_path: &Path) -> Result<()> {
     );
     eprintln!("okr: input kernel precomputed ({}); lambda = {lambda:e} ({note})", gram_path.display());
     Ok(())
-}
-
-/// IOKR's default ridge on a Gram: the closed-form leave-one-out choice of
-/// `okr fit` on features, with the precomputed kernel.
-fn loo_lambda(a: &FitArgs, data: &Dataset, x: &GramRows, ky: &KernelSpec) -> Result<(f64, String)> {
-    let n = data.n_samples();
-    let rows = if n <= super::fit::LOO_ROWS {
-        (0..n).collect()
-    } else {
-        okr_eval::train_test_split(n, super::fit::LOO_ROWS as f64 / n as f64, a.seed)?.1
-    };
-    let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(okr_eval::f1_samples(t, p)?) };
-    let result = loo_grid(x, &data.y, &[(1.0, Precomputed)], ky, &super::fit::LOO_LAMBDAS, &rows, 0.0, f1, &mut || {})?;
-    let note = format!(
-        "closed-form leave-one-out F1 {:.2} on {} training rows, best of 1e-8..1e-1; --lambda to set it",
-        100.0 * result.best_score(),
-        rows.len()
-    );
-    Ok((result.lambda(), note))
 }
 
 /// The test x train Gram of `--input-gram-test` for a model on `n_train`

@@ -7,6 +7,7 @@ mod gen_data;
 mod gram;
 mod info;
 mod kae;
+mod output_models;
 mod outputs;
 mod predict;
 mod rank;
@@ -114,12 +115,10 @@ pub fn load_for_decoding(
         }
     };
     let candidates = match &decode.candidates {
-        Some(p) => crate::config::read_candidates(p, mf.info.n_labels)?,
+        Some(p) => okr_eval::read_label_sets(p, mf.info.n_labels)?,
         None => default_candidates(&mf),
     };
-    let decoder =
-        CandidateDecoder::new().memory_budget(decode.memory_budget.saturating_mul(1 << 20)).precision(decode.precision);
-    Ok((mf, TestInputs { data, gram }, candidates, decoder))
+    Ok((mf, TestInputs { data, gram }, candidates, decode.decoder()))
 }
 
 /// The test inputs of `predict` and `eval`: the data file (features, or
@@ -205,11 +204,7 @@ where
         return Ok(Prediction { decoded, label_scores: None, rkhs_sq_errors: None, decode_seconds });
     }
     // One coefficient matrix serves decoding, label scores and RKHS errors.
-    let coef = model.coefficients(x)?;
-    let mut g = Mat::zeros(model.n_atoms(), candidates.n_rows());
-    model.atom_products_into(candidates, g.as_mut(), faer::Par::rayon(0))?;
-    let norms = model.output_sq_norms(candidates);
-    let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
+    let (decoded, coef) = decoder.decode_with_coefficients(model, x, candidates)?;
     let decode_seconds = start.elapsed().as_secs_f64();
     let errors = match (extras, y) {
         (Extras::ScoresAndErrors, Some(y)) => Some(model.rkhs_sq_errors_from(coef.as_ref(), y)?),

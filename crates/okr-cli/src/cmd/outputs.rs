@@ -1,30 +1,20 @@
 //! Outputs beyond label sets (issue 17): `okr fit --output-kind fingerprint
-//! | vector`, and `okr predict` / `okr eval` on vector-output models
-//! ([`Model::Vectors`]); graphs and rankings are in `structured.rs`. Fingerprints are label sets whose labels are the
-//! bits, so their models are the label-set models with a fingerprint kernel.
+//! | vector` ([`Model::Vectors`]); graphs and rankings are in `structured.rs`,
+//! predict and eval on these models in `output_models.rs`. Fingerprints are
+//! label sets whose labels are the bits, so their models are the label-set
+//! models with a fingerprint kernel.
 
-use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use faer::Mat;
-use okr_decode::CandidateDecoder;
-use okr_estimators::SurrogateModel;
-use okr_estimators::persist::{Model, SavedModel, VectorModel};
+use okr_estimators::persist::{Model, VectorModel};
 use okr_eval::dataset::Names;
 use okr_eval::{Dataset, read_vectors};
 use okr_kernels::{DenseRows, LabelSets, Rows};
-use serde_json::json;
 
 use super::fit::describe_kernel;
-use crate::cli::{
-    DataArgs, EstimatorKind, EvalArgs, FingerprintFormat, FitArgs, OutputFileArgs, OutputFormat, OutputKindFlag,
-    PredictArgs,
-};
-use crate::config::{KernelFlags, build_kernel, read_data, read_for_model, set_threads};
-use crate::model::{input_shape, inputs};
-use crate::output::write_result;
+use crate::cli::{DataArgs, EstimatorKind, FingerprintFormat, FitArgs, OutputFileArgs, OutputKindFlag};
+use crate::config::{KernelFlags, build_kernel, read_data};
 
 /// Checks the output-kind flags of `okr fit` before any file is read.
 pub fn check_fit(a: &FitArgs) -> Result<()> {
@@ -81,7 +71,7 @@ pub fn read_fingerprints(path: &Path, f: &OutputFileArgs, n_bits: Option<usize>)
 }
 
 /// Reads vectors of width `p` (when known).
-fn read_vector_file(path: &Path, p: Option<usize>) -> Result<DenseRows> {
+pub(crate) fn read_vector_file(path: &Path, p: Option<usize>) -> Result<DenseRows> {
     let y = read_vectors(path)?;
     match p {
         Some(p) if y.n_features() != p => {
@@ -92,7 +82,7 @@ fn read_vector_file(path: &Path, p: Option<usize>) -> Result<DenseRows> {
 }
 
 /// Checks that an output file has a row per input row.
-fn check_rows(path: &Path, n_out: usize, input: &Path, n: usize) -> Result<()> {
+pub(crate) fn check_rows(path: &Path, n_out: usize, input: &Path, n: usize) -> Result<()> {
     if n_out != n {
         bail!("{}: {n_out} outputs for the {n} rows of {}", path.display(), input.display());
     }
@@ -148,94 +138,9 @@ fn fit_vectors(a: &FitArgs, data: &Dataset, y: &DenseRows) -> Result<()> {
 }
 
 /// Candidates of a vector model: `--candidates` (vectors) or its distinct training outputs.
-fn vector_candidates(v: &VectorModel, path: Option<&Path>) -> Result<DenseRows> {
+pub(crate) fn vector_candidates(v: &VectorModel, path: Option<&Path>) -> Result<DenseRows> {
     match path {
         Some(p) => read_vector_file(p, Some(v.output_width())),
         None => Ok(v.candidates().clone()),
     }
-}
-
-/// The test inputs of a vector model, as the model reads them.
-fn vector_inputs(mf: &SavedModel, path: &Path, d: &DataArgs) -> Result<okr_eval::Features> {
-    let data = read_for_model(path, d, input_shape(mf))?.data;
-    Ok(inputs(mf, &data)?.into_owned())
-}
-
-/// `okr predict` on a vector model: per input the decoded candidate vector
-/// (`labels` format: its values; `--top-k K`: K vectors `;`-separated), or
-/// JSON Lines `{candidate_ids, scores, output}` (`--output-format json`).
-pub fn predict(a: &PredictArgs, input: &std::path::Path, mf: &SavedModel, v: &VectorModel) -> Result<()> {
-    set_threads(a.decode.threads)?;
-    if a.render.threshold.is_some() || a.render.thresholds.is_some() {
-        bail!("--threshold and --thresholds apply to label-score models (leml), not to vector models");
-    }
-    if matches!(a.render.output_format, OutputFormat::Csv | OutputFormat::Indicator) {
-        bail!("a vector model writes --output-format labels (the decoded vectors) or json (candidate ids and scores)");
-    }
-    let x = vector_inputs(mf, input, &a.data)?;
-    let cands = vector_candidates(v, a.decode.candidates.as_deref())?;
-    let decoder = CandidateDecoder::new()
-        .memory_budget(a.decode.memory_budget.saturating_mul(1 << 20))
-        .precision(a.decode.precision);
-    let decoded = decoder.top_k(a.top_k).decode(v.surrogate(), &x, &cands)?;
-    let c = cands.as_mat();
-    let row = |j: usize| (0..c.ncols()).map(|f| format!("{:?}", c[(j, f)])).collect::<Vec<_>>().join(",");
-    let mut text = Vec::new();
-    for t in 0..decoded.n_rows() {
-        let top = decoded.top(t);
-        if a.render.output_format == OutputFormat::Json {
-            let best = top.first().map(|&j| (0..c.ncols()).map(|f| c[(j, f)]).collect::<Vec<_>>());
-            let doc = json!({ "candidate_ids": top, "scores": decoded.top_scores(t), "output": best });
-            writeln!(text, "{doc}")?;
-        } else {
-            writeln!(text, "{}", top.iter().map(|&j| row(j)).collect::<Vec<_>>().join(";"))?;
-        }
-    }
-    write_result(a.output.as_deref(), |w| w.write_all(&text))
-}
-
-/// `okr eval` on a vector model against `--outputs`: one JSON object with the
-/// mean output-kernel loss `||psi(yhat) - psi(y)||^2` of the decoded
-/// candidates (the RBF loss `2 - 2 k(yhat, y)` for a Gaussian output kernel)
-/// and its standard error, and `mse_h`, the mean `||h(x) - psi(y)||^2`.
-pub fn eval(a: &EvalArgs, mf: &SavedModel, v: &VectorModel) -> Result<()> {
-    set_threads(a.decode.threads)?;
-    if a.predictions.is_some() || a.per_label {
-        bail!("--predictions and --per-label apply to label-set models, not to vector models");
-    }
-    let Some(path) = a.output_file.outputs.as_deref() else {
-        bail!("{} is a vector model: give the true outputs with --outputs FILE", a.model.display())
-    };
-    let x = vector_inputs(mf, &a.input, &a.data)?;
-    let truth = read_vector_file(path, Some(v.output_width()))?;
-    check_rows(path, truth.n_rows(), &a.input, x.n_rows())?;
-    let cands = vector_candidates(v, a.decode.candidates.as_deref())?;
-    let model = v.surrogate();
-    let start = Instant::now();
-    let coef = model.coefficients(&x)?;
-    let mut g = Mat::zeros(model.n_atoms(), cands.n_rows());
-    model.atom_products_into(&cands, g.as_mut(), faer::Par::rayon(0))?;
-    let norms = model.output_sq_norms(&cands);
-    let decoder = CandidateDecoder::new()
-        .memory_budget(a.decode.memory_budget.saturating_mul(1 << 20))
-        .precision(a.decode.precision);
-    let decoded = decoder.decode_matrices(coef.as_ref(), g.as_ref(), &norms)?;
-    let decode_seconds = start.elapsed().as_secs_f64();
-    let predicted = cands.select(&decoded.best());
-    let losses = okr_eval::output_kernel_losses(model.output_kernel(), &predicted, &truth)?;
-    let errors = model.rkhs_sq_errors_from(coef.as_ref(), &truth)?;
-    let (loss, loss_se) = okr_eval::mean_and_std_err(&losses);
-    let report = json!({
-        "estimator": mf.model.name(),
-        "output_kind": "vectors",
-        "n_test": x.n_rows(),
-        "output_dim": v.output_width(),
-        "n_candidates": cands.n_rows(),
-        "output_kernel_loss": loss,
-        "output_kernel_loss_se": loss_se,
-        "mse_h": okr_eval::mean_and_std_err(&errors).0,
-        "fit_seconds": mf.info.fit_seconds,
-        "decode_seconds": decode_seconds,
-    });
-    write_result(None, |w| writeln!(w, "{report}"))
 }

@@ -1,6 +1,7 @@
 //! `okr predict`.
 
 use anyhow::{Result, bail};
+use okr_estimators::persist::Model;
 
 use okr_eval::predictions::{Predicted, write_predictions};
 
@@ -25,13 +26,8 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     }
     let mf = crate::model::load(&a.model)?;
     super::gram::check_test_flags(&mf.model, &a.model, a.decode.input_gram_test.as_deref(), a.input.as_deref())?;
-    if let (okr_estimators::persist::Model::Vectors(v), Some(input)) = (&mf.model, &a.input) {
-        return crate::cmd::outputs::predict(a, input, &mf, v);
-    }
-    if let (okr_estimators::persist::Model::Graphs(_) | okr_estimators::persist::Model::Rankings(_), Some(input)) =
-        (&mf.model, &a.input)
-    {
-        return crate::cmd::structured::predict(a, input, &mf);
+    if let (Model::Vectors(_) | Model::Graphs(_) | Model::Rankings(_), Some(input)) = (&mf.model, &a.input) {
+        return super::output_models::predict(a, input, &mf);
     }
     let (mf, test, candidates, decoder) =
         load_for_decoding(mf, &a.model, a.input.as_deref(), &a.data, &a.decode, false)?;
@@ -41,7 +37,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     let names = label_names(&mf.info);
     // The whole prediction is made before the output is opened, so a failure
     // leaves an existing output file as it was.
-    let predicted = if let okr_estimators::persist::Model::Leml(m) = &mf.model {
+    let predicted = if let Model::Leml(m) = &mf.model {
         if a.decode.candidates.is_some() {
             bail!("--candidates does not apply to a LEML model (it ranks label scores, it decodes no candidates)");
         }

@@ -41,8 +41,7 @@ pub fn run(a: &RankArgs) -> Result<()> {
             rank_with::<GramRows, LabelSets, _>(a, g.surrogate(), &x, width, &text_pool)?
         }
         Model::Vectors(v) => {
-            let data = read_for_model(input, &a.data, crate::model::input_shape(&mf))?.data;
-            let x = inputs(&mf, &data)?;
+            let (x, _) = super::structured::test_inputs(&mf, input, &a.data)?;
             rank_with::<Features, okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width, &text_pool)?
         }
         Model::Graphs(m) => {
@@ -167,12 +166,7 @@ fn summary_text(s: &RankSummary) -> String {
 /// `{n_queries, n_with_truth, optimistic: {top_1, top_5, top_10, top_20,
 /// mean_rank, median_rank}, pessimistic: {...}}` (null without true candidates).
 fn summary_json(n_queries: usize, m: Option<&RetrievalMetrics>) -> serde_json::Value {
-    let one = |s: &RankSummary| {
-        json!({
-            "top_1": s.top_k[0], "top_5": s.top_k[1], "top_10": s.top_k[2], "top_20": s.top_k[3],
-            "mean_rank": s.mean_rank, "median_rank": s.median_rank,
-        })
-    };
+    let one = |s: &RankSummary| s.named().into_iter().map(|(k, v)| (k, json!(v))).collect::<serde_json::Map<_, _>>();
     json!({
         "n_queries": n_queries,
         "n_with_truth": m.map_or(0, |m| m.n_queries),

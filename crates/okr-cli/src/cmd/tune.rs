@@ -6,14 +6,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use okr_decode::select::{DecodedScorer, loo_grid};
-use okr_estimators::select::{GaussianIokrSearch, GridSearchResult, LooPath, WidthLineSearch};
+use okr_estimators::select::{GaussianIokrSearch, GridSearchResult, RkhsCriterion, WidthLineSearch, rkhs_grid};
 use okr_eval::{Features, KFold, f1_samples};
 use okr_kernels::{Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows};
 use serde_json::json;
 
-use super::fit::{LOO_LAMBDAS, LOO_ROWS, check, prepare_inputs};
+use super::fit::{LOO_LAMBDAS, check, loo_rows, output_kernel, prepare_inputs};
 use crate::cli::{CvKind, EstimatorKind, KernelKind, TuneArgs};
-use crate::config::{KernelFlags, build_kernel, read_data};
+use crate::config::read_data;
 use crate::output::write_result;
 
 /// Width multiplier of the median heuristic (`gamma = 1 / (2 median)`), where the line search starts.
@@ -45,10 +45,7 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         bail!("invalid --cv {k}: more folds than the {} training samples", data.n_samples());
     }
     let inputs = prepare_inputs(f, &data)?;
-    let out_flags =
-        KernelFlags { kind: f.output_kernel, gamma: f.output_gamma, sigma2: f.output_sigma2, degree: 2, coef0: 1.0 };
-    let mean_card = data.y.mean_cardinality();
-    let ky = build_kernel(&out_flags, || 1.0 / (2.0 * mean_card.max(1.0)), "output")?;
+    let ky = output_kernel(f, &data)?;
     let lambdas = a.lambdas.clone().unwrap_or_else(|| LOO_LAMBDAS.to_vec());
 
     let spinner = ProgressBar::new_spinner().with_message(format!("tuning on {} samples", data.n_samples()));
@@ -153,11 +150,7 @@ impl Search<'_> {
             CvKind::KFold(k) => KFold::new(k).shuffle(self.seed).split(n)?,
             _ => Vec::new(),
         };
-        let rows: Vec<usize> = if n <= LOO_ROWS {
-            (0..n).collect()
-        } else {
-            okr_eval::train_test_split(n, LOO_ROWS as f64 / n as f64, self.seed)?.1
-        };
+        let rows = loo_rows(n, self.seed)?;
         let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(f1_samples(t, p)?) };
         let mut eval = |widths: &[f64]| -> Result<GridSearchResult> {
             match self.cv {
@@ -171,17 +164,8 @@ impl Search<'_> {
                     loo_grid(x, y, &kernels, ky, self.lambdas, &rows, median, f1, on_step)
                 }
                 CvKind::LooRkhs | CvKind::GcvRkhs => {
-                    let k_y = ky.gram(y);
-                    let mut fold_scores = Vec::with_capacity(widths.len());
-                    for &c in widths {
-                        let path = LooPath::new(Gaussian::new(c / median)?.gram(x).as_ref(), k_y.as_ref())?;
-                        let errors = path.scan(self.lambdas)?;
-                        let e = if self.cv == CvKind::LooRkhs { errors.loo } else { errors.gcv };
-                        // Scores are maximized: the negated errors.
-                        fold_scores.push(e.iter().map(|v| vec![-v]).collect());
-                        on_step();
-                    }
-                    Ok(GridSearchResult::from_fold_scores(median, widths.to_vec(), self.lambdas.to_vec(), fold_scores))
+                    let criterion = if self.cv == CvKind::LooRkhs { RkhsCriterion::Loo } else { RkhsCriterion::Gcv };
+                    Ok(rkhs_grid(x, ky.gram(y).as_ref(), widths, self.lambdas, median, criterion, on_step)?)
                 }
             }
         };
@@ -244,24 +228,7 @@ fn grid_text(cv: CvKind, r: &GridSearchResult) -> String {
 
 /// The grid as JSON cells.
 fn grid_json(r: &GridSearchResult) -> serde_json::Value {
-    let cells: Vec<serde_json::Value> = r
-        .widths
-        .iter()
-        .enumerate()
-        .flat_map(|(wi, &c)| {
-            r.lambdas.iter().enumerate().map(move |(li, &l)| {
-                json!({
-                    "c": c,
-                    "gamma": c / r.median_sq_dist,
-                    "lambda": l,
-                    "mean": r.mean[wi][li],
-                    "std": r.std[wi][li],
-                    "fold_scores": r.fold_scores[wi][li],
-                })
-            })
-        })
-        .collect();
-    json!({ "median_sq_dist": r.median_sq_dist, "cells": cells })
+    json!({ "median_sq_dist": r.median_sq_dist, "cells": r.cells() })
 }
 
 fn json_report(a: &TuneArgs, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {

@@ -1,6 +1,8 @@
 //! Closed-form leave-one-out and GCV errors of IOKR in the output RKHS.
 
 use faer::{Mat, MatRef};
+use okr_kernels::{Gaussian, Kernel, Rows};
+use okr_surrogate::GridSearchResult;
 
 use crate::iokr::IokrPath;
 use crate::{Error, Result};
@@ -136,5 +138,96 @@ impl LooPath {
             best
         };
         Ok(LooResult { lambdas: lambdas.to_vec(), best_loo: argmin(&loo), best_gcv: argmin(&gcv), loo, gcv })
+    }
+}
+
+/// The closed-form error of [`LooPath`] that [`rkhs_grid`] minimizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RkhsCriterion {
+    /// Leave-one-out squared error in $\mathcal H_Y$.
+    Loo,
+    /// Generalized cross-validation error.
+    Gcv,
+}
+
+/// IOKR's Gaussian width and ridge by a closed-form error in the output
+/// RKHS: for every multiplier $c$ of `widths`, the Gaussian kernel
+/// $\gamma = c / m$ ($m$ = `median_sq_dist`) on `x`, one [`LooPath`] (one
+/// eigendecomposition) serving every ridge of `lambdas`, with the output
+/// Gram `k_y` `(n, n)`. The result has one "fold" whose scores are the
+/// negated errors (a [`GridSearchResult`] maximizes), so its choice is the
+/// cell of least error; `on_step` is called after each width.
+///
+/// # Errors
+/// [`Error::Empty`] for no width or ridge; the errors of [`LooPath`] and of
+/// the Gaussian kernel (a width that gives no finite $\gamma > 0$).
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::select::{RkhsCriterion, rkhs_grid};
+/// use okr_kernels::DenseRows;
+/// let x = DenseRows::new(Mat::from_fn(10, 2, |i, j| ((3 * i + j) % 7) as f64))?;
+/// let ky = Mat::from_fn(10, 10, |i, j| if i % 2 == j % 2 { 1.0 } else { 0.0 });
+/// let r = rkhs_grid(&x, ky.as_ref(), &[0.5, 2.0], &[1e-3, 1e-1], 4.0, RkhsCriterion::Gcv, &mut || {})?;
+/// assert!(r.best_score() <= 0.0 && r.fold_scores[1][0].len() == 1);
+/// Ok::<(), okr_estimators::Error>(())
+/// ```
+pub fn rkhs_grid<X: Rows>(
+    x: &X,
+    k_y: MatRef<'_, f64>,
+    widths: &[f64],
+    lambdas: &[f64],
+    median_sq_dist: f64,
+    criterion: RkhsCriterion,
+    on_step: &mut dyn FnMut(),
+) -> Result<GridSearchResult>
+where
+    Gaussian: Kernel<X>,
+{
+    if widths.is_empty() {
+        return Err(Error::Empty { what: "widths" });
+    }
+    let mut fold_scores = Vec::with_capacity(widths.len());
+    for &c in widths {
+        let errors = LooPath::new(Gaussian::new(c / median_sq_dist)?.gram(x).as_ref(), k_y)?.scan(lambdas)?;
+        let e = if criterion == RkhsCriterion::Loo { errors.loo } else { errors.gcv };
+        fold_scores.push(e.iter().map(|v| vec![-v]).collect());
+        on_step();
+    }
+    Ok(GridSearchResult::from_fold_scores(median_sq_dist, widths.to_vec(), lambdas.to_vec(), fold_scores))
+}
+
+#[cfg(test)]
+mod tests {
+    use okr_kernels::DenseRows;
+
+    use super::*;
+
+    #[test]
+    fn rkhs_grid_scores_are_the_negated_path_errors() {
+        let x = DenseRows::new(Mat::from_fn(12, 3, |i, j| ((5 * i + 2 * j) % 9) as f64 / 3.0)).unwrap();
+        let ky = Mat::from_fn(12, 12, |i, j| if i % 3 == j % 3 { 1.0 } else { 0.2 });
+        let (widths, lambdas, median) = ([0.25, 1.0, 4.0], [1e-4, 1e-2, 1.0], 2.5);
+        for criterion in [RkhsCriterion::Loo, RkhsCriterion::Gcv] {
+            let mut steps = 0;
+            let r = rkhs_grid(&x, ky.as_ref(), &widths, &lambdas, median, criterion, &mut || steps += 1).unwrap();
+            assert_eq!(steps, 3);
+            let mut least = (f64::INFINITY, 0.0, 0.0);
+            for (wi, &c) in widths.iter().enumerate() {
+                let k = Gaussian::new(c / median).unwrap().gram(&x);
+                let path = LooPath::new(k.as_ref(), ky.as_ref()).unwrap();
+                for (li, &l) in lambdas.iter().enumerate() {
+                    let (loo, gcv) = path.errors(l).unwrap();
+                    let e = if criterion == RkhsCriterion::Loo { loo } else { gcv };
+                    assert!((r.fold_scores[wi][li][0] + e).abs() <= 1e-12 * e.abs().max(1.0));
+                    if e < least.0 {
+                        least = (e, c, l);
+                    }
+                }
+            }
+            assert_eq!((r.c(), r.lambda()), (least.1, least.2), "{criterion:?}: the least error is chosen");
+        }
+        assert!(rkhs_grid(&x, ky.as_ref(), &[], &lambdas, median, RkhsCriterion::Loo, &mut || {}).is_err());
     }
 }

@@ -96,6 +96,47 @@ pub fn read_indices(path: impl AsRef<Path>) -> Result<Vec<usize>> {
     Ok(idx)
 }
 
+/// Reads one score threshold per label: a finite number per line, in label
+/// order; blank lines are skipped.
+///
+/// # Errors
+/// [`Error::Io`]; [`Error::Parse`] for a line that is not a finite number, or
+/// (at the last line) a count other than `n_labels`.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("t.txt");
+/// std::fs::write(&path, "0.5\n\n-1e-3\n")?;
+/// assert_eq!(okr_eval::read_thresholds(&path, 2)?, vec![0.5, -1e-3]);
+/// assert!(okr_eval::read_thresholds(&path, 3).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_thresholds(path: impl AsRef<Path>, n_labels: usize) -> Result<Vec<f64>> {
+    let path = path.as_ref();
+    let text = read_text(path)?;
+    let mut out = Vec::new();
+    let mut last = 1;
+    for (no, line) in lines(&text) {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        last = no;
+        let t = line
+            .parse::<f64>()
+            .ok()
+            .filter(|t| t.is_finite())
+            .ok_or_else(|| Error::parse(path, no, format!("expected a finite number, got '{}'", excerpt(line))))?;
+        out.push(t);
+    }
+    if out.len() != n_labels {
+        let msg = format!("{} thresholds, expected one per label ({n_labels})", out.len());
+        return Err(Error::parse(path, last, msg));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +176,15 @@ mod tests {
     fn indices() {
         let (_d, p) = write("0,2\n-1\n");
         assert!(read_indices(&p).unwrap_err().to_string().contains(":2: expected a 0-based index, got '-1'"));
+    }
+
+    #[test]
+    fn thresholds_one_per_label() {
+        let (_d, p) = write("0.5\n\n  -2 \n1e-3\n");
+        assert_eq!(read_thresholds(&p, 3).unwrap(), vec![0.5, -2.0, 1e-3]);
+        let e = read_thresholds(&p, 2).unwrap_err().to_string();
+        assert!(e.contains(":4: 3 thresholds, expected one per label (2)"), "{e}");
+        let (_d, p) = write("0.5\nnan\n");
+        assert!(read_thresholds(&p, 2).unwrap_err().to_string().contains(":2: expected a finite number, got 'nan'"));
     }
 }
