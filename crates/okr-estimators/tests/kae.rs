@@ -342,3 +342,90 @@ fn autotraits() {
     is_send_sync::<K2ae>();
     is_send_sync::<okr_estimators::KaeValidParams>();
 }
+
+/// Gaussian KAE 2-1-2 that never stops early (tol 0, patience above max_iter).
+fn history_params(max_iter: usize, last: LastLayer) -> okr_estimators::KaeParams {
+    Kae::params()
+        .hidden_dims(vec![1])
+        .kernels(vec![LayerKernel::GaussianMedian])
+        .lambdas(vec![1e-4])
+        .last_layer(last)
+        .max_iter(max_iter)
+        .tol(0.0)
+        .patience(10 * max_iter)
+        .seed(7)
+}
+
+#[test]
+fn history_snapshot_at_the_last_step_is_the_fitted_model() {
+    faer::set_global_parallelism(Par::Seq);
+    let x = random(24, 2, 3.0, 71);
+    for last in [LastLayer::Krr, LastLayer::Gradient] {
+        let (model, snaps) = history_params(40, last).fit_with_history(x.as_ref(), &[40, 0, 5, 5, 90]).unwrap();
+        // Sorted, without repeats, and nothing past the 40 updates taken.
+        assert_eq!(snaps.iter().map(|s| s.step).collect::<Vec<_>>(), vec![0, 5, 40]);
+        let last_snap = &snaps[2].model;
+        let enc = model.encode(x.as_ref()).unwrap();
+        assert!(diff(last_snap.encode(x.as_ref()).unwrap().as_ref(), enc.as_ref()) <= 1e-12 * frob(enc.as_ref()));
+        let rec = model.reconstruct(x.as_ref()).unwrap();
+        assert!(diff(last_snap.reconstruct(x.as_ref()).unwrap().as_ref(), rec.as_ref()) <= 1e-12 * frob(rec.as_ref()));
+        assert_eq!(last_snap.train_info().objective_history, model.train_info().objective_history);
+        // Keeping snapshots does not change the training: same model as `fit`.
+        let plain = history_params(40, last).fit(x.as_ref()).unwrap();
+        assert_eq!(diff(plain.encode(x.as_ref()).unwrap().as_ref(), enc.as_ref()), 0.0);
+        // Snapshot 0 is the initialization: its objective is the first one recorded.
+        let h0 = model.train_info().objective_history[0];
+        assert!((snaps[0].model.train_info().final_objective - h0).abs() <= 1e-12 * h0);
+    }
+}
+
+#[test]
+fn history_snapshot_at_step_s_equals_a_fit_stopped_after_s_steps() {
+    faer::set_global_parallelism(Par::Seq);
+    let x = random(20, 3, 2.0, 72);
+    for last in [LastLayer::Krr, LastLayer::Gradient] {
+        let (model, snaps) = history_params(30, last).fit_with_history(x.as_ref(), &[1, 7, 20]).unwrap();
+        for snap in &snaps {
+            let short = history_params(snap.step, last).fit(x.as_ref()).unwrap();
+            let (a, b) = (short.encode(x.as_ref()).unwrap(), snap.model.encode(x.as_ref()).unwrap());
+            assert!(diff(a.as_ref(), b.as_ref()) <= 1e-12 * frob(a.as_ref()), "step {}", snap.step);
+            let (ja, jb) = (short.train_info().final_objective, snap.model.train_info().final_objective);
+            assert!((ja - jb).abs() <= 1e-12 * ja, "step {}: {ja} vs {jb}", snap.step);
+            assert_eq!(snap.model.train_info().objective_history, model.train_info().objective_history[..snap.step]);
+        }
+        // The objective recorded before update s is the snapshot's objective at s.
+        for snap in &snaps {
+            let h = model.train_info().objective_history[snap.step];
+            assert!((snap.model.train_info().final_objective - h).abs() <= 1e-12 * h);
+        }
+    }
+}
+
+#[test]
+fn history_of_an_early_stopped_fit_ends_at_the_returned_model() {
+    faer::set_global_parallelism(Par::Seq);
+    let x = random(16, 2, 2.0, 73);
+    // tol = 1 stops as soon as `patience` steps have been taken.
+    let params = history_params(100, LastLayer::Krr).tol(1.0).patience(6);
+    let (model, snaps) = params.fit_with_history(x.as_ref(), &[6, 7]).unwrap();
+    assert_eq!(model.train_info().stop, okr_estimators::kae::StopReason::Converged);
+    assert_eq!(snaps.len(), 1);
+    assert_eq!(snaps[0].step, 6);
+    let (a, b) = (model.encode(x.as_ref()).unwrap(), snaps[0].model.encode(x.as_ref()).unwrap());
+    assert!(diff(a.as_ref(), b.as_ref()) <= 1e-12 * frob(a.as_ref()));
+}
+
+#[test]
+fn decode_of_encode_is_reconstruct_and_checks_the_code_width() {
+    faer::set_global_parallelism(Par::Seq);
+    let x = random(18, 3, 2.0, 74);
+    let x_new = random(5, 3, 2.0, 75);
+    // Deep network, code layer 2 of 4: the decoder is two layers.
+    let model = Kae::params().hidden_dims(vec![3, 1, 3]).lambdas(vec![1e-3]).max_iter(20).fit(x.as_ref()).unwrap();
+    assert_eq!(model.code_layer(), 2);
+    let rec = model.reconstruct(x_new.as_ref()).unwrap();
+    let dec = model.decode(model.encode(x_new.as_ref()).unwrap().as_ref()).unwrap();
+    assert!(diff(dec.as_ref(), rec.as_ref()) <= 1e-12 * frob(rec.as_ref()));
+    assert!(matches!(model.decode(Mat::<f64>::zeros(2, 2).as_ref()), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(model.decode(Mat::<f64>::zeros(0, 1).as_ref()), Err(Error::Empty { .. })));
+}

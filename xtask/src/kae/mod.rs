@@ -6,3 +6,4 @@ pub mod fingerprints;
 pub mod graphs;
 pub mod kpca;
 pub mod synthetic;
+pub mod synthetic_c1;

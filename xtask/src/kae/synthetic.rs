@@ -2,6 +2,7 @@
 //! paper (Sec. 5.1, App. C.1; spec 3.1): noisy concentric circles, two moons,
 //! 1-D and 2-D Gaussian clusters, with PNG plots of codes and reconstructions.
 //! The paper gives figures only; the quantitative proxies are those of spec 3.1.
+//! Figs. 5a/5b, 5d and 6a/6b are in the sibling [`super::synthetic_c1`].
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -17,10 +18,10 @@ use super::common::write_experiment;
 use crate::common::rng::Lcg;
 
 /// A labelled toy data set.
-struct Toy {
-    name: &'static str,
-    x: Mat<f64>,
-    labels: Vec<usize>,
+pub(super) struct Toy {
+    pub name: &'static str,
+    pub x: Mat<f64>,
+    pub labels: Vec<usize>,
 }
 
 fn circles(seed: u64) -> Toy {
@@ -50,7 +51,7 @@ fn moons(seed: u64) -> Toy {
     Toy { name: "moons", x: Mat::from_fn(rows.len(), 2, |i, j| rows[i][j]), labels }
 }
 
-fn gaussians_1d(seed: u64) -> Toy {
+pub(super) fn gaussians_1d(seed: u64) -> Toy {
     let mut r = Lcg(seed);
     let labels: Vec<usize> = (0..100).map(|i| i / 50).collect();
     let x = Mat::from_fn(100, 1, |i, _| 2.0 * (i / 50) as f64 + 0.1 * r.normal());
@@ -67,7 +68,7 @@ fn clusters_2d(seed: u64) -> Toy {
 
 /// Best accuracy of labelling a 1-D code by `k` consecutive intervals
 /// (k = number of classes, each interval one class, all assignments tried).
-fn interval_accuracy(code: &[f64], labels: &[usize], k: usize) -> f64 {
+pub(super) fn interval_accuracy(code: &[f64], labels: &[usize], k: usize) -> f64 {
     let mut idx: Vec<usize> = (0..code.len()).collect();
     idx.sort_by(|&a, &b| code[a].total_cmp(&code[b]));
     let n = idx.len();
@@ -118,7 +119,7 @@ fn permutations(k: usize) -> Vec<Vec<usize>> {
     out
 }
 
-fn kae_params(code_dim: usize, max_iter: usize, seed: u64) -> KaeParams {
+pub(super) fn kae_params(code_dim: usize, max_iter: usize, seed: u64) -> KaeParams {
     Kae::params()
         .hidden_dims(vec![code_dim])
         .kernels(vec![LayerKernel::GaussianMedian])
@@ -147,14 +148,14 @@ fn linear_ae(x: MatRef<'_, f64>, p: usize, seed: u64) -> Result<Kae> {
 }
 
 /// Mean squared error of the best rank-p linear reconstruction (uncentred PCA, Eckart-Young).
-fn pca_error(x: MatRef<'_, f64>, p: usize) -> Result<f64> {
+pub(super) fn pca_error(x: MatRef<'_, f64>, p: usize) -> Result<f64> {
     let s = okr_linalg::thin_svd(x)?;
     Ok(s.s()[p.min(s.s().len())..].iter().map(|v| v * v).sum::<f64>() / x.nrows() as f64)
 }
 
-const COLORS: [RGBColor; 3] = [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44)];
+pub(super) const COLORS: [RGBColor; 3] = [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44)];
 
-fn bounds(points: &[(f64, f64)]) -> ((f64, f64), (f64, f64)) {
+pub(super) fn bounds(points: &[(f64, f64)]) -> ((f64, f64), (f64, f64)) {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(x, y) in points {
         x0 = x0.min(x);
@@ -308,8 +309,10 @@ pub fn run(out_dir: &Path, seed: u64) -> Result<()> {
     }
     let (sep_table, sep_records) = separability(seed)?;
     records.extend(sep_records);
+    let (c1_md, c1_records) = super::synthetic_c1::run(out_dir, seed)?;
+    records.extend(c1_records);
     let notes = format!(
-        "{sep_table}\n{NOTES}\n\nPlots: {}.",
+        "{sep_table}\n{NOTES}\n\nPlots: {}.\n{c1_md}",
         ["circles", "moons", "gaussians-1d", "clusters-2d"]
             .iter()
             .map(|n| format!("![{n}](kae-synthetic-{n}.png)"))

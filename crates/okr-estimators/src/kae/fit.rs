@@ -165,18 +165,23 @@ pub(crate) fn standard_normal(nrows: usize, ncols: usize, rng: &mut ChaCha8Rng) 
 }
 
 /// Minimizes `problem` from `theta` with the step rule and stopping rules of
-/// `params`; `progress(step, objective)` is called at every step.
+/// `params`; `progress(step, objective)` is called at every step, and
+/// `record(updates, theta)` once for every parameter state visited, with the
+/// number of updates applied so far (0 = the initialization; the last call
+/// has the returned parameters).
 pub(crate) fn train(
     problem: &mut Problem<'_>,
     theta: &mut [Mat<f64>],
     params: &KaeValidParams,
     progress: &mut dyn FnMut(usize, f64),
+    record: &mut dyn FnMut(usize, &[Mat<f64>]),
 ) -> Result<TrainInfo> {
     let mut history = Vec::new();
     let mut first_moment: Vec<Mat<f64>> = theta.iter().map(|t| Mat::zeros(t.nrows(), t.ncols())).collect();
     let mut second_moment = first_moment.clone();
     let mut stop = StopReason::MaxIter;
     for it in 0..params.max_iter {
+        record(it, theta);
         let refresh = it % params.refresh_every == 0;
         let (value, grads, _) = problem.value_and_grad(theta, refresh)?;
         if !value.is_finite() {
@@ -219,6 +224,10 @@ pub(crate) fn train(
                 }
             }
         }
+    }
+    // A converged loop broke before updating, so its last state was recorded above.
+    if stop == StopReason::MaxIter {
+        record(params.max_iter, theta);
     }
     let n_iter = history.len();
     Ok(TrainInfo { objective_history: history, n_iter, final_objective: f64::NAN, stop })

@@ -44,6 +44,7 @@
 //! ```
 
 mod fit;
+mod history;
 mod kernel;
 mod kpca;
 mod network;
@@ -56,6 +57,7 @@ use okr_linalg::Cholesky;
 use serde::{Deserialize, Serialize};
 
 pub use fit::{StopReason, TrainInfo};
+pub use history::KaeSnapshot;
 pub use kernel::LayerKernel;
 pub use kpca::Kpca;
 pub use params::{KaeParams, KaeValidParams, LastLayer, MAX_LAYERS, Optimizer};
@@ -165,39 +167,7 @@ impl KaeValidParams {
     /// # Errors
     /// As [`fit`](Self::fit).
     pub fn fit_with_progress(&self, x: MatRef<'_, f64>, progress: &mut dyn FnMut(usize, f64)) -> Result<Kae> {
-        check_finite("training inputs", x)?;
-        check_widths(self, x.nrows(), x.ncols())?;
-        let first = self.kernel(1).resolve(x);
-        let k1 = first.gram(x)?;
-        let (layers, mut theta) = fit::initialize(k1.as_ref(), first, self, Some(x.ncols()))?;
-        let m = layers.len() - 1;
-        if self.last_layer == LastLayer::Gradient {
-            let pass = network::forward(k1.as_ref(), &layers, &theta)?;
-            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(self.seed ^ 0x9e37_79b9);
-            let mut phi = fit::standard_normal(x.nrows(), x.ncols(), &mut rng);
-            let xl = layers[m].apply_op(pass.last_gram() * &phi);
-            let rms_out = (network::dot(xl.as_ref(), xl.as_ref()) / (xl.nrows() * xl.ncols()).max(1) as f64).sqrt();
-            let rms_x = (network::dot(x, x) / (x.nrows() * x.ncols()).max(1) as f64).sqrt();
-            if rms_out > 0.0 {
-                phi = Mat::from_fn(phi.nrows(), phi.ncols(), |i, j| phi[(i, j)] * rms_x / rms_out);
-            }
-            theta.push(phi);
-        }
-        let mut problem = fit::Problem { k1: k1.as_ref(), layers, head: fit::finite_head(self, x) };
-        let mut info = fit::train(&mut problem, &mut theta, self, progress)?;
-        let (value, _, pass) = problem.value_and_grad(&theta, true)?;
-        info.final_objective = value;
-        if let fit::Head::FiniteKrr { phi: Some(phi), .. } = problem.head {
-            theta.push(phi);
-        }
-        Ok(Kae {
-            layers: problem.layers,
-            phis: theta,
-            x_train: x.to_owned(),
-            codes: pass.codes,
-            code_layer: self.code_layer(),
-            info,
-        })
+        Ok(self.fit_recording(x, progress, &[])?.0)
     }
 
     /// Fits a K2AE on the input Gram $K_{in}$ `(n, n)` (the target Gram is
@@ -254,7 +224,7 @@ impl KaeValidParams {
         let k1 = gram_from_inner_products(first, k_in, &diag, &diag)?;
         let (layers, mut theta) = fit::initialize(k1.as_ref(), first, self, None)?;
         let mut problem = fit::Problem { k1: k1.as_ref(), layers, head: fit::Head::Kernel { k_out, stale: None } };
-        let mut info = fit::train(&mut problem, &mut theta, self, progress)?;
+        let mut info = fit::train(&mut problem, &mut theta, self, progress, &mut |_, _| {})?;
         let (value, _, pass) = problem.value_and_grad(&theta, true)?;
         info.final_objective = value;
         let lambda_l = problem.layers[problem.layers.len() - 1].lambda;
