@@ -227,10 +227,10 @@ fn dataset_md(recs: &[MetricRecord], beside: &[MetricRecord], dataset: &str, gri
     let ratios: Vec<f64> = {
         let mut v: Vec<f64> = Vec::new();
         for r in beside.iter().filter(|r| r.dataset == dataset && r.metric == "p_at_3") {
-            if let Some(kl) = r.setting.get("k_over_l").and_then(Value::as_f64) {
-                if !v.contains(&kl) {
-                    v.push(kl);
-                }
+            if let Some(kl) = r.setting.get("k_over_l").and_then(Value::as_f64)
+                && !v.contains(&kl)
+            {
+                v.push(kl);
             }
         }
         v.sort_by(f64::total_cmp);

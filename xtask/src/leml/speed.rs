@@ -204,6 +204,9 @@ fn speedup_md(bib: &Data, records: &mut Vec<MetricRecord>, seed: u64) -> Result<
     Ok(md)
 }
 
+/// Per thread count: threads, gradient s, Hv s, 1-minute load before.
+type OpTime = (usize, f64, f64, Option<f64>);
+
 /// Calls per median in [`per_call_speedup_md`].
 const CALLS: usize = 50;
 
@@ -216,7 +219,7 @@ fn time_ops<O: TronObjective + Send>(
     w: ColRef<'_, f64>,
     s: ColRef<'_, f64>,
     counts: &[usize],
-) -> Result<Vec<(usize, f64, f64, Option<f64>)>> {
+) -> Result<Vec<OpTime>> {
     let mut g = Col::zeros(w.nrows());
     let mut out = Col::zeros(w.nrows());
     let mut rows = Vec::new();
@@ -260,9 +263,8 @@ fn per_call_speedup_md(bib: &Data, records: &mut Vec<MetricRecord>, seed: u64) -
     Ok(per_call_table(&bib.name, bib.stand_in, k, &cases, records))
 }
 
-/// One measured operation set: algorithm, method, and per thread count
-/// (threads, gradient s, Hv s, load before).
-type OpTimes<'a> = (&'a str, &'a str, Vec<(usize, f64, f64, Option<f64>)>);
+/// One measured operation set: algorithm, method, [`OpTime`] per thread count.
+type OpTimes<'a> = (&'a str, &'a str, Vec<OpTime>);
 
 /// The per-call table of [`per_call_speedup_md`] and its records (seconds
 /// and speed-up against the first thread count, per operation and thread
