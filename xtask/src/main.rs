@@ -99,6 +99,11 @@ const EXPERIMENTS: &[Experiment] = &[
         let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::FULL_RATIOS.to_vec());
         leml::experiments::run_full(&ds, &a.out_dir, a.seed, &a.losses, &ratios, a.lambdas.as_deref())
     }),
+    Experiment::new(
+        "leml-full-br-sq",
+        "BR with the squared loss and full labels on bibtex and delicious: Fig. 1a/1c's BR line beside leml-full (resumable)",
+        |a| leml::br_full::run(&a.datasets_or(&["bibtex", "delicious"]), &a.out_dir, a.seed, a.lambdas.as_deref()),
+    ),
     Experiment::new("leml-missing", "LEML with missing labels (observed fractions, draws), beside Tables 12-15", |a| {
         let ratios = a.k_ratios.clone().unwrap_or_else(|| leml::paper::MISSING_RATIOS.to_vec());
         leml::experiments::run_missing(&a.out_dir, a.seed, a.draws, &a.losses, &a.observed, &ratios, a.lambdas.as_deref())
@@ -294,8 +299,9 @@ enum Command {
         /// leml-missing: observed fractions |Omega|/nL in percent.
         #[arg(long, value_delimiter = ',', default_value = "5,10,20,40")]
         observed: Vec<usize>,
-        /// leml-full, leml-missing (lr, sh): lambda grid for validation (one
-        /// value: used without validation). Default 0.3,1,3,10,30.
+        /// leml-full, leml-missing (lr, sh), leml-full-br-sq: lambda grid for
+        /// validation (one value: used without validation). Default
+        /// 0.3,1,3,10,30 (leml-full-br-sq: 1,3,10,30,100,300).
         #[arg(long, value_delimiter = ',')]
         lambdas: Option<Vec<f64>>,
     },

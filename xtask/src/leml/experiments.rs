@@ -174,7 +174,7 @@ fn cell(ours: f64, paper: Option<f64>, metric: &str) -> String {
 }
 
 /// Lambda grids (the loss is summed over Ω, so lambda scales with |Ω|).
-const GRID_SQ: [f64; 6] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0];
+pub(super) const GRID_SQ: [f64; 6] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0];
 pub(super) const GRID_LR_SH: [f64; 5] = [0.3, 1.0, 3.0, 10.0, 30.0];
 /// lambda grid of `leml-missing`'s squared-loss LEML and BR.
 const GRID_MISSING_SQ: [f64; 7] = [0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0];
@@ -465,6 +465,14 @@ fn per_loss_links(out_dir: &Path) -> String {
         let _ = write!(md, "; not run: {} (see \"Deliberately skipped\" in [index.md](index.md))", not.join(", "));
     }
     md.push_str(".\n");
+    let br_sq = super::br_full::STEM;
+    if out_dir.join(format!("{br_sq}.md")).exists() {
+        let _ = writeln!(
+            md,
+            "\nBR with the squared loss and full labels (Fig. 1a / 1c's reference line) beside these rows: \
+             [{br_sq}.md]({br_sq}.md)."
+        );
+    }
     md
 }
 

@@ -2,6 +2,7 @@
 //! tables, speed lines and the theory checks.
 
 pub mod ablation;
+pub mod br_full;
 pub mod experiments;
 pub mod paper;
 pub mod per_loss;

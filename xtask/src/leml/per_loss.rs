@@ -159,7 +159,7 @@ pub type PaperRow = (String, Option<f64>, f64);
 
 /// The five metric records of one row, its fit time and the 1-minute load.
 #[allow(clippy::too_many_arguments)]
-fn records(
+pub(super) fn records(
     experiment: &str,
     data: &Data,
     method: &str,
