@@ -13,6 +13,7 @@ use plotters::prelude::*;
 
 use super::synthetic::{COLORS, Toy, bounds, gaussians_1d, interval_accuracy, kae_params, pca_error};
 use crate::common::rng::Lcg;
+use crate::common::stats::mean;
 
 /// Steps at which the 1-D Gaussians' network is recorded (Fig. 5a/5b).
 const STEPS: [usize; 9] = [0, 5, 20, 50, 100, 200, 500, 1000, 2000];
@@ -29,10 +30,6 @@ fn two_clusters(seed: u64) -> Toy {
 
 fn col(m: MatRef<'_, f64>, j: usize) -> Vec<f64> {
     (0..m.nrows()).map(|i| m[(i, j)]).collect()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
 /// Population standard deviation.
