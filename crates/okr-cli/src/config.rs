@@ -238,3 +238,35 @@ pub fn set_threads(threads: Option<usize>) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPTS: KernelOptions = KernelOptions { gamma: None, sigma2: None, degree: 2, coef0: 1.0 };
+
+    /// The flags' kernels through `KernelSpec::from_name`: every vector kind
+    /// by its flag name, the CLI's polynomial gamma of 1, and its messages.
+    #[test]
+    fn kernels_from_flags() {
+        for &kind in KernelKind::value_variants() {
+            let built = build_kernel(kind, OPTS, || 0.5, "input");
+            assert_eq!(built.is_ok(), !crate::cmd::structured::is_structured_kernel(kind), "{kind:?}");
+        }
+        let poly = build_kernel(KernelKind::Polynomial, OPTS, || 0.25, "input").unwrap();
+        assert_eq!(poly, okr_kernels::Polynomial::new(2, 1.0, 1.0).unwrap().into());
+        let gt = build_kernel(KernelKind::GaussianTanimoto, OPTS, || 0.25, "output").unwrap();
+        assert_eq!(gt, okr_kernels::GaussianTanimoto::new(0.25).unwrap().into());
+        let s2 = KernelOptions { sigma2: Some(-1.0), ..OPTS };
+        let err = build_kernel(KernelKind::Gaussian, s2, || 1.0, "output").unwrap_err();
+        assert_eq!(format!("{err:#}"), "invalid output sigma2 = -1: expected a finite number > 0");
+        let zero = KernelOptions { gamma: Some(0.0), ..OPTS };
+        let err = build_kernel(KernelKind::Laplacian, zero, || 1.0, "input").unwrap_err();
+        assert_eq!(format!("{err:#}"), "input kernel: invalid kernel parameter gamma = 0: finite and > 0");
+        let err = build_kernel(KernelKind::Wl, OPTS, || 1.0, "input").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--input-kernel wl is a graph or ranking kernel: input data here are feature vectors"
+        );
+    }
+}
