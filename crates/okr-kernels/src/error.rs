@@ -48,6 +48,16 @@ pub enum Error {
         /// What is expected.
         expected: &'static str,
     },
+    /// A kernel name that [`KernelSpec::from_name`](crate::KernelSpec::from_name)
+    /// does not know.
+    #[error(
+        "unknown kernel {name:?}: expected gaussian (rbf), linear, laplacian, polynomial (poly), \
+         tanimoto or gaussian-tanimoto"
+    )]
+    UnknownKernel {
+        /// The name given.
+        name: String,
+    },
     /// Empty data where at least one row is needed.
     #[error("empty data: {what}")]
     Empty {

@@ -112,6 +112,32 @@ impl Features {
         }
     }
 
+    /// The rows in CSR form: borrowed when stored sparse, else the nonzero
+    /// entries of the dense rows (one copy of $\mathrm{nnz}$ entries). For
+    /// models whose products run on sparse rows (LEML).
+    ///
+    /// # Errors
+    /// As [`to_sparse_rows`](Self::to_sparse_rows).
+    ///
+    /// # Example
+    /// ```
+    /// use std::borrow::Cow;
+    /// use okr_kernels::{DenseRows, Features};
+    /// let x = Features::Dense(DenseRows::from_rows(&[vec![0.0, 2.0], vec![1.0, 0.0]])?);
+    /// let s = x.sparse_rows()?;
+    /// assert_eq!((s.nnz(), s.row(0)), (2, (&[1][..], &[2.0][..])));
+    /// let sparse = Features::Sparse(s.into_owned());
+    /// assert!(matches!(sparse.sparse_rows()?, Cow::Borrowed(_)));
+    /// Ok::<(), okr_kernels::Error>(())
+    /// ```
+    pub fn sparse_rows(&self) -> Result<std::borrow::Cow<'_, CsrRows>> {
+        use std::borrow::Cow;
+        Ok(match self {
+            Features::Sparse(x) => Cow::Borrowed(x),
+            Features::Dense(x) => Cow::Owned(CsrRows::from_dense(x.as_mat())?),
+        })
+    }
+
     /// `other` in the same form as `self` (borrowed when it already is).
     fn like<'a>(&self, other: &'a Features) -> std::borrow::Cow<'a, Features> {
         use std::borrow::Cow;
@@ -242,6 +268,30 @@ mod tests {
         let d = DenseRows::from_rows(&[vec![1.0, 0.0, 2.0], vec![0.0, 0.0, 0.0], vec![-1.0, 3.0, 0.5]]).unwrap();
         let s = CsrRows::from_dense(d.as_mat()).unwrap();
         (Features::Dense(d), Features::Sparse(s))
+    }
+
+    /// The CSR view holds exactly the nonzero entries of the dense rows,
+    /// and borrows rows stored sparse.
+    #[test]
+    fn sparse_rows_are_the_nonzeros() {
+        let (d, s) = pair();
+        let from_dense = d.sparse_rows().unwrap();
+        assert!(matches!(from_dense, std::borrow::Cow::Owned(_)));
+        let dense = d.to_dense();
+        let mut nonzero = 0;
+        for i in 0..dense.nrows() {
+            let (idx, val) = from_dense.row(i);
+            let want: Vec<(usize, f64)> =
+                (0..dense.ncols()).filter(|&j| dense[(i, j)] != 0.0).map(|j| (j, dense[(i, j)])).collect();
+            let got: Vec<(usize, f64)> = idx.iter().copied().zip(val.iter().copied()).collect();
+            assert_eq!(got, want, "row {i}");
+            nonzero += want.len();
+        }
+        assert_eq!((from_dense.nnz(), from_dense.n_features()), (nonzero, 3));
+        match (&s, s.sparse_rows().unwrap()) {
+            (Features::Sparse(inner), std::borrow::Cow::Borrowed(b)) => assert!(std::ptr::eq(inner, b)),
+            _ => panic!("sparse rows are borrowed"),
+        }
     }
 
     /// Each form, and both mixed orders, give the kernel of the dense rows.

@@ -1,6 +1,6 @@
 //! Data-driven kernel widths.
 
-use crate::{Kernel, Linear, Rows};
+use crate::{Kernel, LabelSets, Linear, Rows};
 
 /// Median squared Euclidean distance $\|x_i - x_j\|^2$ over the pairs of at
 /// most `max_rows` evenly spaced rows of `x` (all rows when fewer), computed
@@ -53,6 +53,43 @@ pub fn median_heuristic_gamma(median_sq: f64) -> f64 {
     if median_sq > 0.0 { 1.0 / (2.0 * median_sq) } else { 1.0 }
 }
 
+/// Rows the median heuristic samples in okr's default widths (`okr fit`,
+/// the Python estimators): [`median_gamma`].
+pub const MEDIAN_SAMPLE_ROWS: usize = 2000;
+
+/// okr's default Gaussian width on feature vectors: the median heuristic
+/// over at most [`MEDIAN_SAMPLE_ROWS`] rows,
+/// `median_heuristic_gamma(median_sq_distance(x, MEDIAN_SAMPLE_ROWS))`.
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, median_gamma};
+/// let x = DenseRows::from_rows(&[vec![0.0], vec![1.0], vec![3.0]])?;
+/// assert_eq!(median_gamma(&x), 1.0 / 8.0); // median squared distance 4
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn median_gamma<R: Rows>(x: &R) -> f64
+where
+    Linear: Kernel<R>,
+{
+    median_heuristic_gamma(median_sq_distance(x, MEDIAN_SAMPLE_ROWS))
+}
+
+/// okr's default Gaussian width on label sets: $\sigma^2$ is the mean
+/// number of labels per set $\bar c$ (at least 1), $\gamma = 1 / (2 \max(1, \bar c))$.
+///
+/// # Example
+/// ```
+/// use okr_kernels::{LabelSets, label_set_gamma};
+/// let y = LabelSets::new(4, vec![vec![0, 1, 2], vec![3]])?;
+/// assert_eq!(label_set_gamma(&y), 0.25); // 2 labels per set: sigma^2 = 2
+/// assert_eq!(label_set_gamma(&LabelSets::new(4, vec![vec![]])?), 0.5);
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn label_set_gamma(y: &LabelSets) -> f64 {
+    1.0 / (2.0 * y.mean_cardinality().max(1.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +114,18 @@ mod tests {
         assert_eq!(median_heuristic_gamma(0.25), 2.0);
         assert_eq!(median_heuristic_gamma(0.0), 1.0);
         assert_eq!(median_heuristic_gamma(-0.0), 1.0);
+        // Beyond MEDIAN_SAMPLE_ROWS rows, median_gamma samples evenly spaced rows.
+        let many = DenseRows::new(faer::Mat::from_fn(2 * MEDIAN_SAMPLE_ROWS + 1, 1, |i, _| (i % 7) as f64)).unwrap();
+        assert_eq!(median_gamma(&many), median_heuristic_gamma(median_sq_distance(&many, MEDIAN_SAMPLE_ROWS)));
+        assert_eq!(median_gamma(&x), 0.5);
+    }
+
+    /// sigma^2 is the mean cardinality, at least 1.
+    #[test]
+    fn label_set_width() {
+        for (sets, sigma2) in [(vec![vec![0, 1], vec![1, 2, 3]], 2.5), (vec![vec![], vec![0]], 1.0), (vec![], 1.0)] {
+            let y = LabelSets::new(4, sets).unwrap();
+            assert_eq!(label_set_gamma(&y), 1.0 / (2.0 * sigma2));
+        }
     }
 }

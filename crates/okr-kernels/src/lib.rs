@@ -21,7 +21,8 @@
 //! | [`Tanimoto`] | $T(x, y) = \langle x, y \rangle / (\|x\|^2 + \|y\|^2 - \langle x, y \rangle)$, $T(0, 0) = 1$ |
 //! | [`GaussianTanimoto`] | $\exp(-2\gamma (1 - T(x, y)))$ |
 //!
-//!   and [`KernelSpec`], a serializable enum over all of them.
+//!   and [`KernelSpec`], a serializable enum over all of them, built by
+//!   name with [`KernelSpec::from_name`] and [`KernelOptions`].
 //! - Precomputed Grams: [`GramRows`] (samples as their kernel values against
 //!   the training samples) with the [`Precomputed`] kernel, read from `.npy`
 //!   or text ([`read_gram_npy`], [`read_gram_text`]); kernel algebra in
@@ -76,7 +77,8 @@ pub use containers::{CsrRows, DenseRows, DenseSource, LabelSets};
 pub use error::{Error, Result};
 pub use features::Features;
 pub use graphs::{Graph, Graphs, WlSubtree};
-pub use heuristics::{median_heuristic_gamma, median_sq_distance};
+pub use heuristics::{MEDIAN_SAMPLE_ROWS, label_set_gamma, median_gamma, median_heuristic_gamma, median_sq_distance};
+pub use kernels::by_name::KernelOptions;
 pub use kernels::gaussian::Gaussian;
 pub use kernels::laplacian::Laplacian;
 pub use kernels::linear::Linear;

@@ -10,9 +10,9 @@
 
 use faer::Mat;
 use okr_estimators::ParamGuard;
-use okr_estimators::kae::{Kae, KaeParams, Kpca, LayerKernel};
+use okr_estimators::kae::{KaeParams, Kpca, LayerKernel};
 use okr_estimators::persist::{Model, ModelInfo, SavedModel};
-use okr_kernels::{Features, Kernel, KernelSpec, Rows};
+use okr_kernels::{Features, Kernel, KernelOptions, KernelSpec, Rows};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -42,11 +42,7 @@ pub struct CodeModel {
 /// `seed`; `first` is the kernel of the first layer, the others are
 /// Gaussian with the median heuristic (as `okr fit --estimator kae`).
 fn autoencoder_params(p: &Params<'_, '_>, hidden: Vec<usize>, first: LayerKernel) -> PyResult<KaeParams> {
-    let layers = hidden.len() + 1;
-    let params = Kae::params()
-        .hidden_dims(hidden)
-        .kernels(std::iter::once(first).chain(std::iter::repeat_n(LayerKernel::GaussianMedian, layers - 1)).collect())
-        .lambdas(vec![p.f64_or("lam", 1e-3)?])
+    let params = KaeParams::stacked(hidden, first, p.f64_or("lam", 1e-3)?)
         .max_iter(p.usize_or("max_iter", 500)?)
         .seed(p.seed()?);
     params.check_ref().map_err(to_py)?;
@@ -57,19 +53,19 @@ fn autoencoder_params(p: &Params<'_, '_>, hidden: Vec<usize>, first: LayerKernel
 fn kae_first_kernel(p: &Params<'_, '_>) -> PyResult<LayerKernel> {
     let name = p.string("kernel")?.unwrap_or_else(|| "gaussian".into());
     let gamma = p.f64("gamma")?;
-    Ok(match name.as_str() {
-        "gaussian" | "rbf" => gamma.map_or(LayerKernel::GaussianMedian, |gamma| LayerKernel::Gaussian { gamma }),
-        "linear" => LayerKernel::Linear,
+    // Only the polynomial kernel reads (and so checks) degree and coef0.
+    let (degree, coef0) = match name.as_str() {
         "polynomial" | "poly" => {
             let degree = u32::try_from(p.usize_or("degree", 3)?)
                 .map_err(|_| PyValueError::new_err("invalid parameter degree: too large"))?;
-            LayerKernel::Polynomial { degree, gamma: gamma.unwrap_or(1.0), coef0: p.f64_or("coef0", 1.0)? }
+            (degree, p.f64_or("coef0", 1.0)?)
         }
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "invalid parameter kernel = {other:?}: KAE takes gaussian, linear or polynomial (K2AE takes any kernel)"
-            )));
-        }
+        _ => (3, 1.0),
+    };
+    LayerKernel::from_name(&name, &KernelOptions { gamma, sigma2: None, degree, coef0 }).map_err(|_| {
+        PyValueError::new_err(format!(
+            "invalid parameter kernel = {name:?}: KAE takes gaussian, linear or polynomial (K2AE takes any kernel)"
+        ))
     })
 }
 

@@ -95,16 +95,9 @@ where
             seed,
         },
         "trace_norm" => {
-            let solver = match s.solver.as_str() {
-                "gd" => TraceNormSolver::GradientDescent,
-                "als" => TraceNormSolver::Als,
-                "convex" => TraceNormSolver::Convex,
-                other => {
-                    return Err(PyValueError::new_err(format!(
-                        "invalid parameter solver = {other:?}: expected gd, als or convex"
-                    )));
-                }
-            };
+            let solver: TraceNormSolver = s.solver.parse().map_err(|_| {
+                PyValueError::new_err(format!("invalid parameter solver = {:?}: expected gd, als or convex", s.solver))
+            })?;
             // okr refuses a rank above n.
             EstimatorSpec::TraceNorm { rank: at_most_n(rank), lambda, solver, seed }
         }

@@ -3,7 +3,7 @@
 //! Validation is okr's: a bad value reaches okr's `check()` and comes back
 //! as a `ValueError` with okr's message.
 
-use okr_kernels::{Gaussian, GaussianTanimoto, KernelSpec, Laplacian, Linear, Polynomial, Rows, Tanimoto};
+use okr_kernels::{KernelOptions, KernelSpec};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -71,43 +71,6 @@ impl Params<'_, '_> {
     }
 }
 
-/// `gamma = 1 / (2 median ||x - x'||^2)` over at most 2000 rows (okr fit's
-/// default width), 1 when the median is 0.
-fn median_gamma<R: Rows>(x: &R) -> f64
-where
-    Linear: okr_kernels::Kernel<R>,
-{
-    okr_kernels::median_heuristic_gamma(okr_kernels::median_sq_distance(x, 2000))
-}
-
-/// Builds a kernel by name. `default_gamma` is used when `gamma` is unset.
-pub fn kernel(
-    name: &str,
-    gamma: Option<f64>,
-    degree: usize,
-    coef0: f64,
-    default_gamma: impl FnOnce() -> f64,
-) -> PyResult<KernelSpec> {
-    let gamma = || gamma.unwrap_or_else(default_gamma);
-    Ok(match name {
-        "gaussian" | "rbf" => Gaussian::new(gamma()).map_err(to_py)?.into(),
-        "linear" => Linear.into(),
-        "laplacian" => Laplacian::new(gamma()).map_err(to_py)?.into(),
-        "polynomial" | "poly" => {
-            let degree = u32::try_from(degree).map_err(to_py)?;
-            Polynomial::new(degree, gamma(), coef0).map_err(to_py)?.into()
-        }
-        "tanimoto" => Tanimoto::new().into(),
-        "gaussian-tanimoto" => GaussianTanimoto::new(gamma()).map_err(to_py)?.into(),
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown kernel {other:?}: expected gaussian (rbf), linear, laplacian, polynomial (poly), \
-                 tanimoto or gaussian-tanimoto"
-            )));
-        }
-    })
-}
-
 /// A kernel as the parameters name it; widths left unset are resolved
 /// on the data at fit time.
 pub struct KernelChoice {
@@ -143,15 +106,27 @@ impl KernelChoice {
         matches!(self.name.as_str(), "gaussian" | "rbf")
     }
 
+    /// The kernel ([`KernelSpec::from_name`]); `default_gamma` is used when
+    /// `gamma` is unset.
+    fn build(&self, default_gamma: impl FnOnce() -> f64) -> PyResult<KernelSpec> {
+        // Only the polynomial kernel reads the degree, so only it refuses one beyond u32.
+        let degree = match u32::try_from(self.degree) {
+            Err(e) if matches!(self.name.as_str(), "polynomial" | "poly") => return Err(to_py(e)),
+            d => d.unwrap_or(0),
+        };
+        let options = KernelOptions { gamma: self.gamma, sigma2: None, degree, coef0: self.coef0 };
+        KernelSpec::from_name(&self.name, &options, default_gamma).map_err(to_py)
+    }
+
     /// The input kernel on `x`. Unset width: the median heuristic for the
     /// Gaussian kernel, `1 / n_features` otherwise.
     pub fn build_input(&self, x: &Inputs) -> PyResult<KernelSpec> {
         let default = || match x {
-            Inputs::Dense(x) if self.is_gaussian() => median_gamma(x),
-            Inputs::Sparse(x) if self.is_gaussian() => median_gamma(x),
+            Inputs::Dense(x) if self.is_gaussian() => okr_kernels::median_gamma(x),
+            Inputs::Sparse(x) if self.is_gaussian() => okr_kernels::median_gamma(x),
             _ => 1.0 / x.n_features().max(1) as f64,
         };
-        kernel(&self.name, self.gamma, self.degree, self.coef0, default)
+        self.build(default)
     }
 
     /// The output kernel on `y`. Unset Gaussian width on label sets:
@@ -159,11 +134,11 @@ impl KernelChoice {
     /// on vectors the median heuristic; other kernels `1 / dim`.
     pub fn build_output(&self, y: &Outputs) -> PyResult<KernelSpec> {
         let default = || match y {
-            Outputs::Labels(y) if self.is_gaussian() => 1.0 / (2.0 * y.mean_cardinality().max(1.0)),
-            Outputs::Vectors(y) if self.is_gaussian() => median_gamma(y),
+            Outputs::Labels(y) if self.is_gaussian() => okr_kernels::label_set_gamma(y),
+            Outputs::Vectors(y) if self.is_gaussian() => okr_kernels::median_gamma(y),
             Outputs::Labels(y) => 1.0 / y.n_labels().max(1) as f64,
             Outputs::Vectors(y) => 1.0 / y.n_features().max(1) as f64,
         };
-        kernel(&self.name, self.gamma, self.degree, self.coef0, default)
+        self.build(default)
     }
 }

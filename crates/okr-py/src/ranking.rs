@@ -9,7 +9,7 @@ use okr_decode::per_query::{PerQueryDecoder, Query, RankedQuery};
 use okr_kernels::{Features, Rows};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{IntoPyDict, PyDict};
 
 use crate::convert::{self, Outputs};
 use crate::errors::to_py;
@@ -193,13 +193,7 @@ pub fn retrieval_metrics<'py>(
     let out = PyDict::new(py);
     out.set_item("n_queries", m.n_queries)?;
     for (name, s) in [("optimistic", m.optimistic), ("pessimistic", m.pessimistic)] {
-        let d = PyDict::new(py);
-        for (k, v) in okr_eval::retrieval_metrics::TOP_KS.iter().zip(s.top_k) {
-            d.set_item(format!("top_{k}"), v)?;
-        }
-        d.set_item("mean_rank", s.mean_rank)?;
-        d.set_item("median_rank", s.median_rank)?;
-        out.set_item(name, d)?;
+        out.set_item(name, s.named().into_py_dict(py)?)?;
     }
     Ok(out)
 }

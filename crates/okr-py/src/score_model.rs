@@ -3,18 +3,15 @@
 //! transpose): dense inputs are compressed into one CSR copy, at fit and at
 //! prediction.
 
-use std::borrow::Cow;
-
 use okr_estimators::Fit;
 use okr_estimators::ScoreModel as _;
 use okr_estimators::leml::{Leml, Loss, Targets};
 use okr_estimators::persist::{Model, ModelInfo, SavedModel};
-use okr_kernels::CsrRows;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::convert::{self, Inputs};
+use crate::convert;
 use crate::errors::to_py;
 use crate::params::Params;
 use crate::threads;
@@ -40,14 +37,6 @@ impl ScoreModel {
             _ => unreachable!("checked in ScoreModel::new"),
         }
     }
-}
-
-/// The rows of `x` as CSR (dense rows compressed once).
-fn sparse(x: &Inputs) -> PyResult<Cow<'_, CsrRows>> {
-    Ok(match x {
-        Inputs::Sparse(s) => Cow::Borrowed(s),
-        Inputs::Dense(_) => Cow::Owned(x.to_sparse_rows().map_err(to_py)?),
-    })
 }
 
 /// Fits LEML (`rank`, `lam`, `loss` in sq / lr / sh, `max_iter`, `seed`) on
@@ -81,7 +70,7 @@ pub fn fit_leml(
     let start = std::time::Instant::now();
     let model = py.detach(|| {
         threads::run(n_jobs, || -> PyResult<Leml> {
-            params.fit(sparse(&x)?.as_ref(), Targets::Full(&y)).map_err(to_py)
+            params.fit(x.sparse_rows().map_err(to_py)?.as_ref(), Targets::Full(&y)).map_err(to_py)
         })
     })??;
     info.fit_seconds = start.elapsed().as_secs_f64();
@@ -100,7 +89,9 @@ impl ScoreModel {
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
         let x = convert::inputs(x)?;
         let s = py.detach(|| {
-            threads::run(n_jobs, || -> PyResult<_> { self.leml().scores(sparse(&x)?.as_ref()).map_err(to_py) })
+            threads::run(n_jobs, || -> PyResult<_> {
+                self.leml().scores(x.sparse_rows().map_err(to_py)?.as_ref()).map_err(to_py)
+            })
         })??;
         Ok(convert::to_numpy(py, s.as_ref()))
     }

@@ -108,9 +108,5 @@ where
     let mut coef = Mat::zeros(x.n_rows(), m.n_atoms());
     m.coefficients_into(x, coef.as_mut(), Par::rayon(0)).map_err(to_py)?;
     let atoms = m.atoms();
-    let outputs = atoms.outputs.to_matrix();
-    Ok(match atoms.weights {
-        None => &coef * &outputs,
-        Some(b) => &coef * (b * &outputs),
-    })
+    Ok(atoms.linear_read(coef.as_ref(), atoms.outputs.to_matrix().as_ref()))
 }

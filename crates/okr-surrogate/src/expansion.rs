@@ -76,6 +76,46 @@ pub struct Atoms<'a, Y> {
     pub gram: AtomGram<'a>,
 }
 
+impl<Y: Rows> Atoms<'_, Y> {
+    /// $h(x)$ read with a linear output kernel, from the coefficients $C$
+    /// `(n_test, n_atoms)` (see [`SurrogateModel::coefficients_into`]):
+    /// $C\,B\,U$ `(n_test, dim)`, with `outputs` the output rows $U$ as a
+    /// matrix `(n_outputs, dim)` (a 0/1 label indicator, or the vectors) and
+    /// $C\,U$ without $B$. For label sets, entry $(t, l)$ is the weight
+    /// $h(x_t)$ puts on the outputs that hold label $l$: its label scores.
+    ///
+    /// # Panics
+    /// If `coef` does not have [`SurrogateModel::n_atoms`] columns or
+    /// `outputs` one row per output row.
+    ///
+    /// # Example
+    /// ```
+    /// use faer::{Mat, mat};
+    /// use okr_kernels::DenseRows;
+    /// use okr_surrogate::{AtomGram, Atoms};
+    /// let u = DenseRows::new(mat![[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])?;
+    /// let b = mat![[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]; // 2 atoms over 3 outputs
+    /// let atoms = Atoms { outputs: &u, weights: Some(b.as_ref()), gram: AtomGram::FromOutputs };
+    /// let c = mat![[0.5, 1.0]];
+    /// assert_eq!(atoms.linear_read(c.as_ref(), u.as_mat()), mat![[1.0, 2.5]]);
+    /// Ok::<(), okr_kernels::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn linear_read(&self, coef: MatRef<'_, f64>, outputs: MatRef<'_, f64>) -> Mat<f64> {
+        assert_eq!(outputs.nrows(), self.outputs.n_rows(), "one matrix row per output row");
+        match self.weights {
+            None => {
+                assert_eq!(coef.ncols(), outputs.nrows(), "one coefficient per atom");
+                coef * outputs
+            }
+            Some(b) => {
+                assert_eq!(coef.ncols(), b.nrows(), "one coefficient per atom");
+                coef * (b * outputs)
+            }
+        }
+    }
+}
+
 /// A fitted kernel-output model as a kernel expansion; implementing it gives
 /// the model its [`SurrogateModel`].
 ///
@@ -344,6 +384,32 @@ mod tests {
 
     fn rows(n: usize, d: usize, seed: usize) -> DenseRows {
         DenseRows::new(Mat::from_fn(n, d, |i, j| (((i * 7 + j * 3 + seed) % 11) as f64) / 11.0)).unwrap()
+    }
+
+    /// The linear read is $C B U$ entry by entry (and $C U$ without $B$).
+    #[test]
+    fn linear_read_is_c_b_u() {
+        let u = rows(5, 3, 4);
+        let b = Mat::from_fn(2, 5, |i, j| (i + 2 * j) as f64 / 3.0 - 1.0);
+        let c = Mat::from_fn(4, 2, |i, j| (i as f64 - j as f64) / 2.0);
+        let um = u.as_mat();
+        let weighted = Atoms { outputs: &u, weights: Some(b.as_ref()), gram: AtomGram::FromOutputs };
+        let got = weighted.linear_read(c.as_ref(), um);
+        for t in 0..4 {
+            for l in 0..3 {
+                let want: f64 = (0..2).map(|a| c[(t, a)] * (0..5).map(|r| b[(a, r)] * um[(r, l)]).sum::<f64>()).sum();
+                assert!((got[(t, l)] - want).abs() < 1e-12, "({t}, {l})");
+            }
+        }
+        let plain = Atoms { outputs: &u, weights: None, gram: AtomGram::FromOutputs };
+        let c5 = Mat::from_fn(4, 5, |i, j| (i * j) as f64 / 7.0);
+        let got = plain.linear_read(c5.as_ref(), um);
+        for t in 0..4 {
+            for l in 0..3 {
+                let want: f64 = (0..5).map(|r| c5[(t, r)] * um[(r, l)]).sum();
+                assert!((got[(t, l)] - want).abs() < 1e-12, "({t}, {l})");
+            }
+        }
     }
 
     /// Every tile size, including ones that do not divide the row count,

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
+use okr_kernels::KernelOptions;
 
 use super::{DataArgs, GRAM_FILES, OutputFileArgs, OutputKindFlag, StructuredArgs};
 
@@ -339,6 +340,15 @@ impl FitArgs {
     /// `--coef0`, or 1.
     pub fn coef0(&self) -> f64 {
         self.coef0.unwrap_or(1.0)
+    }
+    /// The parameters of `--input-kernel`: `--gamma`, `--sigma2`, `--degree`, `--coef0`.
+    pub fn input_kernel_options(&self) -> KernelOptions {
+        KernelOptions { gamma: self.gamma, sigma2: self.sigma2, degree: self.degree(), coef0: self.coef0() }
+    }
+    /// The parameters of `--output-kernel`: `--output-gamma`, `--output-sigma2`
+    /// (a polynomial output kernel has degree 2 and offset 1).
+    pub fn output_kernel_options(&self) -> KernelOptions {
+        KernelOptions { gamma: self.output_gamma, sigma2: self.output_sigma2, degree: 2, coef0: 1.0 }
     }
     /// `--layers`, or 2.
     pub fn layers(&self) -> usize {

@@ -3,6 +3,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
+use clap::ValueEnum;
 use indicatif::ProgressBar;
 use okr_decode::select::loo_grid;
 use okr_estimators::leml::{Leml, LemlParams, Loss, PartialLabels, Targets};
@@ -11,10 +12,12 @@ use okr_estimators::persist::{EstimatorSpec, Model};
 use okr_estimators::sketch::SketchSpec;
 use okr_estimators::{Fit, ParamGuard, TraceNormSolver};
 use okr_eval::{Dataset, Features, Standardizer};
-use okr_kernels::{Gaussian, Kernel, KernelSpec, LabelSets, Rows, median_heuristic_gamma, median_sq_distance};
+use okr_kernels::{
+    Gaussian, Kernel, KernelSpec, LabelSets, MEDIAN_SAMPLE_ROWS, Rows, median_heuristic_gamma, median_sq_distance,
+};
 
 use crate::cli::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, OutputKindFlag, TraceNormSolverKind};
-use crate::config::{KernelFlags, build_kernel, index_base, read_data, set_threads};
+use crate::config::{build_kernel, index_base, read_data, set_threads};
 use crate::model::{info, save_fitted};
 
 pub fn run(a: &FitArgs) -> Result<()> {
@@ -135,11 +138,8 @@ pub(crate) fn estimator_spec(a: &FitArgs, lambda: f64) -> Result<EstimatorSpec> 
         EstimatorKind::ReducedRank => EstimatorSpec::ReducedRank { rank, lambda1, lambda2 },
         EstimatorKind::Kde => EstimatorSpec::Kde { rank, lambda, centered: a.centered },
         EstimatorKind::TraceNorm => {
-            let solver = match a.solver.unwrap_or(TraceNormSolverKind::Gd) {
-                TraceNormSolverKind::Gd => TraceNormSolver::GradientDescent,
-                TraceNormSolverKind::Als => TraceNormSolver::Als,
-                TraceNormSolverKind::Convex => TraceNormSolver::Convex,
-            };
+            let name = a.solver.unwrap_or(TraceNormSolverKind::Gd).to_possible_value().expect("no solver is skipped");
+            let solver: TraceNormSolver = name.get_name().parse()?;
             EstimatorSpec::TraceNorm { rank, lambda, solver, seed }
         }
         EstimatorKind::Siokr | EstimatorKind::Isokr | EstimatorKind::Sisokr => {
@@ -156,10 +156,8 @@ pub(crate) fn estimator_spec(a: &FitArgs, lambda: f64) -> Result<EstimatorSpec> 
 /// Gaussian width: the median heuristic), with sparse standardization as
 /// feature weights; and the median squared distance.
 pub(crate) fn input_kernel(a: &FitArgs, x: &Features, weights: Option<&[f64]>) -> Result<(KernelSpec, f64)> {
-    let in_flags =
-        KernelFlags { kind: a.input_kernel, gamma: a.gamma, sigma2: a.sigma2, degree: a.degree(), coef0: a.coef0() };
-    let median = median_sq_distance(x, 2000);
-    let kx = build_kernel(&in_flags, || median_heuristic_gamma(median), "input")?;
+    let median = median_sq_distance(x, MEDIAN_SAMPLE_ROWS);
+    let kx = build_kernel(a.input_kernel, a.input_kernel_options(), || median_heuristic_gamma(median), "input")?;
     Ok((weighted(kx, weights)?, median))
 }
 
@@ -258,10 +256,7 @@ pub(crate) fn fit_data(a: &FitArgs, data: &Dataset, chosen: Option<&str>) -> Res
 /// The output kernel of `--output-kernel` on label sets; default width:
 /// the mean number of labels per training point.
 pub(crate) fn output_kernel(a: &FitArgs, data: &Dataset) -> Result<KernelSpec> {
-    let mean_card = data.y.mean_cardinality();
-    let out_flags =
-        KernelFlags { kind: a.output_kernel, gamma: a.output_gamma, sigma2: a.output_sigma2, degree: 2, coef0: 1.0 };
-    build_kernel(&out_flags, || 1.0 / (2.0 * mean_card.max(1.0)), "output")
+    build_kernel(a.output_kernel, a.output_kernel_options(), || okr_kernels::label_set_gamma(&data.y), "output")
 }
 
 /// LEML's parameters; the rank is `--rank` (or the default) before the
@@ -294,7 +289,7 @@ fn fit_leml(a: &FitArgs, data: &okr_eval::Dataset) -> Result<()> {
     }
     let (rank, capped) = leml_rank(a.rank, l);
     let params = leml_params(a).rank(rank).check()?;
-    let x = crate::cmd::sparse_inputs(data)?;
+    let x = data.x.sparse_rows()?;
     let partial = match a.observed_fraction {
         Some(f) if f < 1.0 => Some(PartialLabels::sample(&data.y, f, -1.0, a.seed)?),
         _ => None,

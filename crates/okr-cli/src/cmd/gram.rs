@@ -11,10 +11,10 @@ use okr_estimators::persist::Model;
 use okr_eval::Features;
 use okr_kernels::combinators::WeightedSum;
 use okr_kernels::mkl::{alignf_weights, uniform_weights};
-use okr_kernels::{GRAM_SYMMETRY_TOL, GramRows, Kernel, KernelSpec, LabelSets, Precomputed};
+use okr_kernels::{GRAM_SYMMETRY_TOL, GramRows, Kernel, KernelOptions, KernelSpec, LabelSets, Precomputed};
 
 use crate::cli::{EstimatorKind, FitArgs, KernelKind, KernelList, MklKind, OutputKindFlag};
-use crate::config::{KernelFlags, build_kernel, read_data};
+use crate::config::{build_kernel, read_data};
 
 /// The estimators that take a precomputed input Gram.
 const GRAM_ESTIMATORS: [EstimatorKind; 6] = [
@@ -87,14 +87,13 @@ pub(crate) fn combined_kernel(
     y: &LabelSets,
     ky: &KernelSpec,
 ) -> Result<(KernelSpec, String)> {
-    let median = okr_kernels::median_sq_distance(x, 2000);
+    let median = okr_kernels::median_sq_distance(x, okr_kernels::MEDIAN_SAMPLE_ROWS);
     let kernels = list
         .0
         .iter()
         .map(|item| {
-            let flags =
-                KernelFlags { kind: item.kind, gamma: item.gamma, sigma2: None, degree: a.degree(), coef0: a.coef0() };
-            let k = build_kernel(&flags, || okr_kernels::median_heuristic_gamma(median), "input")?;
+            let options = KernelOptions { gamma: item.gamma, sigma2: None, ..a.input_kernel_options() };
+            let k = build_kernel(item.kind, options, || okr_kernels::median_heuristic_gamma(median), "input")?;
             super::fit::weighted(k, weights)
         })
         .collect::<Result<Vec<KernelSpec>>>()?;

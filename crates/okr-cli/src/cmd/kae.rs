@@ -2,16 +2,17 @@
 
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
+use clap::ValueEnum;
 use indicatif::ProgressBar;
 use okr_estimators::ParamGuard;
-use okr_estimators::kae::{Kae, KaeParams, LayerKernel};
+use okr_estimators::kae::{KaeParams, LayerKernel};
 use okr_estimators::persist::Model;
 use okr_eval::{Features, Standardizer};
-use okr_kernels::{median_heuristic_gamma, median_sq_distance};
+use okr_kernels::median_gamma;
 
-use crate::cli::{EncodeArgs, EstimatorKind, FitArgs, KernelKind};
-use crate::config::{KernelFlags, build_kernel, index_base, read_data, set_threads};
+use crate::cli::{EncodeArgs, EstimatorKind, FitArgs};
+use crate::config::{build_kernel, index_base, read_data, set_threads};
 use crate::model::{info, inputs, is_autoencoder, save_fitted, shape};
 
 /// Autoencoder parameters from the flags; `first` is the first-layer kernel.
@@ -19,12 +20,8 @@ fn params(a: &FitArgs, first: LayerKernel) -> Result<KaeParams> {
     if a.layers() < 2 {
         bail!("invalid --layers {}: a kernel autoencoder has at least 2 layers", a.layers());
     }
-    let p = Kae::params()
-        .hidden_dims(vec![a.code_dim(); a.layers() - 1])
-        .kernels(
-            std::iter::once(first).chain(std::iter::repeat_n(LayerKernel::GaussianMedian, a.layers() - 1)).collect(),
-        )
-        .lambdas(vec![a.lambda.unwrap_or(super::fit::DEFAULT_LAMBDA)])
+    let hidden = vec![a.code_dim(); a.layers() - 1];
+    let p = KaeParams::stacked(hidden, first, a.lambda.unwrap_or(super::fit::DEFAULT_LAMBDA))
         .max_iter(a.max_iter.unwrap_or(500))
         .seed(a.seed);
     p.check_ref()?;
@@ -33,21 +30,13 @@ fn params(a: &FitArgs, first: LayerKernel) -> Result<KaeParams> {
 
 /// The finite KAE's first kernel from `--input-kernel`.
 fn first_layer_kernel(a: &FitArgs) -> Result<LayerKernel> {
-    let gamma = match (a.gamma, a.sigma2) {
-        (Some(g), _) => Some(g),
-        (None, Some(s2)) => Some(1.0 / (2.0 * s2)),
-        (None, None) => None,
-    };
-    Ok(match a.input_kernel {
-        KernelKind::Linear => LayerKernel::Linear,
-        KernelKind::Gaussian => gamma.map_or(LayerKernel::GaussianMedian, |gamma| LayerKernel::Gaussian { gamma }),
-        KernelKind::Polynomial => {
-            LayerKernel::Polynomial { degree: a.degree(), gamma: a.gamma.unwrap_or(1.0), coef0: a.coef0() }
-        }
-        other => bail!(
-            "--estimator kae supports --input-kernel gaussian, linear or polynomial (got {other:?}); \
-             use --estimator k2ae for any kernel"
-        ),
+    let name = a.input_kernel.to_possible_value().expect("no kernel kind is skipped");
+    LayerKernel::from_name(name.get_name(), &a.input_kernel_options()).map_err(|_| {
+        anyhow!(
+            "--estimator kae supports --input-kernel gaussian, linear or polynomial (got {:?}); \
+             use --estimator k2ae for any kernel",
+            a.input_kernel
+        )
     })
 }
 
@@ -79,14 +68,7 @@ pub fn fit(a: &FitArgs) -> Result<()> {
     let model = match a.estimator {
         EstimatorKind::Kae => Model::Kae(params.check_ref()?.fit_with_progress(x.to_dense().as_ref(), &mut progress)?),
         _ => {
-            let flags = KernelFlags {
-                kind: a.input_kernel,
-                gamma: a.gamma,
-                sigma2: a.sigma2,
-                degree: a.degree(),
-                coef0: a.coef0(),
-            };
-            let kx = build_kernel(&flags, || median_heuristic_gamma(median_sq_distance(&data.x, 2000)), "input")?;
+            let kx = build_kernel(a.input_kernel, a.input_kernel_options(), || median_gamma(&data.x), "input")?;
             Model::K2ae(params.check_ref()?.fit_k2ae_rows(kx, &x)?)
         }
     };

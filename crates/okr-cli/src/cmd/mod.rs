@@ -15,15 +15,13 @@ mod scores;
 pub(crate) mod structured;
 mod tune;
 
-use std::borrow::Cow;
-
 use anyhow::{Result, bail};
 use faer::Mat;
 use okr_decode::{CandidateDecoder, Decoded};
 use okr_estimators::persist::SavedModel;
 use okr_estimators::{KernelExpansion, SurrogateModel};
-use okr_eval::{Dataset, Features};
-use okr_kernels::{CsrRows, LabelSets, Rows};
+use okr_eval::Dataset;
+use okr_kernels::{LabelSets, Rows};
 
 use crate::cli::{Cli, Command};
 use crate::model::{default_candidates, inputs, is_autoencoder, shape};
@@ -144,14 +142,6 @@ pub struct Prediction {
     pub decode_seconds: f64,
 }
 
-/// Sparse inputs for the label-score models (LEML, BR, CPLST).
-pub(crate) fn sparse_inputs(data: &Dataset) -> Result<Cow<'_, CsrRows>> {
-    Ok(match &data.x {
-        Features::Sparse(x) => Cow::Borrowed(x),
-        Features::Dense(x) => Cow::Owned(CsrRows::from_dense(x.as_mat())?),
-    })
-}
-
 /// What a decoding pass computes besides the ranked candidates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Extras {
@@ -211,10 +201,6 @@ where
         _ => None,
     };
     let atoms = model.atoms();
-    let indicator = atoms.outputs.to_indicator();
-    let label_scores = match atoms.weights {
-        None => &coef * &indicator,
-        Some(b) => &coef * (b * &indicator),
-    };
+    let label_scores = atoms.linear_read(coef.as_ref(), atoms.outputs.to_indicator().as_ref());
     Ok(Prediction { decoded, label_scores: Some(label_scores), rkhs_sq_errors: errors, decode_seconds })
 }

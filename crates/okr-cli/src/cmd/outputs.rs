@@ -14,7 +14,7 @@ use okr_kernels::{DenseRows, LabelSets, Rows};
 
 use super::fit::describe_kernel;
 use crate::cli::{DataArgs, EstimatorKind, FingerprintFormat, FitArgs, OutputFileArgs, OutputKindFlag};
-use crate::config::{KernelFlags, build_kernel, read_data};
+use crate::config::{build_kernel, read_data};
 
 /// Checks the output-kind flags of `okr fit` before any file is read.
 pub fn check_fit(a: &FitArgs) -> Result<()> {
@@ -123,10 +123,9 @@ fn fit_vectors(a: &FitArgs, data: &Dataset, y: &DenseRows) -> Result<()> {
     if p == 0 {
         bail!("{}: the output vectors are empty", a.output_file.outputs.as_deref().unwrap_or(Path::new("")).display());
     }
-    let out_flags =
-        KernelFlags { kind: a.output_kernel, gamma: a.output_gamma, sigma2: a.output_sigma2, degree: 2, coef0: 1.0 };
-    let out_median = okr_kernels::median_sq_distance(y, 2000);
-    let ky = build_kernel(&out_flags, || okr_kernels::median_heuristic_gamma(out_median), "output")?;
+    let out_median = okr_kernels::median_sq_distance(y, okr_kernels::MEDIAN_SAMPLE_ROWS);
+    let default = || okr_kernels::median_heuristic_gamma(out_median);
+    let ky = build_kernel(a.output_kernel, a.output_kernel_options(), default, "output")?;
     let out_note = if a.output_gamma.is_some() || a.output_sigma2.is_some() {
         "given".to_string()
     } else {

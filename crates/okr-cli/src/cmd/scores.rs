@@ -10,7 +10,6 @@ use okr_eval::score_metrics::{threshold_sets, top_labels};
 use okr_kernels::LabelSets;
 
 use crate::cli::RenderArgs;
-use crate::cmd::sparse_inputs;
 
 /// One threshold per label: `--threshold`, `--thresholds FILE` or the model's.
 fn thresholds(model: &Leml, render: &RenderArgs) -> Result<Vec<f64>> {
@@ -35,7 +34,7 @@ pub fn predict(
     names: Vec<String>,
 ) -> Result<Predicted> {
     let thresholds = thresholds(model, render)?;
-    let scores = model.scores(sparse_inputs(data)?.as_ref())?;
+    let scores = model.scores(data.x.sparse_rows()?.as_ref())?;
     let ranked = if top_k > 1 {
         top_labels(scores.as_ref(), top_k).into_iter().map(|labels| vec![labels]).collect()
     } else {
@@ -48,7 +47,7 @@ pub fn predict(
 /// threshold, and the seconds it took.
 pub fn thresholded_scores(model: &Leml, data: &Dataset) -> Result<(faer::Mat<f64>, LabelSets, f64, f64)> {
     let start = std::time::Instant::now();
-    let scores = model.scores(sparse_inputs(data)?.as_ref())?;
+    let scores = model.scores(data.x.sparse_rows()?.as_ref())?;
     let t = model.decision_threshold();
     let predicted = threshold_sets(scores.as_ref(), &vec![t; scores.ncols()])?;
     Ok((scores, predicted, t, start.elapsed().as_secs_f64()))

@@ -141,7 +141,7 @@ impl Search<'_> {
         Gaussian: Kernel<X>,
         Linear: Kernel<X>,
     {
-        let median = okr_kernels::median_sq_distance(x, 2000);
+        let median = okr_kernels::median_sq_distance(x, okr_kernels::MEDIAN_SAMPLE_ROWS);
         if !(median > 0.0 && median.is_finite()) {
             bail!("the training inputs are all identical: no kernel width can be chosen");
         }

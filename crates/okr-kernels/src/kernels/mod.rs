@@ -9,6 +9,7 @@ use faer::{MatMut, Par};
 use crate::block::{TILE, for_each_tile, for_each_tile_sym};
 use crate::products::VectorRows;
 
+pub mod by_name;
 pub mod gaussian;
 pub mod laplacian;
 pub mod linear;
