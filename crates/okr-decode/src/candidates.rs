@@ -122,6 +122,9 @@ impl Decoded {
     }
 }
 
+/// What the coefficients-first loop calls with each test tile's rows and coefficients.
+type OnTile<'a> = dyn FnMut(Range<usize>, MatRef<'_, f64>) -> Result<()> + 'a;
+
 impl CandidateDecoder {
     /// The default decoder: 1 GiB budget, `top_k = 1`.
     pub fn new() -> Self {
@@ -242,7 +245,7 @@ impl CandidateDecoder {
         candidates: &Y,
         norms: &[f64],
         k: usize,
-        on_tile: &mut dyn FnMut(Range<usize>, MatRef<'_, f64>) -> Result<()>,
+        on_tile: &mut OnTile<'_>,
     ) -> Result<Decoded>
     where
         X: Rows,
