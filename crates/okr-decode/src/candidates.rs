@@ -1,3 +1,5 @@
+use std::ops::Range;
+
 use faer::{Mat, MatRef, Par};
 use okr_kernels::Rows;
 use okr_linalg::profile;
@@ -120,6 +122,9 @@ impl Decoded {
     }
 }
 
+/// What the coefficients-first loop calls with each test tile's rows and coefficients.
+type OnTile<'a> = dyn FnMut(Range<usize>, MatRef<'_, f64>) -> Result<()> + 'a;
+
 impl CandidateDecoder {
     /// The default decoder: 1 GiB budget, `top_k = 1`.
     pub fn new() -> Self {
@@ -224,11 +229,14 @@ impl CandidateDecoder {
             (ChainOrder::CandidatesFirst, Some(lin)) => {
                 chain::decode_candidates_first(&plan, self.precision, model, lin, x, candidates, &norms, k)
             }
-            _ => self.decode_coefficients_first(&plan, model, x, candidates, &norms, k),
+            _ => self.decode_coefficients_first(&plan, model, x, candidates, &norms, k, &mut |_, _| Ok(())),
         }
     }
 
-    /// The coefficients-first loop: test tiles outer, candidate tiles inner.
+    /// The coefficients-first loop: test tiles outer, candidate tiles inner;
+    /// `on_tile(rows, coef)` sees each test tile's coefficients before they
+    /// are scored.
+    #[allow(clippy::too_many_arguments)]
     fn decode_coefficients_first<X, Y, M>(
         &self,
         plan: &ChainPlan,
@@ -237,6 +245,7 @@ impl CandidateDecoder {
         candidates: &Y,
         norms: &[f64],
         k: usize,
+        on_tile: &mut OnTile<'_>,
     ) -> Result<Decoded>
     where
         X: Rows,
@@ -271,6 +280,7 @@ impl CandidateDecoder {
                 let _p = profile::phase("decode: test coefficients", 0.0);
                 model.coefficients_into(&xt, coef.as_mut(), par)?;
             }
+            on_tile(t0..t0 + tt, coef.as_ref())?;
             for c0 in (0..n_c).step_by(plan.candidate_tile) {
                 let ct = plan.candidate_tile.min(n_c - c0);
                 let g = match &cached_g {
@@ -367,53 +377,162 @@ impl CandidateDecoder {
         Ok(Decoded { k, indices, scores })
     }
 
-    /// Decodes every row of `x` against `candidates` coefficients first with
-    /// the whole coefficient matrix kept, and returns it beside the result:
-    /// $C$ `(x.n_rows(), n_atoms)` with $h(x_t) = \sum_a C_{ta} \phi_a$, from
-    /// which the caller reads more than the decision without a second pass
-    /// (squared RKHS errors with
-    /// [`SurrogateModel::rkhs_sq_errors_from`], label scores $C B Y$).
-    /// The scores are those of [`decode_matrices`](Self::decode_matrices) on
-    /// $C$, the atom products $G$ `(n_atoms, n_candidates)` and the candidate
-    /// norms, so they equal [`decode`](Self::decode)'s up to rounding. Holds
-    /// $C$ and $G$ in full (no tiling by the memory budget).
+    /// Decodes every row of `x` against `candidates` coefficients first, in
+    /// test tiles under the memory budget, and hands each tile's coefficients
+    /// to the caller: for test rows `rows`, `on_tile(rows, C)` receives
+    /// $C$ `(rows.len(), n_atoms)` with $h(x_t) = \sum_a C_{ta} a_a$, before
+    /// the tile is scored. Read-outs that are linear in $h(x)$ (label scores
+    /// $C B Y$) are computed there one tile at a time, so the whole
+    /// `(n_test, n_atoms)` coefficient matrix never exists.
+    ///
+    /// With `truth` (one true output per row of `x`), it also returns the
+    /// squared RKHS errors computed inside each tile,
+    /// $$\|h(x_t) - \psi(y_t)\|^2 = c_t^\top A\, c_t - 2\, c_t^\top g(y_t) + k(y_t, y_t),$$
+    /// with $A$ the atom Gram ([`SurrogateModel::atom_gram`], computed once,
+    /// `(n_atoms, n_atoms)`: model-sized, outside the budget) and $g(y_t)$ the
+    /// atom products of $y_t$; negative rounding is clipped to 0. These are
+    /// [`SurrogateModel::rkhs_sq_errors`] up to rounding. The tiles then also
+    /// hold $g$ and $C A$ (`2 n_atoms` more entries per test row, counted in
+    /// the budget); what `on_tile` allocates is the caller's.
+    ///
+    /// Always coefficients first (the candidates-first order never forms
+    /// $C$); the decision and scores equal [`decode`](Self::decode)'s up to
+    /// rounding, ties to the lowest index.
     ///
     /// # Errors
-    /// As [`decode`](Self::decode).
+    /// As [`decode`](Self::decode); a shape error of the model when `truth`
+    /// is not one output of the model's kind per row of `x`; any error
+    /// `on_tile` returns (decoding stops there).
     ///
     /// # Example
     /// ```
     /// use okr_estimators::{Fit, Iokr};
-    /// use okr_estimators::SurrogateModel;
     /// use faer::Mat;
     /// use okr_decode::CandidateDecoder;
     /// use okr_kernels::{DenseRows, Linear, Rows};
     /// let x = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.1 }))?;
     /// let y = DenseRows::new(Mat::from_fn(6, 3, |i, j| if i % 3 == j { 1.0 } else { 0.0 }))?;
     /// let model = Iokr::params(Linear, Linear).lambda(1e-6).fit(&x, &y)?;
-    /// let (decoded, coef) = CandidateDecoder::new().decode_with_coefficients(&model, &x, &y.select(&[0, 1, 2]))?;
+    /// // 200 bytes: one test row per tile.
+    /// let dec = CandidateDecoder::new().memory_budget(200);
+    /// let mut rows_seen = Vec::new();
+    /// let (decoded, errors) = dec.decode_tiles(&model, &x, &y.select(&[0, 1, 2]), Some(&y), |rows, coef| {
+    ///     assert_eq!(coef.nrows(), rows.len());
+    ///     rows_seen.push(rows);
+    ///     Ok(())
+    /// })?;
     /// assert_eq!(decoded.best(), vec![0, 1, 2, 0, 1, 2]);
+    /// assert_eq!(rows_seen, (0..6).map(|t| t..t + 1).collect::<Vec<_>>());
     /// // h(x) is close to psi(y) on the training rows at a small ridge.
-    /// assert!(model.rkhs_sq_errors_from(coef.as_ref(), &y)?.iter().all(|&e| e < 1e-3));
+    /// assert!(errors.unwrap().iter().all(|&e| e < 1e-3));
     /// Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn decode_with_coefficients<X, Y, M>(&self, model: &M, x: &X, candidates: &Y) -> Result<(Decoded, Mat<f64>)>
+    pub fn decode_tiles<X, Y, M, F>(
+        &self,
+        model: &M,
+        x: &X,
+        candidates: &Y,
+        truth: Option<&Y>,
+        mut on_tile: F,
+    ) -> Result<(Decoded, Option<Vec<f64>>)>
+    where
+        X: Rows,
+        Y: Rows,
+        M: SurrogateModel<X, Y> + ?Sized,
+        F: FnMut(Range<usize>, MatRef<'_, f64>) -> Result<()>,
+    {
+        self.check()?;
+        let n_c = candidates.n_rows();
+        if n_c == 0 {
+            return Err(Error::NoCandidates);
+        }
+        model.check_inputs(x)?;
+        model.check_outputs(candidates)?;
+        let (n_te, r) = (x.n_rows(), model.n_atoms());
+        let mut errors = match truth {
+            Some(y) => {
+                model.check_outputs(y)?;
+                if y.n_rows() != n_te {
+                    return Err(okr_surrogate::Error::ShapeMismatch {
+                        what: "rows of true outputs vs test inputs",
+                        expected: n_te,
+                        got: y.n_rows(),
+                    }
+                    .into());
+                }
+                Some((y, model.atom_gram(), Vec::with_capacity(n_te)))
+            }
+            None => None,
+        };
+        let extra = if errors.is_some() { 2 * r } else { 0 };
+        let plan = chain::coefficients_first_plan(self.memory_budget, self.precision, r, n_te, n_c, extra);
+        let norms = model.output_sq_norms(candidates);
+        let k = self.top_k.min(n_c);
+        let mut g = Mat::<f64>::zeros(0, 0);
+        let decoded = self.decode_coefficients_first(&plan, model, x, candidates, &norms, k, &mut |rows, coef| {
+            if let Some((y, gram, out)) = &mut errors {
+                sq_errors_into(model, gram.as_ref(), coef, &y.slice(rows.clone()), &mut g, out)?;
+            }
+            on_tile(rows, coef)
+        })?;
+        Ok((decoded, errors.map(|(_, _, out)| out)))
+    }
+
+    /// [`decode_tiles`](Self::decode_tiles) with true outputs and nothing
+    /// else per tile: the decision and the squared RKHS errors
+    /// $\|h(x_t) - \psi(y_t)\|^2$ (the `mse_h` metric is their mean), in
+    /// tiles under the memory budget.
+    ///
+    /// # Errors
+    /// As [`decode_tiles`](Self::decode_tiles).
+    pub fn decode_with_errors<X, Y, M>(
+        &self,
+        model: &M,
+        x: &X,
+        candidates: &Y,
+        truth: &Y,
+    ) -> Result<(Decoded, Vec<f64>)>
     where
         X: Rows,
         Y: Rows,
         M: SurrogateModel<X, Y> + ?Sized,
     {
-        self.check()?;
-        if candidates.n_rows() == 0 {
-            return Err(Error::NoCandidates);
-        }
-        model.check_outputs(candidates)?;
-        let coef = model.coefficients(x)?;
-        let mut g = Mat::zeros(model.n_atoms(), candidates.n_rows());
-        model.atom_products_into(candidates, g.as_mut(), Par::rayon(0))?;
-        let decoded = self.decode_matrices(coef.as_ref(), g.as_ref(), &model.output_sq_norms(candidates))?;
-        Ok((decoded, coef))
+        let (decoded, errors) = self.decode_tiles(model, x, candidates, Some(truth), |_, _| Ok(()))?;
+        Ok((decoded, errors.unwrap_or_default()))
     }
+}
+
+/// Appends $c_t^\top A c_t - 2 c_t^\top g(y_t) + k(y_t, y_t)$ (clipped at 0)
+/// for the rows of the coefficient tile `coef` and their true outputs `y`,
+/// with the atom products of `y` in the reused buffer `g`; summed in atom
+/// order as [`SurrogateModel::rkhs_sq_errors_from`].
+fn sq_errors_into<X, Y, M>(
+    model: &M,
+    gram: MatRef<'_, f64>,
+    coef: MatRef<'_, f64>,
+    y: &Y,
+    g: &mut Mat<f64>,
+    out: &mut Vec<f64>,
+) -> Result<()>
+where
+    X: Rows,
+    Y: Rows,
+    M: SurrogateModel<X, Y> + ?Sized,
+{
+    let (tt, r) = (coef.nrows(), coef.ncols());
+    g.resize_with(r, tt, |_, _| 0.0);
+    model.atom_products_into(y, g.as_mut(), Par::rayon(0))?;
+    let cg = coef * gram;
+    let norms = model.output_sq_norms(y);
+    out.extend((0..tt).map(|t| {
+        let (mut hh, mut hy) = (0.0, 0.0);
+        for j in 0..r {
+            hh += cg[(t, j)] * coef[(t, j)];
+            hy += coef[(t, j)] * g[(j, t)];
+        }
+        (hh - 2.0 * hy + norms[t]).max(0.0)
+    }));
+    Ok(())
 }
 
 #[cfg(test)]
@@ -440,14 +559,21 @@ mod tests {
     }
 
     #[test]
-    fn decode_with_coefficients_agrees_with_decode() {
+    fn decode_tiles_agrees_with_decode() {
         use okr_estimators::{Fit, Iokr};
         use okr_kernels::{DenseRows, Gaussian, Linear};
         let x = DenseRows::new(Mat::from_fn(9, 2, |i, j| ((i * 3 + j * 5) % 7) as f64 / 7.0)).unwrap();
         let y = DenseRows::new(Mat::from_fn(9, 2, |i, j| ((i + 2 * j) % 4) as f64)).unwrap();
         let model = Iokr::params(Gaussian::new(0.5).unwrap(), Linear).lambda(1e-2).fit(&x, &y).unwrap();
         let dec = CandidateDecoder::new().top_k(3);
-        let (a, coef) = dec.decode_with_coefficients(&model, &x, &y).unwrap();
+        let mut coef = Mat::zeros(9, model.n_atoms());
+        let (a, errors) = dec
+            .decode_tiles(&model, &x, &y, None, |rows, c| {
+                coef.as_mut().subrows_mut(rows.start, rows.len()).copy_from(c);
+                Ok(())
+            })
+            .unwrap();
+        assert!(errors.is_none());
         let b = dec.decode(&model, &x, &y).unwrap();
         assert_eq!(a.best(), b.best());
         for t in 0..9 {
@@ -457,6 +583,12 @@ mod tests {
         }
         assert_eq!(coef, model.coefficients(&x).unwrap());
         let empty = y.select(&[]);
-        assert_eq!(dec.decode_with_coefficients(&model, &x, &empty).unwrap_err(), Error::NoCandidates);
+        assert_eq!(dec.decode_with_errors(&model, &x, &empty, &y).unwrap_err(), Error::NoCandidates);
+        let short = y.select(&[0, 1]);
+        let e = dec.decode_with_errors(&model, &x, &y, &short).unwrap_err();
+        assert!(matches!(e, Error::Estimator(okr_surrogate::Error::ShapeMismatch { expected: 9, got: 2, .. })), "{e}");
+        // An error of the hook stops decoding and is returned.
+        let e = dec.decode_tiles(&model, &x, &y, None, |_, _| Err(Error::NoCandidates)).unwrap_err();
+        assert_eq!(e, Error::NoCandidates);
     }
 }

@@ -149,20 +149,30 @@ pub(crate) struct TilePlan {
 }
 
 impl TilePlan {
-    pub(crate) fn new(budget: usize, r: usize, n_c: usize, n_te: usize) -> Self {
+    /// `extra` is what a test row needs beyond the decoding buffers, in f64
+    /// entries (the squared RKHS errors' temporaries of
+    /// [`decode_tiles`](crate::CandidateDecoder::decode_tiles)).
+    pub(crate) fn new(budget: usize, r: usize, n_c: usize, n_te: usize, extra: usize) -> Self {
         // Cache all of G when it takes at most half the budget; otherwise a
         // candidate tile gets a quarter.
         let cand_tile = if r.saturating_mul(n_c) <= budget / 2 { n_c } else { (budget / 4 / r).clamp(1, n_c) };
         let used = r * cand_tile;
         // The coefficient tile (tt x r), the model's Gram temporary (r x tt) and
         // the score tile (cand_tile x tt) share what is left.
-        let per_test_row = 2 * r + cand_tile;
+        let per_test_row = 2 * r + cand_tile + extra;
         let test_tile = (budget.saturating_sub(used) / per_test_row).clamp(1, n_te.max(1));
         Self { test_tile, cand_tile }
     }
 
     /// The coefficients-first plan of `budget` bytes.
-    pub(crate) fn coefficients_first(budget: usize, precision: Precision, r: usize, n_c: usize, n_te: usize) -> Self {
+    pub(crate) fn coefficients_first(
+        budget: usize,
+        precision: Precision,
+        r: usize,
+        n_c: usize,
+        n_te: usize,
+        extra: usize,
+    ) -> Self {
         // F32 holds an f32 copy of G, a transposed f64 and a transposed f32
         // copy of the coefficient tile and an f32 score tile: at most 2.5 f64
         // entries per entry of the f64 plan.
@@ -170,7 +180,7 @@ impl TilePlan {
             Precision::F64 => 8,
             Precision::F32 => 20,
         };
-        Self::new(budget / bytes_per_entry, r, n_c, n_te)
+        Self::new(budget / bytes_per_entry, r, n_c, n_te, extra)
     }
 }
 
@@ -214,6 +224,27 @@ pub(crate) fn candidates_first_tiles(
     (cand_tile, fold_tile, test_tile)
 }
 
+/// The coefficients-first plan of `budget` bytes for `n_atoms` atoms, `n_te`
+/// test rows, `n_c` candidates and `extra` more f64 entries per test row.
+pub(crate) fn coefficients_first_plan(
+    budget: usize,
+    precision: Precision,
+    n_atoms: usize,
+    n_te: usize,
+    n_c: usize,
+    extra: usize,
+) -> ChainPlan {
+    let coef = TilePlan::coefficients_first(budget, precision, n_atoms.max(1), n_c, n_te, extra);
+    ChainPlan {
+        order: ChainOrder::CoefficientsFirst,
+        costs: None,
+        test_tile: coef.test_tile,
+        candidate_tile: coef.cand_tile,
+        candidate_tiles: n_c.div_ceil(coef.cand_tile.max(1)),
+        fold_tile: 0,
+    }
+}
+
 /// The plan of a decoder with `budget` bytes, `precision` and `order` for a
 /// model of `n_atoms` atoms and linear map `lin` (if any).
 pub(crate) fn plan<X: Rows>(
@@ -225,16 +256,7 @@ pub(crate) fn plan<X: Rows>(
     n_te: usize,
     n_c: usize,
 ) -> ChainPlan {
-    let r = n_atoms.max(1);
-    let coef = TilePlan::coefficients_first(budget, precision, r, n_c, n_te);
-    let coef_plan = |costs| ChainPlan {
-        order: ChainOrder::CoefficientsFirst,
-        costs,
-        test_tile: coef.test_tile,
-        candidate_tile: coef.cand_tile,
-        candidate_tiles: n_c.div_ceil(coef.cand_tile.max(1)),
-        fold_tile: 0,
-    };
+    let coef_plan = |costs| ChainPlan { costs, ..coefficients_first_plan(budget, precision, n_atoms, n_te, n_c, 0) };
     // A map whose atoms are not the model's cannot be folded.
     let Some(lin) = lin.filter(|l| l.n_atoms() == n_atoms) else {
         return coef_plan(None);
@@ -338,10 +360,10 @@ mod tests {
     #[test]
     fn tile_plan_respects_budget() {
         let budget = (1 << 20) / 8;
-        let p = TilePlan::new(budget, 1000, 100_000, 5000);
+        let p = TilePlan::new(budget, 1000, 100_000, 5000, 0);
         assert!(p.cand_tile < 100_000);
         assert!(p.cand_tile * 1000 + p.test_tile * (2 * 1000 + p.cand_tile) <= budget);
-        let p = TilePlan::new(1 << 27, 100, 50, 7);
+        let p = TilePlan::new(1 << 27, 100, 50, 7, 0);
         assert_eq!((p.cand_tile, p.test_tile), (50, 7));
     }
 

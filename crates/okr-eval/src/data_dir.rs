@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use crate::{Dataset, Error, Result, read_arff};
 
@@ -9,20 +10,26 @@ use crate::{Dataset, Error, Result, read_arff};
 /// prefix, number of labels)`. The files are `<folder>/<prefix>-train.arff` and
 /// `<folder>/<prefix>-test.arff`.
 ///
+/// Derived from the [`catalog`](crate::catalog): its entries with a label
+/// count and a train / test pair of files, in catalog order.
+///
 /// # Example
 /// ```
 /// let names: Vec<&str> = okr_eval::MULAN_DATASETS.iter().map(|m| m.0).collect();
-/// assert_eq!(names, ["bibtex", "corel5k", "delicious", "emotions", "enron", "yeast", "scene"]);
+/// assert_eq!(names, ["emotions", "yeast", "scene", "enron", "bibtex", "corel5k", "delicious"]);
+/// assert!(okr_eval::MULAN_DATASETS.contains(&("corel5k", "corel5k", "Corel5k", 374)));
 /// ```
-pub const MULAN_DATASETS: [(&str, &str, &str, usize); 7] = [
-    ("bibtex", "bibtex", "bibtex", 159),
-    ("corel5k", "corel5k", "Corel5k", 374),
-    ("delicious", "delicious", "delicious", 983),
-    ("emotions", "emotions", "emotions", 6),
-    ("enron", "enron", "enron", 53),
-    ("yeast", "yeast", "yeast", 14),
-    ("scene", "scene", "scene", 6),
-];
+pub static MULAN_DATASETS: LazyLock<Vec<(&'static str, &'static str, &'static str, usize)>> =
+    LazyLock::new(|| crate::catalog::DATASETS.iter().filter_map(mulan_set).collect());
+
+/// `(name, folder, prefix, n_labels)` of a catalog entry whose training file
+/// is `<folder>/<prefix>-train.arff`.
+fn mulan_set(e: &'static crate::catalog::Entry) -> Option<(&'static str, &'static str, &'static str, usize)> {
+    let (train, test) = e.train_test()?;
+    let (folder, file) = train.split_once('/')?;
+    let prefix = file.strip_suffix("-train.arff")?;
+    (test == format!("{folder}/{prefix}-test.arff")).then_some((e.name, folder, prefix, e.n_labels?))
+}
 
 /// The benchmark data directory:
 ///
@@ -150,5 +157,36 @@ mod tests {
         assert_eq!(l, 374);
         let e = find_mulan_in(dir.path(), "mnist").unwrap_err().to_string();
         assert!(e.contains("mnist") && e.contains("bibtex"), "{e}");
+    }
+
+    #[test]
+    fn mulan_sets_are_the_catalogs_multi_label_sets() {
+        // The hand-written list this replaced: same sets, folders, prefixes and label counts.
+        let mut before = vec![
+            ("bibtex", "bibtex", "bibtex", 159),
+            ("corel5k", "corel5k", "Corel5k", 374),
+            ("delicious", "delicious", "delicious", 983),
+            ("emotions", "emotions", "emotions", 6),
+            ("enron", "enron", "enron", 53),
+            ("yeast", "yeast", "yeast", 14),
+            ("scene", "scene", "scene", 6),
+        ];
+        let mut now = MULAN_DATASETS.clone();
+        before.sort();
+        now.sort();
+        assert_eq!(now, before);
+        // In catalog order, every multi-label entry, its files the catalog's.
+        let multi_label: Vec<&str> =
+            crate::catalog::DATASETS.iter().filter(|e| e.n_labels.is_some()).map(|e| e.name).collect();
+        assert_eq!(MULAN_DATASETS.iter().map(|m| m.0).collect::<Vec<_>>(), multi_label);
+        for &(name, folder, prefix, l) in MULAN_DATASETS.iter() {
+            let e = crate::catalog::find(name).unwrap();
+            let (train, test) = e.train_test().unwrap();
+            assert_eq!(
+                (train, test),
+                (&*format!("{folder}/{prefix}-train.arff"), &*format!("{folder}/{prefix}-test.arff"))
+            );
+            assert_eq!(e.n_labels, Some(l));
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Safe file output and bounded file input shared by every okr writer and reader.
 //!
-//! - [`write_atomic`]: the one atomic writer of the workspace. The body writes a
+//! - [`write_atomic`]: the workspace's atomic writer (implemented once, in
+//!   `okr_estimators::persist`, which saves model files with it). The body writes a
 //!   temporary file created in the target directory with an unpredictable name
 //!   (`O_EXCL`, so an existing file or symlink of that name is never followed);
 //!   the file is synced and renamed over the target. An overwritten file keeps
@@ -13,9 +14,8 @@
 //! - [`MAX_INPUT_BYTES`]: the size bound of every text reader.
 
 use std::fs;
-use std::io::{self, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::io::{self, BufWriter, Read};
+use std::path::Path;
 
 use crate::{Error, Result};
 
@@ -26,20 +26,13 @@ use crate::{Error, Result};
 /// [`Error::OutOfMemory`].
 pub const MAX_INPUT_BYTES: u64 = 8 << 30;
 
-/// Temporary files being written, removed by [`remove_temporary_files`].
-static LIVE_TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    LIVE_TEMPORARIES.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 /// Removes the temporary files of writes still in progress. Meant for a
 /// SIGINT / SIGTERM handler just before the process exits (destructors do not
 /// run then); a write in progress fails afterwards, it does not resurrect the file.
+/// The same registry as `okr_estimators::persist::remove_temporary_files`, so
+/// model files saved by the library are covered too.
 pub fn remove_temporary_files() {
-    for path in live().drain(..) {
-        let _ = fs::remove_file(path);
-    }
+    okr_estimators::persist::remove_temporary_files();
 }
 
 /// Writes `path` atomically: `body` writes a temporary file in the same
@@ -51,7 +44,8 @@ pub fn remove_temporary_files() {
 /// files that hold training data follow the user's umask). On failure the
 /// temporary file is removed and `path` is untouched. A path that is a device
 /// or a pipe (`/dev/null`, `/dev/full`, a FIFO) is written in place, never
-/// replaced.
+/// replaced. The implementation is `okr_estimators::persist::write_atomic`,
+/// shared with model files.
 ///
 /// # Errors
 /// [`Error::Write`] naming `path` for any I/O error of the body, the sync or the rename.
@@ -67,46 +61,9 @@ pub fn remove_temporary_files() {
 /// # Ok::<(), okr_eval::Error>(())
 /// ```
 pub fn write_atomic(path: &Path, body: impl FnOnce(&mut BufWriter<fs::File>) -> io::Result<()>) -> Result<()> {
-    let fail = |source: io::Error| Error::Write { path: path.to_path_buf(), source };
-    // A device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written in
-    // place: renaming a file over it would replace the device node itself.
-    if let Ok(meta) = fs::metadata(path)
-        && !meta.is_file()
-        && !meta.is_dir()
-    {
-        let file = fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
-        let mut w = BufWriter::with_capacity(1 << 16, file);
-        return body(&mut w).and_then(|()| w.flush()).map_err(fail);
-    }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = format!(".{name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // The mode given at creation is filtered by the umask, like any new file.
-        builder.permissions(fs::Permissions::from_mode(0o666));
-    }
-    let tmp = builder.tempfile_in(dir).map_err(fail)?;
-    let tmp_path = tmp.path().to_path_buf();
-    live().push(tmp_path.clone());
-    let result = (|| {
-        let file = tmp.as_file().try_clone()?;
-        let mut w = BufWriter::with_capacity(1 << 16, file);
-        body(&mut w)?;
-        w.flush()?;
-        let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
-        if let Ok(old) = fs::metadata(path) {
-            file.set_permissions(old.permissions())?;
-        }
-        file.sync_all()?;
-        tmp.persist(path).map_err(|e| e.error)?;
-        Ok(())
-    })();
-    live().retain(|p| p != &tmp_path);
-    result.map_err(fail)
+    // One implementation for the workspace (model files use it too).
+    okr_estimators::persist::write_atomic(path, body)
+        .map_err(|source| Error::Write { path: path.to_path_buf(), source })
 }
 
 /// Refuses to write `output` when it is one of `inputs`: the same file by
@@ -220,6 +177,8 @@ pub(crate) fn try_vec(path: &Path, len: usize) -> Result<Vec<f64>> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     #[test]
@@ -279,6 +238,27 @@ mod tests {
         assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "still the device");
         let e = write_atomic(Path::new("/dev/full"), |w| w.write_all(&[b'x'; 1 << 17])).unwrap_err();
         assert!(e.to_string().starts_with("cannot write /dev/full: No space left on device"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_written_in_place_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo on this system
+        }
+        let reader = {
+            let path = path.clone();
+            std::thread::spawn(move || fs::read(path).unwrap())
+        };
+        write_atomic(&path, |w| w.write_all(b"records")).unwrap();
+        // Checked before joining: a replaced pipe leaves the reader blocked.
+        assert!(fs::metadata(&path).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+        assert_eq!(reader.join().unwrap(), b"records");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use plotters::prelude::*;
 
 use super::synthetic::{COLORS, Toy, bounds, gaussians_1d, interval_accuracy, kae_params, pca_error};
 use crate::common::rng::Lcg;
-use crate::common::stats::mean;
+use crate::common::stats::{mean, pearson, population_std, spearman};
 
 /// Steps at which the 1-D Gaussians' network is recorded (Fig. 5a/5b).
 const STEPS: [usize; 9] = [0, 5, 20, 50, 100, 200, 500, 1000, 2000];
@@ -30,34 +30,6 @@ fn two_clusters(seed: u64) -> Toy {
 
 fn col(m: MatRef<'_, f64>, j: usize) -> Vec<f64> {
     (0..m.nrows()).map(|i| m[(i, j)]).collect()
-}
-
-/// Population standard deviation.
-fn std(v: &[f64]) -> f64 {
-    let m = mean(v);
-    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len().max(1) as f64).sqrt()
-}
-
-fn pearson(a: &[f64], b: &[f64]) -> f64 {
-    let (ma, mb) = (mean(a), mean(b));
-    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let (va, vb): (f64, f64) = (a.iter().map(|x| (x - ma).powi(2)).sum(), b.iter().map(|y| (y - mb).powi(2)).sum());
-    if va > 0.0 && vb > 0.0 { cov / (va * vb).sqrt() } else { 0.0 }
-}
-
-/// Ranks 0..n-1 (ties broken by position: the data are continuous).
-fn ranks(v: &[f64]) -> Vec<f64> {
-    let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-    let mut r = vec![0.0; v.len()];
-    for (rank, &i) in idx.iter().enumerate() {
-        r[i] = rank as f64;
-    }
-    r
-}
-
-fn spearman(a: &[f64], b: &[f64]) -> f64 {
-    pearson(&ranks(a), &ranks(b))
 }
 
 /// The entries of `v` whose label is `c`.
@@ -80,7 +52,7 @@ fn code_stats(code: &[f64], labels: &[usize]) -> (f64, f64, f64, f64) {
     (
         interval_accuracy(code, labels, 2),
         sign_accuracy(code, labels),
-        0.5 * (std(&c0) + std(&c1)),
+        0.5 * (population_std(&c0) + population_std(&c1)),
         (mean(&c0) - mean(&c1)).abs(),
     )
 }
@@ -245,7 +217,7 @@ fn code_2d_of_1d(out_dir: &Path, toy: &Toy, seed: u64, md: &mut String, records:
     let within: Vec<f64> =
         (0..2).map(|k| pearson(&of_class(&z1, &toy.labels, k), &of_class(&z2, &toy.labels, k)).abs()).collect();
     // Share of the code's variance on its first principal axis (2x2 covariance, closed form).
-    let (v11, v22) = (std(&z1).powi(2), std(&z2).powi(2));
+    let (v11, v22) = (population_std(&z1).powi(2), population_std(&z2).powi(2));
     let v12 = corr * (v11 * v22).sqrt();
     let disc = ((v11 - v22).powi(2) / 4.0 + v12 * v12).sqrt();
     let (tr, top) = (v11 + v22, (v11 + v22) / 2.0 + disc);

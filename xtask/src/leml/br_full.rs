@@ -14,7 +14,7 @@ use std::time::Instant;
 use anyhow::Result;
 use faer::MatRef;
 use okr_estimators::Fit;
-use okr_estimators::leml::{BinaryRelevance, Loss, Targets};
+use okr_estimators::leml::{BinaryRelevance, FeatureMap, Loss, SparseDesign, Targets};
 use okr_eval::{MetricRecord, read_records};
 use okr_kernels::{CsrRows, LabelSets, Rows};
 use serde_json::{Value, json};
@@ -31,43 +31,45 @@ const METHOD: &str = "br-sq";
 /// The records' experiment: the rows belong to `leml-full` (as `br-lr`, `br-sh`).
 const EXPERIMENT: &str = "leml-full";
 
+/// Rows of `X` per tile of [`ridge_residual`]: the dense tiles of $XW - Y$
+/// and $Y$ `(rows, L)` hold at most this many entries each (32 MiB).
+const RESIDUAL_TILE_ENTRIES: usize = 1 << 22;
+
 /// Relative residual of the ridge normal equations of BR-SQ,
 /// $\lVert (X^\top X + \lambda I) W - X^\top Y \rVert_F / \lVert X^\top Y \rVert_F$
 /// with $Y \in \{0,1\}^{n \times L}$, computed as $X^\top (XW - Y) + \lambda W$
 /// without the Gram matrix: how far a fitted `W` `(d, L)` is from the closed
 /// form (0 at the exact solution).
 pub(super) fn ridge_residual(x: &CsrRows, y: &LabelSets, w: MatRef<'_, f64>, lambda: f64) -> f64 {
-    let l = w.ncols();
-    let mut r = vec![0.0; x.n_features() * l];
-    let mut xty = vec![0.0; x.n_features() * l];
-    let mut e = vec![0.0; l];
-    for (i, labels) in y.iter().enumerate() {
-        let (idx, val) = x.row(i);
-        // e = x_i^T W - y_i (row i of XW - Y).
-        e.iter_mut().for_each(|v| *v = 0.0);
-        for (&f, &v) in idx.iter().zip(val) {
-            for (j, ej) in e.iter_mut().enumerate() {
-                *ej += v * w[(f, j)];
-            }
+    ridge_residual_tiled(x, y, w, lambda, (RESIDUAL_TILE_ENTRIES / w.ncols().max(1)).max(1))
+}
+
+/// [`ridge_residual`] with the products of the library's
+/// [`SparseDesign`] over tiles of `tile` rows:
+/// $X^\top(XW - Y) = \sum_b X_b^\top (X_b W - Y_b)$ and likewise $X^\top Y$.
+fn ridge_residual_tiled(x: &CsrRows, y: &LabelSets, w: MatRef<'_, f64>, lambda: f64, tile: usize) -> f64 {
+    let (d, l, n) = (w.nrows(), w.ncols(), x.n_rows());
+    // Row-major (d, L), the layout of `SparseDesign`'s products.
+    let w_rows: Vec<f64> = (0..d).flat_map(|f| (0..l).map(move |j| w[(f, j)])).collect();
+    let (mut r, mut xty, mut part) = (vec![0.0; d * l], vec![0.0; d * l], vec![0.0; d * l]);
+    let (mut e, mut yb) = (Vec::new(), Vec::new());
+    for r0 in (0..n).step_by(tile.max(1)) {
+        let rows = r0..r0.saturating_add(tile).min(n);
+        let design = SparseDesign::new(&x.slice(rows.clone()));
+        e.resize(rows.len() * l, 0.0);
+        design.mul(&w_rows, l, &mut e);
+        yb.clear();
+        yb.resize(rows.len() * l, 0.0);
+        for (i, labels) in y.iter().skip(r0).take(rows.len()).enumerate() {
+            labels.iter().for_each(|&j| yb[i * l + j] = 1.0);
         }
-        for &j in labels {
-            e[j] -= 1.0;
-        }
-        for (&f, &v) in idx.iter().zip(val) {
-            let row = &mut r[f * l..(f + 1) * l];
-            row.iter_mut().zip(&e).for_each(|(a, b)| *a += v * b);
-            for &j in labels {
-                xty[f * l + j] += v;
-            }
-        }
+        e.iter_mut().zip(&yb).for_each(|(a, b)| *a -= b);
+        design.tmul(&e, l, &mut part);
+        r.iter_mut().zip(&part).for_each(|(a, b)| *a += b);
+        design.tmul(&yb, l, &mut part);
+        xty.iter_mut().zip(&part).for_each(|(a, b)| *a += b);
     }
-    let mut num = 0.0;
-    for f in 0..x.n_features() {
-        for j in 0..l {
-            let v = r[f * l + j] + lambda * w[(f, j)];
-            num += v * v;
-        }
-    }
+    let num: f64 = r.iter().zip(&w_rows).map(|(a, b)| (a + lambda * b).powi(2)).sum();
     let den = xty.iter().map(|v| v * v).sum::<f64>();
     (num / den.max(f64::MIN_POSITIVE)).sqrt()
 }
@@ -379,6 +381,41 @@ mod tests {
         // W = I: [[3, 1], [1, 2]] - [[1, 1], [0, 1]] = [[2, 0], [1, 1]], norm sqrt(6) over sqrt(3).
         let eye = Mat::<f64>::identity(2, 2);
         assert!((ridge_residual(&x, &y, eye.as_ref(), 1.0) - 2f64.sqrt()).abs() < 1e-14);
+    }
+
+    /// The residual from dense matrices: `Xᵀ(XW - Y) + λW` and `XᵀY` by GEMM.
+    fn ridge_residual_dense(x: &CsrRows, y: &LabelSets, w: MatRef<'_, f64>, lambda: f64) -> f64 {
+        let (xd, yd) = (x.to_dense(), y.to_indicator());
+        let r = xd.transpose() * (&xd * w - &yd) + w * faer::Scale(lambda);
+        let xty = xd.transpose() * &yd;
+        r.norm_l2() / xty.norm_l2()
+    }
+
+    #[test]
+    fn sparse_design_products_equal_dense_products_for_any_tile() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        for (n, d, l) in [(1, 3, 2), (17, 9, 5), (60, 25, 11)] {
+            let mut rows = vec![Vec::new(); n];
+            // Every row has feature i % d and label i % l, so XᵀY is not 0.
+            for (i, row) in rows.iter_mut().enumerate() {
+                for f in 0..d {
+                    if f == i % d || rng.random_bool(0.3) {
+                        row.push((f, rng.random_range(-1.0..1.0)));
+                    }
+                }
+            }
+            let x = CsrRows::from_rows(d, rows).unwrap();
+            let sets = (0..n).map(|i| (0..l).filter(|&j| j == i % l || rng.random_bool(0.4)).collect()).collect();
+            let y = LabelSets::new(l, sets).unwrap();
+            let w = Mat::from_fn(d, l, |_, _| rng.random_range(-0.5..0.5));
+            let want = ridge_residual_dense(&x, &y, w.as_ref(), 0.7);
+            for tile in [1, 4, n, usize::MAX / 2] {
+                let got = ridge_residual_tiled(&x, &y, w.as_ref(), 0.7, tile);
+                assert!((got - want).abs() <= 1e-12 * want, "{n}x{d}x{l} tile {tile}: {got} vs {want}");
+            }
+            assert_eq!(ridge_residual(&x, &y, w.as_ref(), 0.7), ridge_residual_tiled(&x, &y, w.as_ref(), 0.7, n));
+        }
     }
 
     #[test]

@@ -9,9 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use faer::Mat;
 use okr_decode::{CandidateDecoder, Decoded};
-use okr_estimators::SurrogateModel;
 use okr_estimators::persist::{Model, SavedModel, SavedOutputSurrogate};
 use okr_eval::{Features, mean_and_std_err, output_kernel_losses};
 use okr_kernels::{DenseRows, Graphs, Kernel, Rankings, Rows};
@@ -75,17 +73,19 @@ fn kind(mf: &SavedModel) -> &'static str {
     }
 }
 
-/// Decodes `x` among `cands` keeping the coefficients (for the RKHS errors).
+/// Decodes `x` among `cands`, with the squared RKHS errors against `truth`
+/// when given.
 fn decode<Y: Rows + 'static, KY: Kernel<Y> + 'static>(
     model: &SavedOutputSurrogate<Y, KY>,
     x: &Features,
     cands: &Y,
+    truth: Option<&Y>,
     decoder: CandidateDecoder,
-) -> Result<(Decoded, Mat<f64>)> {
+) -> Result<(Decoded, Option<Vec<f64>>)> {
     if cands.n_rows() == 0 {
         bail!("the candidate set is empty");
     }
-    Ok(decoder.decode_with_coefficients(model, x, cands)?)
+    Ok(decoder.decode_tiles(model, x, cands, truth, |_, _| Ok(()))?)
 }
 
 /// `okr predict` on a vector, graph or ranking model: per input the decoded
@@ -120,11 +120,11 @@ pub fn predict(a: &PredictArgs, input: &Path, mf: &SavedModel) -> Result<()> {
         }
         Model::Graphs(m) => {
             let c = graph_candidates(m, path)?;
-            written(a, mf, &decode(m.surrogate(), &x, &c, dec)?.0, &c)?
+            written(a, mf, &decode(m.surrogate(), &x, &c, None, dec)?.0, &c)?
         }
         Model::Rankings(m) => {
             let c = ranking_candidates(m, path)?;
-            written(a, mf, &decode(m.surrogate(), &x, &c, dec)?.0, &c)?
+            written(a, mf, &decode(m.surrogate(), &x, &c, None, dec)?.0, &c)?
         }
         _ => unreachable!("called for vector, graph and ranking models"),
     };
@@ -174,9 +174,9 @@ fn against<Y: Rows + 'static, KY: Kernel<Y> + 'static>(
     decoder: CandidateDecoder,
 ) -> Result<(Y, Value)> {
     let start = Instant::now();
-    let (decoded, coef) = decode(model, x, cands, decoder)?;
+    let (decoded, errors) = decode(model, x, cands, Some(truth), decoder)?;
     let seconds = start.elapsed().as_secs_f64();
-    let errors = model.rkhs_sq_errors_from(coef.as_ref(), truth)?;
+    let errors = errors.unwrap_or_default();
     let common = json!({
         "n_candidates": cands.n_rows(),
         "mse_h": mean_and_std_err(&errors).0,

@@ -195,6 +195,12 @@ fn unresolved() -> Error {
 
 /// Median of the pairwise squared distances between (up to 1000 evenly
 /// spaced) rows of `x`; 0 for fewer than two rows.
+///
+/// Not `okr_kernels::median_sq_distance`, on purpose: that one forms the
+/// distances from a Gram block, $\|x_i\|^2 + \|x_j\|^2 - 2\langle x_i, x_j\rangle$
+/// (cancellation for features far from 0), and above 1000 rows samples rows
+/// $\lfloor i n / m \rfloor$ instead of every $\lceil n / 1000 \rceil$-th; both
+/// take the upper median. Switching would move fitted KAE widths.
 pub(crate) fn median_sq_distance(x: MatRef<'_, f64>) -> f64 {
     let n = x.nrows();
     if n < 2 {
@@ -251,5 +257,24 @@ mod tests {
         let x = Mat::from_fn(3, 1, |i, _| i as f64);
         assert_eq!(median_sq_distance(x.as_ref()), 1.0);
         assert_eq!(LayerKernel::GaussianMedian.resolve(x.as_ref()), LayerKernel::Gaussian { gamma: 1.0 });
+    }
+
+    #[test]
+    fn median_heuristic_is_exact_far_from_the_origin_and_samples_every_kth_row() {
+        // Points 1e8 + (0, 1, 3): squared distances 1, 9, 4 -> median 4, exactly
+        // (the Gram-block form loses these to cancellation at 1e16).
+        let x = Mat::from_fn(3, 1, |i, _| 1e8 + [0.0, 1.0, 3.0][i]);
+        assert_eq!(median_sq_distance(x.as_ref()), 4.0);
+        // 2001 rows: every 3rd (0, 3, .., 1998, 667 rows), values i^2 / 100 here.
+        let x = Mat::from_fn(2001, 1, |i, _| (i * i) as f64 / 100.0);
+        let idx: Vec<usize> = (0..2001).step_by(3).collect();
+        let mut d: Vec<f64> = Vec::new();
+        for (a, &i) in idx.iter().enumerate() {
+            for &j in &idx[a + 1..] {
+                d.push((x[(i, 0)] - x[(j, 0)]).powi(2));
+            }
+        }
+        d.sort_by(f64::total_cmp);
+        assert_eq!(median_sq_distance(x.as_ref()), d[d.len() / 2]);
     }
 }

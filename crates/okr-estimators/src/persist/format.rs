@@ -1,8 +1,5 @@
 //! The header around a model body: magic, version, length and CRC-32.
 
-use std::io::Write;
-use std::path::Path;
-
 use super::{Error, Result};
 
 /// First bytes of every okr model file.
@@ -70,38 +67,6 @@ pub(crate) fn open(bytes: &[u8]) -> Result<&[u8]> {
     Ok(body)
 }
 
-/// Writes `bytes` to a temporary file next to `path` and renames it over
-/// `path`; an existing file's permissions are kept. A device or a pipe
-/// (`/dev/null`, a FIFO) is written in place: renaming over it would replace
-/// the node itself.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-        && !meta.is_dir()
-    {
-        return std::fs::OpenOptions::new().write(true).open(path)?.write_all(bytes);
-    }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = format!(".{name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Filtered by the umask at creation, like any new file.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    if let Ok(old) = std::fs::metadata(path) {
-        tmp.as_file().set_permissions(old.permissions())?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,40 +94,5 @@ mod tests {
         let mut flipped = file.clone();
         *flipped.last_mut().unwrap() ^= 1;
         assert!(open(&flipped).unwrap_err().to_string().contains("checksum"));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn overwriting_keeps_permissions() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.okr");
-        std::fs::write(&path, b"old").unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-        write_atomic(&path, b"new").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"new");
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_pipe_is_written_in_place_not_replaced() {
-        use std::os::unix::fs::FileTypeExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("pipe");
-        let made = std::process::Command::new("mkfifo").arg(&path).status();
-        if !made.is_ok_and(|s| s.success()) {
-            return; // no mkfifo on this system
-        }
-        let reader = {
-            let path = path.clone();
-            std::thread::spawn(move || std::fs::read(path).unwrap())
-        };
-        write_atomic(&path, b"model bytes").unwrap();
-        // Checked before joining: a replaced pipe leaves the reader blocked.
-        assert!(std::fs::metadata(&path).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
-        assert_eq!(reader.join().unwrap(), b"model bytes");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
     }
 }

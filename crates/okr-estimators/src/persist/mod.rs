@@ -54,6 +54,7 @@
 //! Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod atomic;
 mod check;
 mod describe;
 mod format;
@@ -68,6 +69,7 @@ use std::path::{Path, PathBuf};
 use okr_kernels::Standardizer;
 use serde::{Deserialize, Serialize};
 
+pub use atomic::{remove_temporary_files, write_atomic};
 pub(crate) use check::{
     Check, check_params, cholesky, ensure, finite, finite_slice, grouping, indices, kernel_fits, matrix, rows,
 };
@@ -304,15 +306,20 @@ impl SavedModel {
         Ok(saved)
     }
 
-    /// Writes the model file to `path` atomically: a temporary file in the
-    /// same directory, renamed over `path` once complete (an existing file
-    /// keeps its permissions; a new one gets the umask's).
+    /// Writes the model file to `path` atomically with [`write_atomic`]: a
+    /// temporary file in the same directory, renamed over `path` once
+    /// complete (an existing file keeps its permissions; a new one gets the
+    /// umask's; a device or pipe is written in place).
     ///
     /// # Errors
     /// [`Error::Encode`], or [`Error::Io`] naming the file.
     pub fn save(&self, path: &Path) -> Result<()> {
         let bytes = self.to_bytes()?;
-        format::write_atomic(path, &bytes).map_err(|source| Error::Io { action: "write", path: path.into(), source })
+        write_atomic(path, |w| std::io::Write::write_all(w, &bytes)).map_err(|source| Error::Io {
+            action: "write",
+            path: path.into(),
+            source,
+        })
     }
 
     /// Reads and checks the model file at `path`.
