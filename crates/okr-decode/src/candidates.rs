@@ -468,10 +468,9 @@ impl CandidateDecoder {
         let plan = chain::coefficients_first_plan(self.memory_budget, self.precision, r, n_te, n_c, extra);
         let norms = model.output_sq_norms(candidates);
         let k = self.top_k.min(n_c);
-        let mut g = Mat::<f64>::zeros(0, 0);
         let decoded = self.decode_coefficients_first(&plan, model, x, candidates, &norms, k, &mut |rows, coef| {
             if let Some((y, gram, out)) = &mut errors {
-                sq_errors_into(model, gram.as_ref(), coef, &y.slice(rows.clone()), &mut g, out)?;
+                out.extend(model.rkhs_sq_errors_with_gram(coef, &y.slice(rows.clone()), gram.as_ref())?);
             }
             on_tile(rows, coef)
         })?;
@@ -500,39 +499,6 @@ impl CandidateDecoder {
         let (decoded, errors) = self.decode_tiles(model, x, candidates, Some(truth), |_, _| Ok(()))?;
         Ok((decoded, errors.unwrap_or_default()))
     }
-}
-
-/// Appends $c_t^\top A c_t - 2 c_t^\top g(y_t) + k(y_t, y_t)$ (clipped at 0)
-/// for the rows of the coefficient tile `coef` and their true outputs `y`,
-/// with the atom products of `y` in the reused buffer `g`; summed in atom
-/// order as [`SurrogateModel::rkhs_sq_errors_from`].
-fn sq_errors_into<X, Y, M>(
-    model: &M,
-    gram: MatRef<'_, f64>,
-    coef: MatRef<'_, f64>,
-    y: &Y,
-    g: &mut Mat<f64>,
-    out: &mut Vec<f64>,
-) -> Result<()>
-where
-    X: Rows,
-    Y: Rows,
-    M: SurrogateModel<X, Y> + ?Sized,
-{
-    let (tt, r) = (coef.nrows(), coef.ncols());
-    g.resize_with(r, tt, |_, _| 0.0);
-    model.atom_products_into(y, g.as_mut(), Par::rayon(0))?;
-    let cg = coef * gram;
-    let norms = model.output_sq_norms(y);
-    out.extend((0..tt).map(|t| {
-        let (mut hh, mut hy) = (0.0, 0.0);
-        for j in 0..r {
-            hh += cg[(t, j)] * coef[(t, j)];
-            hy += coef[(t, j)] * g[(j, t)];
-        }
-        (hh - 2.0 * hy + norms[t]).max(0.0)
-    }));
-    Ok(())
 }
 
 #[cfg(test)]

@@ -93,6 +93,18 @@ pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
     /// Shape errors of `y`, or [`Error::ShapeMismatch`](crate::Error::ShapeMismatch)
     /// when `coef` does not have one row per output and one column per atom.
     fn rkhs_sq_errors_from(&self, coef: MatRef<'_, f64>, y: &Y) -> Result<Vec<f64>> {
+        self.rkhs_sq_errors_with_gram(coef, y, self.atom_gram().as_ref())
+    }
+
+    /// As [`rkhs_sq_errors_from`](SurrogateModel::rkhs_sq_errors_from), with
+    /// the atom Gram $A$ = [`atom_gram`](SurrogateModel::atom_gram) given,
+    /// so that a caller going through test tiles computes it once.
+    ///
+    /// # Errors
+    /// As [`rkhs_sq_errors_from`](SurrogateModel::rkhs_sq_errors_from), and
+    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when `gram` is
+    /// not `(n_atoms, n_atoms)`.
+    fn rkhs_sq_errors_with_gram(&self, coef: MatRef<'_, f64>, y: &Y, gram: MatRef<'_, f64>) -> Result<Vec<f64>> {
         if coef.nrows() != y.n_rows() {
             return Err(crate::Error::ShapeMismatch {
                 what: "rows of coefficients vs outputs",
@@ -107,10 +119,17 @@ pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
                 got: coef.ncols(),
             });
         }
+        if gram.nrows() != self.n_atoms() || gram.ncols() != self.n_atoms() {
+            return Err(crate::Error::ShapeMismatch {
+                what: "rows and columns of the atom Gram vs atoms",
+                expected: self.n_atoms(),
+                got: if gram.nrows() != self.n_atoms() { gram.nrows() } else { gram.ncols() },
+            });
+        }
         self.check_outputs(y)?;
         let mut g = Mat::zeros(self.n_atoms(), y.n_rows());
         self.atom_products_into(y, g.as_mut(), Par::rayon(0))?;
-        let cg = coef * self.atom_gram();
+        let cg = coef * gram;
         let norms = self.output_sq_norms(y);
         Ok((0..coef.nrows())
             .map(|t| {
