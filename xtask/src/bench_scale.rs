@@ -7,7 +7,8 @@
 //! coefficient and score GEMMs, the folded candidates, the argmax scan), not
 //! a re-enactment. The Nystroem KRR decode runs twice, coefficients first
 //! (the order before issue 20's chain rule) and in the order `ChainOrder::Auto`
-//! picks, so their ratio is measured in one run. Each
+//! picks, so their ratio is measured in one run, then once more in that order
+//! with `--precision f32` (its f32 score GEMM is rated against DGEMM too). Each
 //! phase gets its wall and CPU seconds, its flop count where it is GEMM-like
 //! and its rate as a fraction of faer's DGEMM rate measured in the same run;
 //! each run its roofline fraction (flops / DGEMM rate / wall seconds).
@@ -17,7 +18,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
-use okr_decode::{CandidateDecoder, ChainOrder, ChainPlan};
+use okr_decode::{CandidateDecoder, ChainOrder, ChainPlan, Precision};
 use okr_estimators::nystroem::Anchors;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
 use okr_estimators::{Fit, Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr, SurrogateModel};
@@ -120,6 +121,17 @@ pub fn run(out_dir: &Path, quarter: bool) -> Result<()> {
     let (nys_cand_tiles, nys_cand_tile) = (folded.candidate_tiles, folded.candidate_tile);
     let what = format!("Nystroem KRR decode, auto ({})", nys_plan.order);
     let (f1, p) = profiled_decode(what, auto, &nys, (xt, nnz_t), (yt, cand), m)?;
+    f1s.push((p.what.clone(), f1));
+    runs.push(p);
+    // The same decode with single-precision scores: where its time goes
+    // beside the f64 run above (its score GEMM's rate reads against DGEMM).
+    let single = auto.precision(Precision::F32);
+    let single_plan = single.plan(&nys, xt.n_rows(), cand.n_rows());
+    let what = format!(
+        "Nystroem KRR decode, auto ({}, {} candidate tile(s)), --precision f32",
+        single_plan.order, single_plan.candidate_tiles
+    );
+    let (f1, p) = profiled_decode(what, single, &nys, (xt, nnz_t), (yt, cand), m)?;
     f1s.push((p.what.clone(), f1));
     runs.push(p);
     let rr_params = NystroemReducedRank::params(kx.clone(), ky.clone())

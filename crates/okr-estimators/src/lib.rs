@@ -33,7 +33,6 @@
 pub mod core;
 pub mod iokr;
 pub mod kae;
-mod kae_layers;
 pub mod kde;
 pub mod leml;
 pub mod nystroem;

@@ -44,6 +44,7 @@
 //! ```
 
 mod fit;
+mod by_name;
 mod history;
 mod kernel;
 mod kpca;

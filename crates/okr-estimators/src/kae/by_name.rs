@@ -1,12 +1,11 @@
 //! Kernel autoencoder layers from a kernel name and its options (the names
 //! of [`KernelSpec::from_name`](okr_kernels::KernelSpec::from_name)): what
 //! `okr fit --estimator kae|k2ae` and the Python `KAE` / `K2AE` build.
-//! Inherent methods of [`LayerKernel`] and [`KaeParams`], kept outside
-//! `kae/` so that they sit beside the kernel-by-name constructor.
+//! Inherent methods of [`LayerKernel`] and [`KaeParams`].
 
 use okr_kernels::KernelOptions;
 
-use crate::kae::{Kae, KaeParams, LayerKernel};
+use super::{Kae, KaeParams, LayerKernel};
 use crate::{Error, Result};
 
 impl LayerKernel {
