@@ -43,8 +43,8 @@
 //! Ok::<(), okr_estimators::Error>(())
 //! ```
 
-mod fit;
 mod by_name;
+mod fit;
 mod history;
 mod kernel;
 mod kpca;
