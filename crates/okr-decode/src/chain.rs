@@ -8,7 +8,7 @@ use okr_linalg::profile;
 use okr_surrogate::{LinearExpansion, SurrogateModel};
 use serde::{Deserialize, Serialize};
 
-use crate::scan::{Scratch, scan_tile};
+use crate::scan::{Scratch, scan_tile, scan_tile_split, split_into};
 use crate::{Decoded, Error, Precision, Result};
 
 /// Order in which [`CandidateDecoder`](crate::CandidateDecoder) multiplies
@@ -188,12 +188,14 @@ impl TilePlan {
 /// test tile)` for `e` expansion rows, `a` atoms, `n_c` candidates and
 /// `n_te` test rows.
 ///
-/// The folded tile $F$ `(e, ct)` (and its f32 copy under F32) is kept while
-/// the test rows pass; it is the whole of $F$ when that takes at most half
-/// the budget, otherwise the fewest equal tiles of at most three quarters.
-/// What is left goes half to the atom products being folded `(a, w)`, half
-/// to the test tile: its kernel rows `(e, tt)` and scores `(ct, tt)` (under
-/// F32 also the kernel rows in f32, with f32 scores).
+/// The folded tile $F$ `(e, ct)` is kept while the test rows pass (in f64,
+/// or under F32 as the f32 pair $F_{hi} + F_{lo}$ of the same bytes); it is
+/// the whole of $F$ when that takes at most half the budget, otherwise the
+/// fewest equal tiles of at most three quarters. What is left goes half to
+/// the atom products being folded `(a, w)` (under F32 also the f64 fold
+/// `(e, w)` before it is split), half to the test tile: its kernel rows
+/// `(e, tt)` and scores `(ct, tt)` (under F32 also the kernel rows in f32,
+/// with f32 scores).
 pub(crate) fn candidates_first_tiles(
     budget: usize,
     precision: Precision,
@@ -203,11 +205,7 @@ pub(crate) fn candidates_first_tiles(
     n_te: usize,
 ) -> (usize, usize, usize) {
     let (e, a, n_c) = (e.max(1), a.max(1), n_c.max(1));
-    let f_entry = match precision {
-        Precision::F64 => 8,
-        Precision::F32 => 12,
-    };
-    let f_bytes = f_entry * e;
+    let f_bytes = 8 * e;
     let cand_tile = if f_bytes.saturating_mul(n_c) <= budget / 2 {
         n_c
     } else {
@@ -215,7 +213,11 @@ pub(crate) fn candidates_first_tiles(
         n_c.div_ceil(tiles.max(1)).clamp(1, n_c)
     };
     let rest = budget.saturating_sub(f_bytes * cand_tile) / 2;
-    let fold_tile = (rest / (8 * a)).clamp(1, cand_tile);
+    let fold_column = match precision {
+        Precision::F64 => 8 * a,
+        Precision::F32 => 8 * (a + e),
+    };
+    let fold_tile = (rest / fold_column).clamp(1, cand_tile);
     let per_test_row = match precision {
         Precision::F64 => 8 * (e + cand_tile),
         Precision::F32 => 12 * e + 4 * cand_tile,
@@ -305,7 +307,15 @@ where
     let (n_te, n_c) = (x.n_rows(), candidates.n_rows());
     let (e, a) = (lin.n_expansion(), lin.n_atoms());
     let par = Par::rayon(0);
-    let mut f = Mat::<f64>::zeros(e, plan.candidate_tile);
+    // F in f64, or under F32 as the pair F_hi + F_lo (see `scan_tile_split`)
+    // with one f64 fold tile before the split.
+    let split = precision == Precision::F32;
+    let (fe, fs) = if split { (0, plan.candidate_tile) } else { (plan.candidate_tile, 0) };
+    let mut f = Mat::<f64>::zeros(e, fe);
+    let mut hi = Mat::<f32>::zeros(e, fs);
+    let mut lo = Mat::<f32>::zeros(e, fs);
+    let mut inv_scale = vec![1.0; fs];
+    let mut fold = Mat::<f64>::zeros(e, if split { plan.fold_tile } else { 0 });
     let mut g = Mat::<f64>::zeros(a, plan.fold_tile);
     let mut kernel_rows = Mat::<f64>::zeros(e, plan.test_tile);
     let mut scratch = Scratch::new(precision);
@@ -321,10 +331,15 @@ where
                 model.atom_products_into(&candidates.slice(c0 + w0..c0 + w0 + w), gw.as_mut(), par)?;
             }
             let _p = profile::phase("decode: fold candidates F = M G", 2.0 * (e * a * w) as f64);
-            lin.fold_into(gw.as_ref(), f.as_mut().subcols_mut(w0, w), par)?;
+            if split {
+                let mut fw = fold.as_mut().subcols_mut(0, w);
+                lin.fold_into(gw.as_ref(), fw.as_mut(), par)?;
+                let (h, l) = (hi.as_mut().subcols_mut(w0, w), lo.as_mut().subcols_mut(w0, w));
+                split_into(fw.as_ref(), h, l, &mut inv_scale[w0..w0 + w]);
+            } else {
+                lin.fold_into(gw.as_ref(), f.as_mut().subcols_mut(w0, w), par)?;
+            }
         }
-        let f_tile = f.as_ref().subcols(0, ct);
-        scratch.set_g32(f_tile);
         for t0 in (0..n_te).step_by(plan.test_tile) {
             let tt = plan.test_tile.min(n_te - t0);
             let sliced;
@@ -337,17 +352,14 @@ where
             let mut kt = kernel_rows.as_mut().subcols_mut(0, tt);
             lin.kernel_rows_into(xt, kt.as_mut(), par)?;
             let range = t0 * k..(t0 + tt) * k;
-            scan_tile(
-                &mut scratch,
-                kt.as_ref(),
-                f_tile,
-                &norms[c0..c0 + ct],
-                c0,
-                &mut indices[range.clone()],
-                &mut scores[range],
-                par,
-            )
-            .map_err(|t| Error::NonFiniteScore { row: t0 + t })?;
+            let (norms, idx, sc) = (&norms[c0..c0 + ct], &mut indices[range.clone()], &mut scores[range]);
+            let scanned = if split {
+                let (h, l) = (hi.as_ref().subcols(0, ct), lo.as_ref().subcols(0, ct));
+                scan_tile_split(&mut scratch, kt.as_ref(), h, l, &inv_scale[..ct], norms, c0, idx, sc, par)
+            } else {
+                scan_tile(&mut scratch, kt.as_ref(), f.as_ref().subcols(0, ct), norms, c0, idx, sc, par)
+            };
+            scanned.map_err(|t| Error::NonFiniteScore { row: t0 + t })?;
         }
     }
     Ok(Decoded::from_parts(k, indices, scores))
@@ -372,26 +384,29 @@ mod tests {
     #[test]
     fn candidates_first_tiles_respect_budget() {
         for precision in [Precision::F64, Precision::F32] {
-            let (fe, ke, se) = match precision {
-                Precision::F64 => (8, 8, 8),
-                Precision::F32 => (12, 12, 4),
+            // Bytes per entry of the kernel rows and the scores; the F32 fold
+            // tile also holds the f64 fold `(e, w)` before its split.
+            let (ke, se, split) = match precision {
+                Precision::F64 => (8, 8, 0),
+                Precision::F32 => (12, 4, 1),
             };
             for (budget, e, a, n_c, n_te) in
                 [(1usize << 30, 15000, 12612, 12612, 27856), (1 << 20, 50, 40, 3000, 900), (1 << 16, 7, 3, 11, 5)]
             {
                 let (ct, w, tt) = candidates_first_tiles(budget, precision, e, a, n_c, n_te);
                 assert!((1..=n_c).contains(&ct) && (1..=ct).contains(&w) && (1..=n_te).contains(&tt));
-                let peak = fe * e * ct + 8 * a * w + (ke * e + se * ct) * tt;
+                let peak = 8 * e * ct + 8 * (a + split * e) * w + (ke * e + se * ct) * tt;
                 assert!(peak <= budget, "{precision} {budget}: {peak}");
             }
             let (ct, _, tt) = candidates_first_tiles(1 << 30, precision, 100, 100, 5000, 50);
             assert_eq!((ct, tt), (5000, 50));
         }
-        // The full Bookmarks shape: two candidate tiles of F in f64, three in f32.
+        // The full Bookmarks shape: two candidate tiles of F in either precision
+        // (three while F32 kept an f32 copy beside the f64 F).
         let (ct, _, _) = candidates_first_tiles(1 << 30, Precision::F64, 15000, 12612, 12612, 27856);
         assert_eq!(12612usize.div_ceil(ct), 2);
         let (ct, _, _) = candidates_first_tiles(1 << 30, Precision::F32, 15000, 12612, 12612, 27856);
-        assert_eq!(12612usize.div_ceil(ct), 3);
+        assert_eq!(12612usize.div_ceil(ct), 2);
     }
 
     /// The rule against hand-computed counts: folding wins for few expansion

@@ -62,7 +62,10 @@ pub const F32_SHORTLIST_EXTRA: usize = 7;
 /// (rounding of $c_t$ and $G$ to f32 and any-order f32 summation) plus the
 /// f64 rounding of adding $k(c,c)$ of the exact score, and the f64 scores
 /// (GEMM and the shortlist's dot products) are within the f64 analogue;
-/// Cauchy-Schwarz bounds the sum. With a gap above $\delta_t$ the f64 best
+/// Cauchy-Schwarz bounds the sum. (Candidates first, the shortlist reads
+/// $F$ as a scaled pair of f32 matrices that holds each entry to $2^{-48}$ of
+/// its column's largest, adding at most $2^{-47} \sqrt{e}\, \|k_x\|\, \|F_c\|$,
+/// which the factor 4 covers.) With a gap above $\delta_t$ the f64 best
 /// is the strict f32 best, so it is in the shortlist and wins the re-scoring.
 /// Conversely, the f64 best is missed only when `top_k + 7` candidates of
 /// its candidate tile lie within $\delta_t$ of it, or when a shortlisted
