@@ -512,14 +512,21 @@ const PAPER_UNKNOWNS: &str = "\n\n**Reading the gap.** The paper states neither 
     the paper's is unknown. The summary table below gives, per metric, the mean gap and in how many cells we do \
     better.";
 
-/// The lambda grid used, flagged when shorter than the default.
+/// The lambda grid used, beside the default when it differs: flagged as
+/// reduced when it leaves out default values, as wider when it holds all of
+/// them and more.
 fn grid_note(grid: &[f64]) -> String {
-    let list = grid.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ");
+    let show = |g: &[f64]| g.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ");
+    let (list, default) = (show(grid), show(&GRID_LR_SH));
+    let covers_default = GRID_LR_SH.iter().all(|d| grid.contains(d));
     if grid == GRID_LR_SH {
         format!(" lambda grid {{{list}}}.")
-    } else {
-        let default = GRID_LR_SH.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ");
+    } else if covers_default {
+        format!(" lambda grid {{{list}}}, wider than the default {{{default}}}.")
+    } else if grid.iter().all(|g| GRID_LR_SH.contains(g)) {
         format!(" **Reduced for time** (2 shared cores): lambda grid {{{list}}} instead of the default {{{default}}}.")
+    } else {
+        format!(" **Not the default grid**: lambda grid {{{list}}} instead of the default {{{default}}}.")
     }
 }
 
@@ -670,4 +677,21 @@ pub fn run_missing(
     );
     md.push_str("\nRecords: `leml-missing.json` (means with `std` over the draws; top-k in percent).\n");
     write_outputs(out_dir, "leml-missing", &records, &md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_note_tells_reduced_wider_and_other_grids_apart() {
+        assert_eq!(grid_note(&GRID_LR_SH), " lambda grid {0.3, 1, 3, 10, 30}.");
+        assert!(grid_note(&[0.3, 3.0, 30.0]).starts_with(" **Reduced for time**"));
+        let wider = grid_note(&[0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]);
+        assert_eq!(
+            wider,
+            " lambda grid {0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300}, wider than the default {0.3, 1, 3, 10, 30}."
+        );
+        assert!(grid_note(&[30.0, 100.0, 300.0]).starts_with(" **Not the default grid**: lambda grid {30, 100, 300}"));
+    }
 }
