@@ -198,7 +198,8 @@ pub(crate) fn split_into(
 ) {
     for (j, inv) in inv_scale.iter_mut().enumerate().take(src.ncols()) {
         let largest = src.col(j).iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let exponent = if largest > 0.0 && largest.is_finite() { largest.log2().floor().clamp(-1000.0, 1000.0) } else { 0.0 };
+        let exponent =
+            if largest > 0.0 && largest.is_finite() { largest.log2().floor().clamp(-1000.0, 1000.0) } else { 0.0 };
         // log2 may round up just below a power of two: 2^e <= largest holds after the check.
         let exponent = if 2f64.powi(exponent as i32) > largest && largest > 0.0 { exponent - 1.0 } else { exponent };
         *inv = 2f64.powi(exponent as i32);
