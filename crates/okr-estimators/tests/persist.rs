@@ -388,6 +388,35 @@ fn save_and_load_round_trip_through_a_file() {
     }
     let err = SavedModel::load(&dir.path().join("missing")).unwrap_err().to_string();
     assert!(err.starts_with("cannot read ") && err.contains("missing"), "{err}");
+    let err = SavedModel::load(dir.path()).unwrap_err().to_string();
+    assert!(err.starts_with("cannot read "), "{err}");
+}
+
+/// A device or a file that is not a model is refused from its first bytes
+/// (reading all of `/dev/zero` would never end).
+#[cfg(unix)]
+#[test]
+fn load_refuses_an_endless_device_from_its_header() {
+    let err = SavedModel::load(Path::new("/dev/zero")).unwrap_err();
+    assert!(matches!(err, okr_estimators::persist::Error::NotAModel), "{err}");
+}
+
+/// A regular file whose length disagrees with its header is refused as
+/// truncated or extended.
+#[test]
+fn load_names_a_truncated_or_extended_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, saved) = build().into_iter().next().unwrap();
+    let bytes = saved.to_bytes().unwrap();
+    let path = dir.path().join("m.okrmodel");
+    std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+    let err = SavedModel::load(&path).unwrap_err().to_string();
+    assert!(err.contains("truncated"), "{err}");
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(b"extra");
+    std::fs::write(&path, &longer).unwrap();
+    let err = SavedModel::load(&path).unwrap_err().to_string();
+    assert!(err.contains("5 trailing bytes"), "{err}");
 }
 
 /// Metadata that contradicts the model is refused when saving.

@@ -1,5 +1,7 @@
 //! The header around a model body: magic, version, length and CRC-32.
 
+use std::io::Read;
+
 use super::{Error, Result};
 
 /// First bytes of every okr model file.
@@ -36,35 +38,70 @@ pub(crate) fn seal(body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The body of a model file, after checking its header.
-pub(crate) fn open(bytes: &[u8]) -> Result<&[u8]> {
+/// The body length a model file's header declares, after checking the
+/// magic and the version (`bytes` may hold more than the header).
+fn declared_body_len(bytes: &[u8]) -> Result<u64> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(Error::NotAModel);
     }
     if bytes.len() < HEADER_LEN {
         return Err(Error::Corrupt(format!("the header is cut after {} of {HEADER_LEN} bytes", bytes.len())));
     }
-    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-    let version = word(8);
+    let version = word(bytes, 8);
     if version > FORMAT_VERSION {
         return Err(Error::NewerFormat { found: version, supported: FORMAT_VERSION });
     }
     if version < OLDEST_READ_VERSION {
         return Err(Error::OlderFormat { found: version, supported: OLDEST_READ_VERSION });
     }
-    let declared = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
-    let present = (bytes.len() - HEADER_LEN) as u64;
+    Ok(u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes")))
+}
+
+fn word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn check_body_len(declared: u64, present: u64) -> Result<()> {
     if declared > present {
         return Err(Error::Corrupt(format!("truncated: the body has {present} of {declared} bytes")));
     }
     if declared < present {
         return Err(Error::Corrupt(format!("{} trailing bytes after the body", present - declared)));
     }
+    Ok(())
+}
+
+/// The body of a model file, after checking its header.
+pub(crate) fn open(bytes: &[u8]) -> Result<&[u8]> {
+    let declared = declared_body_len(bytes)?;
+    check_body_len(declared, (bytes.len() - HEADER_LEN) as u64)?;
     let body = &bytes[HEADER_LEN..];
-    if crc32fast::hash(body) != word(20) {
+    if crc32fast::hash(body) != word(bytes, 20) {
         return Err(Error::Corrupt("checksum mismatch (the file was modified or damaged)".into()));
     }
     Ok(body)
+}
+
+/// Reads a model file's bytes from `reader`: the header first, then the body
+/// it declares and at most one byte more (to tell trailing bytes). A stream
+/// that is not a model file (`/dev/zero`, a pipe of something else) is
+/// rejected after its first bytes, and memory never grows past what the
+/// stream delivers up to the declared length. `size`, the length of a
+/// regular file, rejects a truncated or extended file before its body is
+/// read. `io` wraps a read error.
+pub(crate) fn read_sealed(
+    mut reader: impl Read,
+    size: Option<u64>,
+    io: impl Fn(std::io::Error) -> Error,
+) -> Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    (&mut reader).take(HEADER_LEN as u64).read_to_end(&mut bytes).map_err(&io)?;
+    let declared = declared_body_len(&bytes)?;
+    if let Some(size) = size {
+        check_body_len(declared, size.saturating_sub(HEADER_LEN as u64))?;
+    }
+    reader.take(declared.saturating_add(1)).read_to_end(&mut bytes).map_err(&io)?;
+    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -94,5 +131,25 @@ mod tests {
         let mut flipped = file.clone();
         *flipped.last_mut().unwrap() ^= 1;
         assert!(open(&flipped).unwrap_err().to_string().contains("checksum"));
+    }
+
+    #[test]
+    fn read_sealed_stops_at_the_declared_body() {
+        let io = |e: std::io::Error| Error::Corrupt(e.to_string());
+        let file = seal(b"body");
+        assert_eq!(read_sealed(&file[..], None, io).unwrap(), file);
+        assert_eq!(read_sealed(&file[..], Some(file.len() as u64), io).unwrap(), file);
+        // An endless stream of something else is refused after its first bytes.
+        assert!(matches!(read_sealed(std::io::repeat(0), None, io), Err(Error::NotAModel)));
+        // An endless stream after a valid header is read up to one byte past the body.
+        let endless = std::io::Read::chain(&file[..], std::io::repeat(b'x'));
+        let read = read_sealed(endless, None, io).unwrap();
+        assert_eq!(read.len(), file.len() + 1);
+        assert!(open(&read).unwrap_err().to_string().contains("1 trailing bytes"));
+        // A regular file's size is checked before its body is read.
+        let msg = read_sealed(&file[..], Some(file.len() as u64 - 1), io).unwrap_err().to_string();
+        assert!(msg.contains("truncated: the body has 3 of 4 bytes"), "{msg}");
+        let msg = read_sealed(&file[..HEADER_LEN - 3], None, io).unwrap_err().to_string();
+        assert!(msg.contains("header is cut after 21"), "{msg}");
     }
 }

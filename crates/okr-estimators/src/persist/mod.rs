@@ -322,12 +322,19 @@ impl SavedModel {
         })
     }
 
-    /// Reads and checks the model file at `path`.
+    /// Reads and checks the model file at `path`. The header is read first,
+    /// so a path that is not a model file (a device such as `/dev/zero`, a
+    /// pipe) is refused after its first bytes, and memory is bounded by the
+    /// body length the header declares; a regular file whose size disagrees
+    /// with its header is refused before its body is read.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file, or any error of [`from_bytes`](Self::from_bytes).
     pub fn load(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io { action: "read", path: path.into(), source })?;
+        let io = |source| Error::Io { action: "read", path: path.into(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let size = file.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+        let bytes = format::read_sealed(file, size, io)?;
         Self::from_bytes(&bytes)
     }
 }
