@@ -409,6 +409,9 @@ fn history_of_an_early_stopped_fit_ends_at_the_returned_model() {
     let params = history_params(100, LastLayer::Krr).tol(1.0).patience(6);
     let (model, snaps) = params.fit_with_history(x.as_ref(), &[6, 7]).unwrap();
     assert_eq!(model.train_info().stop, okr_estimators::kae::StopReason::Converged);
+    // Six updates applied; the seventh evaluation met the stopping rule.
+    assert_eq!(model.train_info().n_iter, 6);
+    assert_eq!(model.train_info().objective_history.len(), 7);
     assert_eq!(snaps.len(), 1);
     assert_eq!(snaps[0].step, 6);
     let (a, b) = (model.encode(x.as_ref()).unwrap(), snaps[0].model.encode(x.as_ref()).unwrap());

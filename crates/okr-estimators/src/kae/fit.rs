@@ -29,17 +29,21 @@ pub enum StopReason {
 /// let x = Mat::from_fn(12, 2, |i, j| ((i * 5 + j * 3) % 7) as f64 / 7.0);
 /// let model = Kae::params().max_iter(30).fit(x.as_ref())?;
 /// let info = model.train_info();
-/// assert_eq!(info.objective_history.len(), info.n_iter);
-/// assert!(info.n_iter <= 30 || info.stop == StopReason::Converged);
+/// // One objective per step, and one more at the final state when converged.
+/// let extra = usize::from(info.stop == StopReason::Converged);
+/// assert_eq!(info.objective_history.len(), info.n_iter + extra);
+/// assert!(info.n_iter <= 30);
 /// Ok::<(), okr_estimators::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainInfo {
-    /// The objective at each step, before the step. Between two refreshes of
-    /// a stale last layer (`refresh_every > 1`) this is the surrogate being
-    /// minimized; at refresh steps it is the true objective.
+    /// The objective at each step, before the step, and (when the loop
+    /// converged) at the final state, where the stopping rule was met.
+    /// Between two refreshes of a stale last layer (`refresh_every > 1`) this
+    /// is the surrogate being minimized; at refresh steps it is the true
+    /// objective.
     pub objective_history: Vec<f64>,
-    /// Number of gradient steps taken.
+    /// Number of gradient steps taken (parameter updates applied).
     pub n_iter: usize,
     /// The true objective at the returned parameters (last layer refreshed).
     pub final_objective: f64,
@@ -229,7 +233,8 @@ pub(crate) fn train(
     if stop == StopReason::MaxIter {
         record(params.max_iter, theta);
     }
-    let n_iter = history.len();
+    // A converged loop evaluated its final state without stepping from it.
+    let n_iter = history.len() - usize::from(stop == StopReason::Converged);
     Ok(TrainInfo { objective_history: history, n_iter, final_objective: f64::NAN, stop })
 }
 
