@@ -18,12 +18,16 @@ impl LayerKernel {
     /// | `linear` | `Linear` |
     /// | `polynomial`, `poly` | `Polynomial { degree, gamma, coef0 }`, $\gamma$ = `gamma` or 1 |
     ///
-    /// The values are checked when the [`KaeParams`] holding the kernel are.
+    /// A `sigma2` that is read is checked here (it is not kept, so a later
+    /// error could only name the $\gamma$ derived from it); the other values
+    /// are checked when the [`KaeParams`] holding the kernel are.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] (`kernel`) for any other name: the finite
     /// KAE computes its layers on dense codes, the Gram-only K2AE takes any
-    /// kernel ([`KernelSpec::from_name`](okr_kernels::KernelSpec::from_name)).
+    /// kernel ([`KernelSpec::from_name`](okr_kernels::KernelSpec::from_name));
+    /// (`sigma2`) for a Gaussian width given as a `sigma2` that is not finite
+    /// and > 0.
     ///
     /// # Example
     /// ```
@@ -34,12 +38,24 @@ impl LayerKernel {
     /// let poly = LayerKernel::from_name("polynomial", &opts)?;
     /// assert_eq!(poly, LayerKernel::Polynomial { degree: 2, gamma: 1.0, coef0: 1.0 });
     /// assert!(LayerKernel::from_name("laplacian", &opts).is_err());
+    /// let zero_width = KernelOptions { sigma2: Some(0.0), ..opts };
+    /// assert!(LayerKernel::from_name("gaussian", &zero_width).unwrap_err().to_string().contains("sigma2"));
     /// Ok::<(), okr_estimators::Error>(())
     /// ```
     pub fn from_name(name: &str, options: &KernelOptions) -> Result<Self> {
-        let gamma = options.gamma.or(options.sigma2.map(|s2| 1.0 / (2.0 * s2)));
         Ok(match name {
-            "gaussian" | "rbf" => gamma.map_or(Self::GaussianMedian, |gamma| Self::Gaussian { gamma }),
+            "gaussian" | "rbf" => match (options.gamma, options.sigma2) {
+                (Some(gamma), _) => Self::Gaussian { gamma },
+                (None, Some(s2)) if s2.is_finite() && s2 > 0.0 => Self::Gaussian { gamma: 1.0 / (2.0 * s2) },
+                (None, Some(s2)) => {
+                    return Err(Error::InvalidParameter {
+                        name: "sigma2",
+                        value: s2.to_string(),
+                        expected: "finite and > 0",
+                    });
+                }
+                (None, None) => Self::GaussianMedian,
+            },
             "linear" => Self::Linear,
             "polynomial" | "poly" => {
                 Self::Polynomial { degree: options.degree, gamma: options.gamma.unwrap_or(1.0), coef0: options.coef0 }
