@@ -148,13 +148,12 @@ pub const SKIPPED: &[(&str, &str, &str, &str)] = &[
     (
         LEML,
         "3, 6-10",
-        "delicious BR-LR (beside LEML-LR); LEML-SH and BR-SH",
+        "delicious LEML-SH and BR-SH",
         "compute, not data: every Hessian-vector product touches all 12.7M entries of Y (about 4nLk flops, \
-         16 GFLOP at k = 0.4L); on the shared 2-core machine (load 4-6) a validation fit at k = 0.4L took \
-         850-1150 s and the test fits 736-1222 s (k = 0.2L-1.0L), so the rest is several hours, \
-         and a session's processes end when it stops; the records resume at fit granularity \
-         (`cargo xtask reproduce leml-full --datasets delicious --losses lr --lambdas 30,100,300`, then \
-         `--losses sh`)",
+         16 GFLOP at k = 0.4L); on the shared 2-core machine (load 2-6) the LEML-LR fits took 736-1222 s \
+         each (3 validation + 5 test fits), so a loss is several hours, and a session's processes end \
+         when it stops; the records resume at fit granularity \
+         (`cargo xtask reproduce leml-full --datasets delicious --losses sh --lambdas 10,30,100`)",
     ),
     (
         LEML,
