@@ -97,6 +97,16 @@ fn gaussian_iokr_equals_dense_lu_solve() {
         let e: f64 = (0..m).map(|j| (h[(t, j)] - yt.as_mat()[(t, j)]).powi(2)).sum();
         assert!((errs[t] - e).abs() <= 1e-8 * (1.0 + e), "{} vs {e}", errs[t]);
     }
+    // In tiles of test rows (bounded memory): the same errors.
+    for tile in [0, 1, 2, 4, 9] {
+        let tiled = model.rkhs_sq_errors_tiled(&xt, &yt, tile).unwrap();
+        assert_eq!(tiled.len(), 9);
+        for t in 0..9 {
+            assert!((tiled[t] - errs[t]).abs() <= 1e-12 * (1.0 + errs[t]), "tile {tile}, row {t}");
+        }
+    }
+    let err = model.rkhs_sq_errors_tiled(&xt, &yt.slice(0..8), 2).unwrap_err().to_string();
+    assert!(err.contains("rows of outputs vs inputs"), "{err}");
 }
 
 #[test]

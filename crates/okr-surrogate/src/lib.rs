@@ -47,4 +47,4 @@ pub use linear::LinearExpansion;
 pub use loo::LooProducts;
 pub use path::IokrPath;
 pub use select::{FoldScorer, GridCell, GridSearchResult};
-pub use surrogate::SurrogateModel;
+pub use surrogate::{RKHS_ERROR_TILE_BYTES, SurrogateModel};

@@ -3,6 +3,11 @@ use okr_kernels::Rows;
 
 use crate::{LinearExpansion, Result};
 
+/// Memory for the per-tile matrices of
+/// [`SurrogateModel::rkhs_sq_errors`] (256 MiB): the tile has
+/// `RKHS_ERROR_TILE_BYTES / (24 n_atoms)` rows.
+pub const RKHS_ERROR_TILE_BYTES: usize = 256 << 20;
+
 /// A fitted kernel-output estimator, as decoders see it.
 ///
 /// The prediction $h(x)$ for an input is a combination of `n_atoms` atoms,
@@ -80,8 +85,45 @@ pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
     /// Shape errors, or [`Error::ShapeMismatch`](crate::Error::ShapeMismatch)
     /// when `x` and `y` have different numbers of rows.
     fn rkhs_sq_errors(&self, x: &X, y: &Y) -> Result<Vec<f64>> {
-        let c = self.coefficients(x)?;
-        self.rkhs_sq_errors_from(c.as_ref(), y)
+        // Three (tile, n_atoms) matrices live at once: C, C A and G^T.
+        let per_row = 3 * 8 * self.n_atoms().max(1);
+        self.rkhs_sq_errors_tiled(x, y, (RKHS_ERROR_TILE_BYTES / per_row).max(1))
+    }
+
+    /// As [`rkhs_sq_errors`](SurrogateModel::rkhs_sq_errors), going through
+    /// the rows in tiles of at most `rows_per_tile` (at least 1): the
+    /// coefficients and atom products of one tile at a time, so that memory
+    /// beyond the atom Gram is $O(\text{rows\_per\_tile} \cdot
+    /// \text{n\_atoms})$ whatever the number of rows.
+    /// [`rkhs_sq_errors`](SurrogateModel::rkhs_sq_errors) uses tiles of
+    /// [`RKHS_ERROR_TILE_BYTES`].
+    ///
+    /// # Errors
+    /// As [`rkhs_sq_errors`](SurrogateModel::rkhs_sq_errors).
+    fn rkhs_sq_errors_tiled(&self, x: &X, y: &Y, rows_per_tile: usize) -> Result<Vec<f64>> {
+        let n = x.n_rows();
+        if y.n_rows() != n {
+            return Err(crate::Error::ShapeMismatch {
+                what: "rows of outputs vs inputs",
+                expected: n,
+                got: y.n_rows(),
+            });
+        }
+        let tile = rows_per_tile.max(1);
+        if n <= tile {
+            let c = self.coefficients(x)?;
+            return self.rkhs_sq_errors_from(c.as_ref(), y);
+        }
+        self.check_inputs(x)?;
+        self.check_outputs(y)?;
+        let gram = self.atom_gram();
+        let mut errors = Vec::with_capacity(n);
+        for start in (0..n).step_by(tile) {
+            let rows = start..(start + tile).min(n);
+            let c = self.coefficients(&x.slice(rows.clone()))?;
+            errors.extend(self.rkhs_sq_errors_with_gram(c.as_ref(), &y.slice(rows), gram.as_ref())?);
+        }
+        Ok(errors)
     }
 
     /// As [`rkhs_sq_errors`](SurrogateModel::rkhs_sq_errors), from
