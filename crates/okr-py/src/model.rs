@@ -56,6 +56,17 @@ impl FitSpec {
     }
 }
 
+/// The sketch `KIND:m` (`None` without one), checked, with `m` capped at the
+/// `n` samples (scikit-learn's checks fit on a few dozen samples; the single
+/// machine and the Dask fits cap alike).
+pub(crate) fn sketch_spec(text: Option<&str>, n: usize) -> PyResult<Option<okr_estimators::sketch::SketchSpec>> {
+    let Some(text) = text else { return Ok(None) };
+    let mut spec: okr_estimators::sketch::SketchSpec = text.parse().map_err(to_py)?;
+    spec.check().map_err(to_py)?;
+    spec.size = spec.size.min(n.max(1));
+    Ok(Some(spec))
+}
+
 /// Fits the estimator on `x` and outputs `y` and returns it as a saved model.
 fn fit_typed<Y>(s: &FitSpec, x: &Features, y: &Y, kx: KernelSpec, ky: KernelSpec) -> PyResult<SavedEstimator>
 where
@@ -66,13 +77,6 @@ where
     // Sizes capped at n (scikit-learn's checks fit on a few dozen samples);
     // the parameters themselves are left as given.
     let at_most_n = |m: usize| m.min(n.max(1));
-    let sketch = |text: &Option<String>| -> PyResult<_> {
-        let Some(text) = text else { return Ok(None) };
-        let mut spec: okr_estimators::sketch::SketchSpec = text.parse().map_err(to_py)?;
-        spec.check().map_err(to_py)?;
-        spec.size = at_most_n(spec.size);
-        Ok(Some(spec))
-    };
     let (lambda, rank, seed) = (s.lam, s.rank, s.seed);
     let lambda2 = s.lam2.unwrap_or(s.lam);
     let spec = match s.estimator.as_str() {
@@ -81,8 +85,8 @@ where
         "kde" => EstimatorSpec::Kde { rank, lambda, centered: s.centered },
         "sketched" => EstimatorSpec::Sketched {
             lambda,
-            input_sketch: sketch(&s.input_sketch)?,
-            output_sketch: sketch(&s.output_sketch)?,
+            input_sketch: sketch_spec(s.input_sketch.as_deref(), n)?,
+            output_sketch: sketch_spec(s.output_sketch.as_deref(), n)?,
             seed,
         },
         "nystroem" => EstimatorSpec::Nystroem { lambda, anchors: Anchors::Uniform(at_most_n(s.n_components)), seed },

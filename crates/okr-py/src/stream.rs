@@ -20,7 +20,6 @@ use okr_estimators::partition::{
     SketchedPlan,
 };
 use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, OutputModel, SavedModel};
-use okr_estimators::sketch::SketchSpec;
 use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr};
 use okr_kernels::{DenseRows, Features, Kernel, KernelSpec, LabelSets};
 use pyo3::exceptions::PyValueError;
@@ -31,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::convert::{self, Outputs};
 use crate::errors::to_py;
-use crate::model::Model;
+use crate::model::{Model, sketch_spec};
 use crate::params::{KernelChoice, Params};
 use crate::surrogate::SavedOutputs;
 use crate::threads;
@@ -103,15 +102,6 @@ enum Params2 {
     NystroemReducedRank(okr_estimators::NystroemReducedRankValidParams<KernelSpec, KernelSpec>),
 }
 
-fn sketch_spec(text: Option<String>, n: usize) -> PyResult<Option<SketchSpec>> {
-    let Some(text) = text else { return Ok(None) };
-    let mut spec: SketchSpec = text.parse().map_err(to_py)?;
-    spec.check().map_err(to_py)?;
-    // As the single-machine fit: a sketch never has more rows than samples.
-    spec.size = spec.size.min(n.max(1));
-    Ok(Some(spec))
-}
-
 fn params_for(estimator: &str, dict: &Bound<'_, PyDict>, x: &Features, y: &Outputs, n: usize) -> PyResult<Params2> {
     let p = Params(dict);
     if p.f64("gamma")?.is_none() || p.f64("output_gamma")?.is_none() {
@@ -132,8 +122,8 @@ fn params_for(estimator: &str, dict: &Bound<'_, PyDict>, x: &Features, y: &Outpu
         "sketched" => {
             let v = SketchedIokr::params(kx, ky)
                 .lambda(lam)
-                .input_sketch(sketch_spec(p.string("input_sketch")?, n)?)
-                .output_sketch(sketch_spec(p.string("output_sketch")?, n)?)
+                .input_sketch(sketch_spec(p.string("input_sketch")?.as_deref(), n)?)
+                .output_sketch(sketch_spec(p.string("output_sketch")?.as_deref(), n)?)
                 .seed(seed)
                 .check()
                 .map_err(to_py)?;
