@@ -14,17 +14,20 @@
 //! - [`MAX_INPUT_BYTES`]: the size bound of every text reader.
 
 use std::fs;
-use std::io::{self, BufWriter, Read};
+use std::io::{self, BufWriter};
 use std::path::Path;
+
+use okr_kernels::bounded::ReadError;
 
 use crate::{Error, Result};
 
-/// The largest input file a text reader accepts (8 GiB). Larger inputs, and
-/// endless ones such as `/dev/zero` or a pipe that never closes, are an
+/// The largest input file a text reader accepts (8 GiB; the bound of
+/// [`okr_kernels::bounded`], which every okr reader shares). Larger inputs,
+/// and endless ones such as `/dev/zero` or a pipe that never closes, are an
 /// [`Error::InputTooLarge`] rather than an out-of-memory abort. Memory for the
 /// file is also reserved fallibly, so a smaller file that does not fit is an
 /// [`Error::OutOfMemory`].
-pub const MAX_INPUT_BYTES: u64 = 8 << 30;
+pub use okr_kernels::bounded::MAX_INPUT_BYTES;
 
 /// Removes the temporary files of writes still in progress. Meant for a
 /// SIGINT / SIGTERM handler just before the process exits (destructors do not
@@ -134,35 +137,19 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
 }
 
 fn read_limited(path: &Path, limit: u64, text: bool) -> Result<Vec<u8>> {
-    let io_err = |e| Error::io(path, e);
-    let mut file = fs::File::open(path).map_err(io_err)?;
-    let size = file.metadata().ok().filter(fs::Metadata::is_file).map(|m| m.len());
-    let too_large = || Error::InputTooLarge { path: path.to_path_buf(), limit };
-    if size.is_some_and(|s| s > limit) {
-        return Err(too_large());
-    }
-    let mut bytes: Vec<u8> = Vec::new();
-    let out_of_memory = |bytes: u64| Error::OutOfMemory { what: format!("the contents of {}", path.display()), bytes };
-    let first = size.unwrap_or(0).saturating_add(1);
-    bytes.try_reserve_exact(usize::try_from(first).unwrap_or(usize::MAX)).map_err(|_| out_of_memory(first))?;
-    let mut chunk = vec![0u8; 1 << 16];
-    loop {
-        let n = match file.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io_err(e)),
-        };
-        if text && let Some(k) = chunk[..n].iter().position(|&b| b == 0) {
-            return Err(Error::NotText { path: path.to_path_buf(), offset: bytes.len() as u64 + k as u64 });
+    okr_kernels::bounded::read_file(path, limit, text).map_err(|e| read_error(path, e))
+}
+
+/// okr-eval's error for a failed bounded read of `path`.
+pub(crate) fn read_error(path: &Path, e: ReadError) -> Error {
+    match e {
+        ReadError::Io(e) => Error::io(path, e),
+        ReadError::TooLarge { limit } => Error::InputTooLarge { path: path.to_path_buf(), limit },
+        ReadError::NotText { offset } => Error::NotText { path: path.to_path_buf(), offset },
+        ReadError::OutOfMemory { bytes } => {
+            Error::OutOfMemory { what: format!("the contents of {}", path.display()), bytes }
         }
-        if (bytes.len() + n) as u64 > limit {
-            return Err(too_large());
-        }
-        bytes.try_reserve(n).map_err(|_| out_of_memory((bytes.len() + n) as u64))?;
-        bytes.extend_from_slice(&chunk[..n]);
     }
-    Ok(bytes)
 }
 
 /// A vector of `len` f64 with capacity reserved fallibly (empty, ready to extend).

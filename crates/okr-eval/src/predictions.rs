@@ -30,7 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use faer::Mat;
@@ -180,7 +180,11 @@ pub struct ReadBack {
 /// some lines only.
 pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String]) -> Result<ReadBack> {
     let l = names.len();
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    // Whole and bounded: the read-back sets are kept anyway, and a device or
+    // a binary file must end in an error, not in one endless line.
+    let bytes = crate::output::read_bounded(path, crate::output::MAX_INPUT_BYTES)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| Error::io(path, io::Error::new(io::ErrorKind::InvalidData, format!("not UTF-8 text ({e})"))))?;
     // `line` is 0-based here, 1-based in the messages.
     let parse = |line: usize, msg: String| Error::parse(path, line + 1, msg);
     let mut sets = Vec::new();
@@ -194,8 +198,7 @@ pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String])
     };
     match format {
         PredictionFormat::Labels | PredictionFormat::Indicator => {
-            for (i, line) in io::BufReader::new(file).lines().enumerate() {
-                let line = line.map_err(|e| parse(i, e.to_string()))?;
+            for (i, line) in text.lines().enumerate() {
                 let set: Vec<usize> = if format == PredictionFormat::Labels {
                     let first = line.split(';').next().unwrap_or("");
                     first.split(',').filter(|t| !t.trim().is_empty()).map(|t| label(t, i)).collect::<Result<_>>()?
@@ -210,7 +213,7 @@ pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String])
             }
         }
         PredictionFormat::Csv => {
-            let mut r = csv::Reader::from_reader(file);
+            let mut r = csv::Reader::from_reader(text.as_bytes());
             let header = r.headers().map_err(|e| parse(0, e.to_string()))?.clone();
             let has_scores = header.len() == 2 * l;
             if header.len() != l && !has_scores {
@@ -227,9 +230,8 @@ pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String])
             }
         }
         PredictionFormat::Json => {
-            for (i, line) in io::BufReader::new(file).lines().enumerate() {
-                let line = line.map_err(|e| parse(i, e.to_string()))?;
-                let v: Value = serde_json::from_str(&line).map_err(|e| parse(i, format!("not JSON: {e}")))?;
+            for (i, line) in text.lines().enumerate() {
+                let v: Value = serde_json::from_str(line).map_err(|e| parse(i, format!("not JSON: {e}")))?;
                 let ids = v["label_ids"].as_array().ok_or_else(|| parse(i, "no label_ids".into()))?;
                 sets.push(ids.iter().map(|t| label(&t.to_string(), i)).collect::<Result<_>>()?);
                 let has = v["label_scores"].as_array();

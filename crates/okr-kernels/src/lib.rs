@@ -58,6 +58,7 @@
 
 mod bits;
 mod block;
+pub mod bounded;
 pub mod combinators;
 mod containers;
 mod error;

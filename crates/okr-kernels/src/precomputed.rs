@@ -230,8 +230,10 @@ pub fn read_gram_npy(path: impl AsRef<Path>) -> Result<Mat<f64>> {
     use npyz::{DType, NpyFile, Order, TypeChar};
     let path = path.as_ref();
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
     let parse = |msg: String| Error::Parse { path: name.clone(), line: 0, msg };
+    let bytes = crate::bounded::read_file_starting_with(path, crate::bounded::MAX_INPUT_BYTES, false, b"\x93NUMPY")
+        .map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?
+        .ok_or_else(|| parse("not a .npy file (it does not start with \\x93NUMPY)".into()))?;
     let npy = NpyFile::new(&bytes[..]).map_err(|e| parse(e.to_string()))?;
     let (nrows, ncols) = match *npy.shape() {
         [r, c] => (r as usize, c as usize),
@@ -268,7 +270,8 @@ pub fn read_gram_npy(path: impl AsRef<Path>) -> Result<Mat<f64>> {
 pub fn read_gram_text(path: impl AsRef<Path>) -> Result<Mat<f64>> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
+    let text = crate::bounded::read_text(path, crate::bounded::MAX_INPUT_BYTES)
+        .map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
     let mut rows: Vec<Vec<f64>> = Vec::new();
     for (no, line) in text.lines().enumerate() {
         let t = line.trim();

@@ -95,4 +95,25 @@ fn memory_list_under_a_2gb_address_space_limit() {
         let out = okr_limited(&args).expect("prlimit ran above");
         assert_bounded(case, &out);
     }
+    // Inputs read whole or line by line that are not what they should be:
+    // refused by their first bytes with the reason (before, a model file or a
+    // Gram was read until memory ran out, and a candidate line aborted).
+    let zeros_npy = dir.path("zeros.npy");
+    std::os::unix::fs::symlink("/dev/zero", &zeros_npy).unwrap();
+    let pool_file = dir.write("pool-mode.txt", "okr-candidates 1 pool\nquery q 0\n0\n");
+    let (zeros_npy, pool_file) = (p(&zeros_npy), p(&pool_file));
+    let fit_gram = ["fit", "--train", t, "--label-count", "2", "-m", m, "--input-gram"];
+    let rank = ["rank", "-m", mp, "-i", t, "--label-count", "2", "--candidates-per-query"];
+    for (case, args, reason) in [
+        ("model file /dev/zero", vec!["predict", "-m", "/dev/zero", "-i", t], "not an okr model file"),
+        ("text Gram /dev/zero", [&fit_gram[..], &["/dev/zero"]].concat(), "not a text file"),
+        (".npy Gram of zeros", [&fit_gram[..], &[zeros_npy]].concat(), "not a .npy file"),
+        ("candidates per query /dev/zero", [&rank[..], &["/dev/zero"]].concat(), "not a text file"),
+        ("candidate pool /dev/zero", [&rank[..], &[pool_file, "--pool", "/dev/zero"]].concat(), "not a text file"),
+    ] {
+        let out = okr_limited(&args).expect("prlimit ran above");
+        assert_bounded(case, &out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(2) && stderr.contains(reason), "{case}: expected {reason:?}, got {stderr}");
+    }
 }

@@ -112,7 +112,8 @@ impl TextRows for Graphs {
 pub fn read_candidate_pool<Y: TextRows>(path: impl AsRef<Path>, width: usize) -> Result<Y> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
+    let text = okr_kernels::bounded::read_text(path, okr_kernels::bounded::MAX_INPUT_BYTES)
+        .map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
     let (lines, rows): (Vec<usize>, Vec<&str>) = text
         .lines()
         .enumerate()
@@ -204,10 +205,13 @@ impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
         let mut line = String::new();
         loop {
             line.clear();
-            let n = self
-                .reader
-                .read_line(&mut line)
-                .map_err(|e| Error::Io { path: self.path.clone(), msg: e.to_string() })?;
+            // Bounded: a stream without newlines (a device, a binary file)
+            // must not grow one line without limit.
+            let n = okr_kernels::bounded::read_line(&mut self.reader, &mut line, okr_kernels::bounded::MAX_INPUT_BYTES)
+                .map_err(|e| Error::Io {
+                    path: format!("{} line {}", self.path, self.line_no + 1),
+                    msg: e.to_string(),
+                })?;
             if n == 0 {
                 return Ok(None);
             }
