@@ -37,13 +37,15 @@ const MAX_CORPUS: usize = 4096;
 /// A fuzz target: runs one input and panics only on a bug.
 pub type Target = fn(&[u8]);
 
-/// Every target by name: the readers of okr-eval, and the model loader of
+/// Every target by name: the readers of okr-eval, the model loader of
 /// okr-estimators (`model`: a model file, then its body under a fresh
 /// checksum so that mutations reach the decoder and the validation; whatever
-/// loads is used to predict).
+/// loads is used to predict), and okr-decode's per-query candidate file
+/// reader (`per-query`).
 pub fn targets() -> Vec<(&'static str, Target)> {
     let mut t = okr_eval::fuzz::TARGETS.to_vec();
     t.push(("model", okr_estimators::persist::fuzz_model_file));
+    t.push(("per-query", okr_decode::per_query::fuzz_candidate_file));
     t
 }
 
@@ -65,7 +67,11 @@ pub struct Report {
 /// Where found inputs go: `crates/<crate>/tests/fuzz-regressions/<target>/`
 /// of the crate that owns the target and replays them in its tests.
 fn regression_dir(target: &str) -> PathBuf {
-    let owner = if target == "model" { "okr-estimators" } else { "okr-eval" };
+    let owner = match target {
+        "model" => "okr-estimators",
+        "per-query" => "okr-decode",
+        _ => "okr-eval",
+    };
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates").join(owner).join("tests/fuzz-regressions").join(target)
 }
 

@@ -121,6 +121,13 @@ pub fn for_target(target: &str) -> Vec<Vec<u8>> {
             s.push(okr_eval::fuzz::join_tu_parts(&[b"1, 2\n2, 1\n3, 3\n", b"1\n1\n2\n", b"1\n-1\n", b"0\n1\n0\n"]));
             s
         }
+        "per-query" => hand(&[
+            "okr-candidates 1 inline\n# comment\nquery q1 0\n3 1 4\n*0 2\n\nquery q2 1\n-\n",
+            "okr-candidates 1 inline\nquery v 0\n0.5 -1 2e3 0 1\n*1,1,1,1,1\n",
+            "okr-candidates 1 inline\nquery r 2\n1 2 3 4 5\n*5,4,3,2,1\n",
+            "okr-candidates 1 pool\nquery a 0\n12 40 *7\n3\nquery b 1\n0 0 1\n",
+            "0 1\n2 3 4\n-\n",
+        ]),
         "model" => {
             // The golden model files of every estimator.
             let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/okr-estimators/tests/fixtures");

@@ -319,3 +319,32 @@ impl<Y: TextRows, R: BufRead> Iterator for CandidateFileReader<Y, R> {
         q
     }
 }
+
+/// The per-query candidate file fuzz target (`cargo xtask fuzz per-query`):
+/// reads `data` as an `okr-candidates 1` file of label-set, vector and
+/// ranking rows (width 5), checks every query it yields (the true candidate
+/// among its candidates; an empty query is the ranker's error), and parses
+/// its lines as a candidate pool. It panics only on a bug of the reader.
+#[doc(hidden)]
+pub fn fuzz_candidate_file(data: &[u8]) {
+    fn run<Y: TextRows>(data: &[u8]) {
+        let reader = CandidateFileReader::<Y, _>::from_reader("fuzz", std::io::Cursor::new(data), 5);
+        for query in reader.into_iter().flatten().take(1000) {
+            let Ok(query) = query else { break };
+            let n = match &query.candidates {
+                CandidateList::Pool(indices) => indices.len(),
+                CandidateList::Inline(rows) => rows.n_rows(),
+            };
+            assert!(query.truth.is_none_or(|t| t < n), "query {}: truth outside the list", query.id);
+        }
+        if let Ok(text) = std::str::from_utf8(data) {
+            let rows: Vec<&str> = text.lines().collect();
+            if let Ok(pool) = Y::parse_rows(&rows, 5) {
+                assert_eq!(pool.n_rows(), rows.len(), "pool rows");
+            }
+        }
+    }
+    run::<LabelSets>(data);
+    run::<DenseRows>(data);
+    run::<Rankings>(data);
+}

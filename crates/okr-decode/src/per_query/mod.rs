@@ -632,7 +632,7 @@ fn score_block(dst: &mut [f64], g: MatRef<'_, f64>, c: MatRef<'_, f64>, norms: &
 
 mod file;
 
-pub use file::{CandidateFileMode, CandidateFileReader, TextRows, read_candidate_pool};
+pub use file::{CandidateFileMode, CandidateFileReader, TextRows, fuzz_candidate_file, read_candidate_pool};
 
 #[cfg(test)]
 mod tests {
