@@ -25,6 +25,7 @@
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 mod bench;
+mod bench_chain;
 mod bench_precision;
 mod bench_retrieval;
 mod bench_scale;
@@ -321,7 +322,7 @@ enum Command {
         /// Instead: f32 against f64 decoding on Bibtex (IOKR, Nystroem) and a
         /// quarter of the Bookmarks stand-in (time, identical decisions, F1,
         /// near-ties); writes docs/results/bench-f32.{md,json}.
-        #[arg(long, conflicts_with_all = ["scale", "retrieval"])]
+        #[arg(long, conflicts_with_all = ["scale", "retrieval", "chain_order"])]
         precision: bool,
         /// With --precision: the full-size stand-in (60000 / 27856 rows,
         /// 15000 anchors; about 15 min on 2 quiet cores); writes
@@ -349,6 +350,12 @@ enum Command {
         /// With --retrieval: 10^3 queries, bench-retrieval-quick.{md,json}.
         #[arg(long, requires = "retrieval")]
         quick: bool,
+        /// Instead: IOKR on Bibtex decoded coefficients first against
+        /// candidates first (the ridge solve against the candidates), the test
+        /// rows repeated up to 8 times; writes
+        /// docs/results/bench-chain-order.{md,json} (a few minutes).
+        #[arg(long, conflicts_with_all = ["scale", "retrieval"])]
+        chain_order: bool,
     },
     /// The whole test suite: `cargo test --workspace`, then the Python
     /// package built with maturin in target/py-venv and its pytest suite.
@@ -399,6 +406,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Command::Index { out_dir } => index::write_index(&results_dir(out_dir)),
+        Command::Bench { out_dir, chain_order: true, .. } => bench_chain::run(&results_dir(out_dir)),
         Command::Bench { out_dir, retrieval: true, quick, .. } => bench_retrieval::run(&results_dir(out_dir), quick),
         Command::Bench { out_dir, precision: true, full, .. } => bench_precision::run(&results_dir(out_dir), full),
         Command::Bench { out_dir, scale: true, quarter, .. } => bench_scale::run(&results_dir(out_dir), quarter),

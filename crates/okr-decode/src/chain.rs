@@ -15,9 +15,10 @@ use crate::{Decoded, Error, Precision, Result};
 /// the score chain $S = K_x(x, X_e)\,M\,G$ of a model with a linear input
 /// map ([`SurrogateModel::linear_expansion`]).
 ///
-/// Models without one (IOKR's ridge solve) always decode coefficients
-/// first, whatever the order asked for; [`ChainPlan::order`] says which
-/// order runs.
+/// IOKR's ridge map is one too, applied by solves
+/// ([`LinearExpansion::ridge`]). Models without one always decode
+/// coefficients first, whatever the order asked for; [`ChainPlan::order`]
+/// says which order runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChainOrder {
@@ -62,10 +63,13 @@ impl std::fmt::Display for ChainOrder {
 pub const KERNEL_ENTRY_FLOPS_UNKNOWN: f64 = 1024.0;
 
 /// The flop counts of the two orders of the score chain, for $n$ test rows,
-/// $e$ expansion rows, $a$ atoms, $c$ candidates:
+/// $e$ expansion rows, $a$ atoms, $c$ candidates and a map $M$ that costs
+/// $\mu$ flops per column it is applied to ($\mu = 2ea$ for a stored map,
+/// [`new`](Self::new); $2e^2$ for IOKR's ridge map, whose application is two
+/// triangular solves, [`with_map_flops`](Self::with_map_flops)):
 ///
-/// $$W_{\text{coef}} = 2 n e a + 2 n a c, \qquad
-/// W_{\text{cand}} = 2 e a c + 2 n e c + (p - 1)\, n e \kappa,$$
+/// $$W_{\text{coef}} = n \mu + 2 n a c, \qquad
+/// W_{\text{cand}} = c \mu + 2 n e c + (p - 1)\, n e \kappa,$$
 ///
 /// where $p$ is the number of candidate tiles of the candidates-first order
 /// (the folded candidates $F = M G$, `(e, c)`, do not fit in the memory
@@ -93,12 +97,35 @@ pub struct ChainCosts {
 
 impl ChainCosts {
     /// The two counts for `n` test rows, `e` expansion rows, `a` atoms, `c`
-    /// candidates, `p` candidate tiles and `kappa` flops per kernel entry.
+    /// candidates, `p` candidate tiles and `kappa` flops per kernel entry,
+    /// with a stored map ($\mu = 2ea$).
     pub fn new(n: usize, e: usize, a: usize, c: usize, p: usize, kappa: f64) -> Self {
+        Self::with_map_flops(n, e, a, c, p, kappa, 2.0 * e as f64 * a as f64)
+    }
+
+    /// As [`new`](Self::new) with `mu` flops per column the map is applied
+    /// to ([`LinearExpansion::map_flops_per_column`]).
+    ///
+    /// # Example
+    /// ```
+    /// use okr_decode::{ChainCosts, ChainOrder};
+    /// // IOKR on a Bibtex-sized problem (4880 training rows, 2058 distinct
+    /// // label sets as atoms and candidates, 1836 features): solving against
+    /// // the 2515 test rows is cheaper than against the candidates, because
+    /// // the scores then multiply 2058 atoms instead of 4880 training rows;
+    /// // for 100000 rows to predict it is the other way round.
+    /// let mu = 2.0 * 4880.0 * 4880.0;
+    /// let bibtex = ChainCosts::with_map_flops(2515, 4880, 2058, 2058, 1, 3672.0, mu);
+    /// assert_eq!(bibtex.cheaper(), ChainOrder::CoefficientsFirst);
+    /// let many = ChainCosts::with_map_flops(100_000, 4880, 2058, 2058, 1, 3672.0, mu);
+    /// assert_eq!(many.cheaper(), ChainOrder::CandidatesFirst);
+    /// assert!(many.coefficients_first / many.candidates_first > 2.5);
+    /// ```
+    pub fn with_map_flops(n: usize, e: usize, a: usize, c: usize, p: usize, kappa: f64, mu: f64) -> Self {
         let (n, e, a, c, p) = (n as f64, e as f64, a as f64, c as f64, p.max(1) as f64);
         Self {
-            coefficients_first: 2.0 * n * e * a + 2.0 * n * a * c,
-            candidates_first: 2.0 * e * a * c + 2.0 * n * e * c + (p - 1.0) * n * e * kappa,
+            coefficients_first: n * mu + 2.0 * n * a * c,
+            candidates_first: c * mu + 2.0 * n * e * c + (p - 1.0) * n * e * kappa,
         }
     }
 
@@ -266,7 +293,8 @@ pub(crate) fn plan<X: Rows>(
     let e = lin.n_expansion();
     let (ct, w, tt) = candidates_first_tiles(budget, precision, e, n_atoms, n_c, n_te);
     let tiles = n_c.div_ceil(ct);
-    let costs = ChainCosts::new(n_te, e, n_atoms, n_c, tiles, kernel_entry_flops(lin.feature_dim()));
+    let kappa = kernel_entry_flops(lin.feature_dim());
+    let costs = ChainCosts::with_map_flops(n_te, e, n_atoms, n_c, tiles, kappa, lin.map_flops_per_column());
     let order = match order {
         ChainOrder::Auto => costs.cheaper(),
         forced => forced,

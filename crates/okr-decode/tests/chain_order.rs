@@ -24,11 +24,13 @@ const ORDERS: [ChainOrder; 2] = [ChainOrder::CoefficientsFirst, ChainOrder::Cand
 /// One tile of everything, a few tiles, and tiles of one row / candidate.
 const BUDGETS: [usize; 3] = [1 << 30, 6000, 64];
 
-/// Every model whose coefficients are `K_x(x, X_e) M`, fitted on `(x, y)`.
+/// Every model whose coefficients are `K_x(x, X_e) M`, fitted on `(x, y)`
+/// (IOKR's `M` is the ridge map, applied by solves).
 fn models<Y, K>(x: &DenseRows, y: &Y, ky: K) -> Vec<Model<Y>>
 where
     Y: Rows + 'static,
     K: Kernel<Y> + Clone + std::fmt::Debug + 'static,
+    Iokr<DenseRows, Y, Gaussian, K>: SurrogateModel<DenseRows, Y>,
     Nystroem<DenseRows, Y, Gaussian, K>: SurrogateModel<DenseRows, Y>,
     NystroemReducedRank<DenseRows, Y, Gaussian, K>: SurrogateModel<DenseRows, Y>,
     SketchedIokr<DenseRows, Y, Gaussian, K>: SurrogateModel<DenseRows, Y>,
@@ -89,7 +91,8 @@ where
                     .unwrap(),
             ),
         ),
-        ("kde", Box::new(Kde::params(kx, ky).rank(4).lambda(1e-2).fit(x, y).unwrap())),
+        ("kde", Box::new(Kde::params(kx.clone(), ky.clone()).rank(4).lambda(1e-2).fit(x, y).unwrap())),
+        ("iokr", Box::new(Iokr::params(kx, ky).lambda(1e-2).fit(x, y).unwrap())),
     ]
 }
 
@@ -300,20 +303,32 @@ fn auto_picks_the_order_of_the_formula() {
     );
 }
 
-/// IOKR's ridge solve has no linear map: coefficients first whatever is
-/// asked, with the same decode.
+/// IOKR's ridge map is folded by solves: `Auto` counts its application as
+/// $2e^2$ flops per column, so it solves against the candidates only when
+/// the test rows outnumber them enough, and decodes as that order forced.
 #[test]
-fn ridge_models_always_decode_coefficients_first() {
+fn ridge_models_fold_by_solves_when_the_formula_says() {
     let (x, y) = (rows(20, 3, 16, 1000), rows(20, 4, 17, 1000));
     let model =
         Iokr::params(Gaussian::new(0.5).unwrap(), Gaussian::new(0.4).unwrap()).lambda(1e-2).fit(&x, &y).unwrap();
-    assert!(model.linear_expansion().is_none());
-    let (xt, cands) = (rows(50, 3, 18, 1000), rows(20, 4, 19, 1000));
-    let forced = CandidateDecoder::new().chain_order(ChainOrder::CandidatesFirst);
-    let plan = forced.plan(&model, 50, 20);
-    assert_eq!((plan.order, plan.costs), (ChainOrder::CoefficientsFirst, None));
-    let want = CandidateDecoder::new().decode(&model, &xt, &cands).unwrap();
-    assert_eq!(forced.decode(&model, &xt, &cands).unwrap(), want);
+    let lin = model.linear_expansion().expect("IOKR's ridge map");
+    assert!(lin.map().is_none());
+    assert_eq!((lin.n_expansion(), lin.n_atoms(), lin.map_flops_per_column()), (20, 20, 800.0));
+    let mut seen = Vec::new();
+    // With as many atoms as expansion rows (20), folding wins whenever the
+    // test rows outnumber the candidates.
+    for (n_t, n_c) in [(50, 6), (3, 6), (50, 40)] {
+        let (xt, cands) = (rows(n_t, 3, 18, 1000), rows(n_c, 4, 19, 1000));
+        let dec = CandidateDecoder::new();
+        let plan = dec.plan(&model, n_t, n_c);
+        let want = ChainCosts::with_map_flops(n_t, 20, 20, n_c, 1, kernel_entry_flops(Some(3)), 800.0);
+        assert_eq!((plan.costs, plan.order), (Some(want), want.cheaper()), "{n_t} {n_c}");
+        let auto = dec.decode(&model, &xt, &cands).unwrap();
+        assert_eq!(auto, dec.chain_order(plan.order).decode(&model, &xt, &cands).unwrap());
+        check_f64(&format!("iokr {n_t} {n_c}"), &auto, &oracle(&model, &xt, &cands), 1);
+        seen.push(plan.order);
+    }
+    assert_eq!(seen, [ChainOrder::CandidatesFirst, ChainOrder::CoefficientsFirst, ChainOrder::CandidatesFirst]);
 }
 
 proptest! {

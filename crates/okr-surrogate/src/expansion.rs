@@ -202,8 +202,9 @@ where
         }
     }
 
-    /// The map $M$ of [`InputMap::Linear`] with the input kernel and $X_e$;
-    /// `None` for IOKR's ridge solve.
+    /// The map $M$ of [`InputMap::Linear`] with the input kernel and $X_e$,
+    /// or IOKR's ridge map $(K_x + n\lambda I)^{-1} P$, applied by solves
+    /// ([`LinearExpansion::ridge`]).
     fn linear_expansion<'a>(&'a self) -> Option<LinearExpansion<'a, X>>
     where
         X: 'a,
@@ -211,7 +212,10 @@ where
     {
         match self.input_map() {
             InputMap::Linear(map) => LinearExpansion::new(self.input_kernel(), self.expansion_inputs(), map).ok(),
-            InputMap::Ridge { .. } => None,
+            InputMap::Ridge { factor, atom_of } => {
+                LinearExpansion::ridge(self.input_kernel(), self.expansion_inputs(), factor, atom_of, self.n_atoms())
+                    .ok()
+            }
         }
     }
 

@@ -2,9 +2,9 @@
 //! multiply the score chain $K_x(x, X_e)\,M\,G$ in the cheaper order.
 
 use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 use okr_kernels::{Kernel, Rows};
-use okr_linalg::profile;
+use okr_linalg::{Cholesky, profile};
 
 use crate::{Error, Result};
 
@@ -46,7 +46,17 @@ use crate::{Error, Result};
 pub struct LinearExpansion<'a, X: Rows> {
     kernel: &'a dyn Kernel<X>,
     inputs: &'a X,
-    map: MatRef<'a, f64>,
+    map: Map<'a>,
+}
+
+/// How $M$ is held.
+#[derive(Clone, Copy)]
+enum Map<'a> {
+    /// Stored `(e, a)`.
+    Dense(MatRef<'a, f64>),
+    /// IOKR's $M = (K_x + n\lambda I)^{-1} P$, with $P$ `(n, a)` the 0/1
+    /// matrix sending each training sample to its atom: never formed.
+    Ridge { factor: &'a Cholesky, atom_of: &'a [usize], n_atoms: usize },
 }
 
 // References only: copyable whatever `X` is (a derive would ask `X: Copy`).
@@ -81,22 +91,66 @@ impl<'a, X: Rows> LinearExpansion<'a, X> {
                 got: map.nrows(),
             });
         }
-        Ok(Self { kernel, inputs, map })
+        Ok(Self { kernel, inputs, map: Map::Dense(map) })
+    }
+
+    /// IOKR's map $M = (K_x + n\lambda I)^{-1} P$ over the $n$ training
+    /// rows `inputs`, given by the Cholesky factor `factor` of
+    /// $K_x + n\lambda I$ and `atom_of`, the atom of every training sample
+    /// ($P_{i,\mathrm{atom\_of}[i]} = 1$), with `n_atoms` atoms. $M$ is never
+    /// formed: [`fold_into`](Self::fold_into) gathers the rows of $G$ and
+    /// solves, $F = (K_x + n\lambda I)^{-1}(P G)$ in $2 n^2 c$ flops.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the factor or `atom_of` does not have
+    /// one row per training row, or an atom index is not below `n_atoms`.
+    pub fn ridge(
+        kernel: &'a dyn Kernel<X>,
+        inputs: &'a X,
+        factor: &'a Cholesky,
+        atom_of: &'a [usize],
+        n_atoms: usize,
+    ) -> Result<Self> {
+        let n = inputs.n_rows();
+        check_shape("rows of the ridge factor vs training rows", (n, 0), (factor.dim(), 0))?;
+        check_shape("atoms of the training rows", (n, 0), (atom_of.len(), 0))?;
+        if let Some(&a) = atom_of.iter().find(|&&a| a >= n_atoms) {
+            return Err(Error::ShapeMismatch { what: "atom index vs atoms", expected: n_atoms, got: a });
+        }
+        Ok(Self { kernel, inputs, map: Map::Ridge { factor, atom_of, n_atoms } })
     }
 
     /// Number $e$ of expansion rows $X_e$.
     pub fn n_expansion(&self) -> usize {
-        self.map.nrows()
+        self.inputs.n_rows()
     }
 
     /// Number $a$ of atoms (columns of $M$).
     pub fn n_atoms(&self) -> usize {
-        self.map.ncols()
+        match self.map {
+            Map::Dense(m) => m.ncols(),
+            Map::Ridge { n_atoms, .. } => n_atoms,
+        }
     }
 
-    /// The map $M$ `(e, a)`.
-    pub fn map(&self) -> MatRef<'a, f64> {
-        self.map
+    /// The map $M$ `(e, a)` when it is stored; `None` for IOKR's ridge map
+    /// ([`ridge`](Self::ridge)), which is applied by solves.
+    pub fn map(&self) -> Option<MatRef<'a, f64>> {
+        match self.map {
+            Map::Dense(m) => Some(m),
+            Map::Ridge { .. } => None,
+        }
+    }
+
+    /// Flops of applying $M$ to one column: $2 e a$ for a stored map (a
+    /// column of $K_x(x, X_e)\,M$ or of $M G$), $2 e^2$ for the ridge map
+    /// (two triangular solves; the gather by atom is free).
+    pub fn map_flops_per_column(&self) -> f64 {
+        let e = self.n_expansion() as f64;
+        match self.map {
+            Map::Dense(m) => 2.0 * e * m.ncols() as f64,
+            Map::Ridge { .. } => 2.0 * e * e,
+        }
     }
 
     /// The feature width of the expansion rows (`None` for containers that
@@ -121,15 +175,44 @@ impl<'a, X: Rows> LinearExpansion<'a, X> {
     }
 
     /// Writes the candidates folded into the map, $F = M G$ `(e, c)`, for atom
-    /// products `atom_products` $G$ `(a, c)` (one GEMM of $2 e a c$ flops).
+    /// products `atom_products` $G$ `(a, c)`: one GEMM of $2 e a c$ flops for
+    /// a stored map; for the ridge map, the rows $G_{\mathrm{atom\_of}[i],:}$
+    /// gathered into `dst` and solved in place against
+    /// $K_x + n\lambda I$ ($2 e^2 c$ flops).
     ///
     /// # Errors
     /// [`Error::ShapeMismatch`] when $G$ does not have one row per atom or
     /// `dst` is not `(e, c)`.
-    pub fn fold_into(&self, atom_products: MatRef<'_, f64>, dst: MatMut<'_, f64>, par: Par) -> Result<()> {
+    pub fn fold_into(&self, atom_products: MatRef<'_, f64>, mut dst: MatMut<'_, f64>, par: Par) -> Result<()> {
         check_shape("rows of the atom products", (self.n_atoms(), 0), (atom_products.nrows(), 0))?;
         check_shape("folded candidates", (self.n_expansion(), atom_products.ncols()), (dst.nrows(), dst.ncols()))?;
-        matmul(dst, Accum::Replace, self.map, atom_products, 1.0, par);
+        match self.map {
+            Map::Dense(m) => matmul(dst, Accum::Replace, m, atom_products, 1.0, par),
+            Map::Ridge { factor, atom_of, .. } => {
+                for c in 0..dst.ncols() {
+                    let g = atom_products.col(c);
+                    let mut f = dst.as_mut().col_mut(c);
+                    for (i, &a) in atom_of.iter().enumerate() {
+                        f[i] = g[a];
+                    }
+                }
+                let e = self.n_expansion() as f64;
+                let _p = profile::phase("Cholesky solves", 2.0 * e * e * dst.ncols() as f64);
+                if dst.ncols() == 1 {
+                    // faer solves a single column by another kernel whose
+                    // rounding differs from the multi-column one; as a
+                    // two-column solve, a candidate's F column has the same
+                    // bits in every fold tile, so exact copies still tie.
+                    let mut pair = Mat::zeros(dst.nrows(), 2);
+                    pair.col_mut(0).copy_from(dst.as_ref().col(0));
+                    pair.col_mut(1).copy_from(dst.as_ref().col(0));
+                    factor.solve_in_place(pair.as_mut(), par);
+                    dst.col_mut(0).copy_from(pair.col(0));
+                } else {
+                    factor.solve_in_place(dst, par);
+                }
+            }
+        }
         Ok(())
     }
 }

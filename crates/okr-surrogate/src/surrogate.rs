@@ -55,11 +55,11 @@ pub trait SurrogateModel<X: Rows, Y: Rows>: Send + Sync {
     fn atom_gram(&self) -> Mat<f64>;
 
     /// The linear input map of the model when its coefficients are
-    /// $C = K_x(x, X_e)\,M$ (every okr-estimators `KernelExpansion` with a
-    /// linear input map, `InputMap::Linear`), so that a
-    /// decoder may fold the candidates into the map first,
-    /// $K_x(x, X_e)\,(M G)$, when that is cheaper. `None` (the default) when
-    /// the coefficients come otherwise (IOKR's ridge solve, wrappers).
+    /// $C = K_x(x, X_e)\,M$ (every okr-estimators `KernelExpansion`: a
+    /// stored map, or IOKR's ridge map applied by solves), so that a decoder
+    /// may fold the candidates into the map first, $K_x(x, X_e)\,(M G)$, when
+    /// that is cheaper. `None` (the default) when the coefficients come
+    /// otherwise (wrappers that do not forward it).
     fn linear_expansion<'a>(&'a self) -> Option<LinearExpansion<'a, X>>
     where
         X: 'a,
