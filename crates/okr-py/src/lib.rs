@@ -1,11 +1,12 @@
 //! `okr._okr`: the Rust half of the okr Python package.
 //!
 //! The scikit-learn estimators live in `python/okr` and call this module:
-//! [`model::fit`] returns a [`model::Model`] whose methods decode candidates,
+//! `model::fit` returns a `model::Model` whose methods decode candidates,
 //! give label scores and list the candidates. Inputs are read in place
-//! where okr's containers allow (see [`convert`]), computations release the
-//! GIL and run on `n_jobs` threads ([`threads`]), and okr's errors become
-//! `ValueError`s with okr's message ([`errors`]).
+//! where okr's containers allow (module `convert`), computations release the
+//! GIL and run on `n_jobs` threads (module `threads`), and okr's errors become
+//! `ValueError`s with okr's message (module `errors`). The modules are
+//! private: `cargo doc --document-private-items -p okr-py` shows them.
 
 mod codes;
 mod convert;
