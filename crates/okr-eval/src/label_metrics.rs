@@ -19,8 +19,8 @@ use crate::metrics::{check_scores, check_sets, intersection};
 /// Equals scikit-learn's `accuracy_score(Y, Y_hat)` on indicator matrices.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] if the collections differ in rows or labels,
-/// [`Error::Empty`] if there are no samples.
+/// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) if the collections differ in rows or labels,
+/// [`Error::Empty`](crate::Error::Empty) if there are no samples.
 ///
 /// # Example
 /// ```
@@ -77,8 +77,8 @@ pub fn jaccard_samples(truth: &LabelSets, pred: &LabelSets) -> Result<f64> {
 /// Equals scikit-learn's `label_ranking_average_precision_score(Y, S)`.
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] if `scores` is not `(n_samples, n_labels)`,
-/// [`Error::NonFinite`] for a NaN/inf score, [`Error::Empty`] if there are no samples.
+/// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) if `scores` is not `(n_samples, n_labels)`,
+/// [`Error::NonFinite`](crate::Error::NonFinite) for a NaN/inf score, [`Error::Empty`](crate::Error::Empty) if there are no samples.
 ///
 /// # Example
 /// ```

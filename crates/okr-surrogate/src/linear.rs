@@ -97,7 +97,7 @@ impl<'a, X: Rows> LinearExpansion<'a, X> {
     /// IOKR's map $M = (K_x + n\lambda I)^{-1} P$ over the $n$ training
     /// rows `inputs`, given by the Cholesky factor `factor` of
     /// $K_x + n\lambda I$ and `atom_of`, the atom of every training sample
-    /// ($P_{i,\mathrm{atom\_of}[i]} = 1$), with `n_atoms` atoms. $M$ is never
+    /// ($P_{i,a} = 1$ for $a$ = `atom_of[i]`), with `n_atoms` atoms. $M$ is never
     /// formed: [`fold_into`](Self::fold_into) gathers the rows of $G$ and
     /// solves, $F = (K_x + n\lambda I)^{-1}(P G)$ in $2 n^2 c$ flops.
     ///
@@ -176,7 +176,7 @@ impl<'a, X: Rows> LinearExpansion<'a, X> {
 
     /// Writes the candidates folded into the map, $F = M G$ `(e, c)`, for atom
     /// products `atom_products` $G$ `(a, c)`: one GEMM of $2 e a c$ flops for
-    /// a stored map; for the ridge map, the rows $G_{\mathrm{atom\_of}[i],:}$
+    /// a stored map; for the ridge map, the rows of $G$ of the atoms `atom_of[i]`
     /// gathered into `dst` and solved in place against
     /// $K_x + n\lambda I$ ($2 e^2 c$ flops).
     ///
