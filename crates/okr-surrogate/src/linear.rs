@@ -293,4 +293,38 @@ mod tests {
         assert!(mismatch(lin.fold_into(g.as_ref(), Mat::zeros(4, 2).as_mut(), Par::Seq)));
         assert!(LinearExpansion::new(&k, &xe, Mat::zeros(4, 3).as_ref()).is_err());
     }
+
+    /// The ridge map folds as $(K + n\lambda I)^{-1} P G$ with $P$ formed
+    /// explicitly, in fold tiles of every width (one column included), and
+    /// refuses a factor, an atom list or an atom index of the wrong size.
+    #[test]
+    fn ridge_fold_equals_the_explicit_solve_and_checks_shapes() {
+        use faer::linalg::solvers::Solve;
+        use okr_linalg::JitterPolicy;
+        let k = Gaussian::new(0.6).unwrap();
+        let xe = rows(6, 3, 1);
+        let mut a = k.gram(&xe);
+        for i in 0..6 {
+            a[(i, i)] += 0.3;
+        }
+        let (factor, _) = Cholesky::factor(a.as_ref(), JitterPolicy::default()).unwrap();
+        let atom_of = [0, 1, 0, 2, 1, 3];
+        let lin = LinearExpansion::ridge(&k, &xe, &factor, &atom_of, 4).unwrap();
+        assert_eq!((lin.n_expansion(), lin.n_atoms(), lin.map(), lin.map_flops_per_column()), (6, 4, None, 72.0));
+        let g = Mat::from_fn(4, 5, |i, j| ((i * 3 + j * 7) % 5) as f64 / 5.0 - 0.3);
+        let p = Mat::from_fn(6, 4, |i, j| if atom_of[i] == j { 1.0 } else { 0.0 });
+        let want = a.partial_piv_lu().solve(&p * &g);
+        for w in [1, 2, 5] {
+            let mut f = Mat::zeros(6, 5);
+            for c0 in (0..5).step_by(w) {
+                let c1 = (c0 + w).min(5);
+                lin.fold_into(g.as_ref().subcols(c0, c1 - c0), f.as_mut().subcols_mut(c0, c1 - c0), Par::Seq).unwrap();
+            }
+            assert!((&f - &want).norm_max() < 1e-12 * (1.0 + want.norm_max()), "fold tiles of {w}");
+        }
+        let mismatch = |r: Result<LinearExpansion<'_, DenseRows>>| matches!(r, Err(Error::ShapeMismatch { .. }));
+        assert!(mismatch(LinearExpansion::ridge(&k, &rows(5, 3, 1), &factor, &atom_of, 4)));
+        assert!(mismatch(LinearExpansion::ridge(&k, &xe, &factor, &atom_of[..5], 4)));
+        assert!(mismatch(LinearExpansion::ridge(&k, &xe, &factor, &atom_of, 3)));
+    }
 }
