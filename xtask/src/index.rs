@@ -148,13 +148,10 @@ pub const SKIPPED: &[(&str, &str, &str, &str)] = &[
     (
         LEML,
         "3, 6-10",
-        "delicious LEML-SH and BR-SH",
-        "compute, not data: every Hessian-vector product touches all 12.7M entries of Y (about 4nLk flops, \
-         16 GFLOP at k = 0.4L); on the shared 2-core machine (load 2-6) the LEML-LR fits took 736-1222 s \
-         each (3 validation + 5 test fits), so a loss is several hours, and a session's processes end \
-         when it stops; the records resume at fit granularity \
-         (`cargo xtask reproduce leml-full --datasets delicious --losses sh --lambdas 10,30,100,300,1000`; \
-         lambda 10 / 30 / 100 validated, P@3 50.14 / 50.99 / 52.90)",
+        "delicious BR-SH (beside LEML-SH, not a row of the paper)",
+        "compute, not data: 7 validation fits and one test fit; the session ended after LEML-SH's five rows \
+         (`cargo xtask reproduce leml-full --datasets delicious --losses sh --lambdas \
+         10,30,100,300,1000,3000,10000` resumes)",
     ),
     (
         LEML,
