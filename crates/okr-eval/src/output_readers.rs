@@ -20,11 +20,7 @@ use crate::{Error, Result};
 
 /// The data lines of a file with their 1-based line numbers.
 fn data_lines(path: &Path) -> Result<Vec<(usize, String)>> {
-    let bytes = crate::output::read_bounded(path, crate::output::MAX_INPUT_BYTES)?;
-    let text = String::from_utf8(bytes).map_err(|e| Error::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text ({})", e.utf8_error())),
-    })?;
+    let text = crate::readers::read_text(path)?;
     Ok(text
         .lines()
         .enumerate()

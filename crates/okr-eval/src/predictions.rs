@@ -182,9 +182,7 @@ pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String])
     let l = names.len();
     // Whole and bounded: the read-back sets are kept anyway, and a device or
     // a binary file must end in an error, not in one endless line.
-    let bytes = crate::output::read_bounded(path, crate::output::MAX_INPUT_BYTES)?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| Error::io(path, io::Error::new(io::ErrorKind::InvalidData, format!("not UTF-8 text ({e})"))))?;
+    let text = crate::readers::read_text(path)?;
     // `line` is 0-based here, 1-based in the messages.
     let parse = |line: usize, msg: String| Error::parse(path, line + 1, msg);
     let mut sets = Vec::new();
