@@ -148,14 +148,6 @@ pub const SKIPPED: &[(&str, &str, &str, &str)] = &[
     (
         LEML,
         "3, 6-10",
-        "delicious BR-SH (beside LEML-SH, not a row of the paper)",
-        "compute, not data: 7 validation fits and one test fit; the session ended after LEML-SH's five rows \
-         (`cargo xtask reproduce leml-full --datasets delicious --losses sh --lambdas \
-         10,30,100,300,1000,3000,10000` resumes)",
-    ),
-    (
-        LEML,
-        "3, 6-10",
         "WSABIE (WAR loss) column",
         "no public code: the authors hand-tuned their own implementation; not implemented in okr",
     ),
