@@ -42,6 +42,7 @@ mod reduced_rank;
 mod retrieval;
 mod sketch;
 mod trace_norm;
+mod tune;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -199,6 +200,11 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment::new("sketch-synthetic", "the sketching paper's synthetic study", |a| {
         sketch::synthetic::run(&a.out_dir, a.seed)
     }),
+    Experiment::new(
+        "tune-estimators",
+        "okr tune's K-fold choice vs okr fit's defaults for Nystroem, SISOKR, reduced rank on four Mulan sets",
+        |a| tune::run(&a.datasets_or(&tune::DATASETS), &a.out_dir, a.seed),
+    ),
     Experiment::new("sketch-timing", "SISOKR on Bibtex, 30 seeds per configuration: fit + decode time and F1", |a| {
         sketch::timing::run(&a.out_dir, a.seed)
     }),

@@ -70,12 +70,15 @@ pub enum Command {
     /// The model file stores the parameters, the training data it needs for
     /// prediction and the factorized kernel system; it is written atomically.
     Fit(Box<FitArgs>),
-    /// Choose the Gaussian width and the ridge of IOKR, refit and save the best model.
+    /// Choose the Gaussian width and the ridge of an estimator, refit and save the best model.
     ///
     /// Prints the grid (mean and standard deviation of the fold scores for every
-    /// width and ridge), the fold scores and the choice; then fits IOKR on the whole
-    /// training file with the choice and saves it like `okr fit`. Each width costs one
-    /// eigendecomposition per fold, which serves every ridge (the regularization path).
+    /// width and ridge), the fold scores and the choice; then fits the estimator on
+    /// the whole training file with the choice and saves it like `okr fit`. For IOKR
+    /// each width costs one eigendecomposition per fold, which serves every ridge (the
+    /// regularization path); the other kernel-output estimators (reduced-rank, kde,
+    /// trace-norm, siokr, isokr, sisokr, nystroem) are refitted for every fold, width
+    /// and ridge, with their other flags (--rank, sketches, --anchors, --seed) fixed.
     Tune(Box<TuneArgs>),
     /// Predict label sets for an input file with a saved model.
     ///

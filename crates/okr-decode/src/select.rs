@@ -7,8 +7,10 @@
 //! is better.
 
 use faer::{Mat, MatRef};
-use okr_kernels::{Kernel, LabelSets, Rows};
-use okr_surrogate::{FoldScorer, GridSearchResult, IokrPath, LooProducts};
+use okr_kernels::{Kernel, LabelSets, Linear, Rows};
+use okr_surrogate::{
+    FoldScorer, GridSearchResult, IokrPath, LooProducts, SurrogateModel, check_folds, check_grid, search_median,
+};
 
 use crate::{CandidateDecoder, Error};
 
@@ -86,6 +88,136 @@ where
     ) -> Result<f64, E> {
         let decoded = self.decoder.decode_matrices(coefficients, projected, &fold.norms)?;
         (self.metric)(&fold.truth, &fold.candidates.select(&decoded.best()))
+    }
+}
+
+/// K-fold search of any estimator's input width and ridge by refitting it:
+/// for every fold, width multiplier $c$ and ridge $\lambda$, the caller's
+/// `fit(x_T, y_T, gamma, lambda)` is fitted on the fold's training rows with
+/// $\gamma = c / m$ ($m$ the median squared distance between training inputs,
+/// over at most `median_rows` evenly spaced rows), its predictions on the
+/// validation rows are decoded over the fold's candidates (the distinct label
+/// sets of its training rows) and scored by `metric(truth, decoded)`, higher
+/// is better.
+///
+/// For IOKR, `okr_estimators::select::GaussianIokrSearch` with a
+/// [`DecodedScorer`] gives the same scores from one eigendecomposition per
+/// fold and width; this search costs one fit per cell and serves every
+/// estimator (Nystroem, sketched, reduced-rank, KDE, trace norm).
+///
+/// | Name | Default | Purpose | Range |
+/// |---|---|---|---|
+/// | `widths` | - | multipliers $c$ | finite, $> 0$ |
+/// | `lambdas` | - | ridges $\lambda$ | finite, $> 0$ |
+/// | `median_rows` | 2000 | rows sampled for $m$ | $\ge 2$ |
+///
+/// The choice is the grid point of largest mean fold score; ties keep the
+/// first (smallest index in `widths`, then in `lambdas`).
+///
+/// # Example
+/// ```
+/// use okr_decode::select::RefitSearch;
+/// use okr_estimators::{Fit, nystroem::{Anchors, Nystroem}};
+/// use okr_kernels::{DenseRows, Gaussian, LabelSets};
+/// let x = DenseRows::from_rows(&(0..12).map(|i| vec![i as f64, (i % 3) as f64]).collect::<Vec<_>>())?;
+/// let y = LabelSets::new(2, (0..12).map(|i| if i < 6 { vec![0] } else { vec![1] }).collect())?;
+/// let ky = Gaussian::new(0.5)?;
+/// type BoxError = Box<dyn std::error::Error>;
+/// let fit = |x: &DenseRows, y: &LabelSets, gamma: f64, lambda: f64| -> Result<_, BoxError> {
+///     let params = Nystroem::params(Gaussian::new(gamma)?, ky.clone()).lambda(lambda).anchors(Anchors::Uniform(4));
+///     Ok(params.fit(x, y)?)
+/// };
+/// let accuracy = |t: &LabelSets, p: &LabelSets| -> Result<f64, BoxError> {
+///     Ok(t.iter().zip(p.iter()).filter(|(a, b)| a == b).count() as f64 / t.n_rows() as f64)
+/// };
+/// let folds = vec![((0..12).step_by(2).collect(), (1..12).step_by(2).collect())];
+/// let result = RefitSearch::new(vec![0.5, 1.0], vec![1e-3]).run(&x, &y, &folds, fit, accuracy, &mut || {})?;
+/// assert_eq!(result.best_score(), 1.0);
+/// # use okr_kernels::Rows;
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefitSearch {
+    widths: Vec<f64>,
+    lambdas: Vec<f64>,
+    median_rows: usize,
+    decoder: CandidateDecoder,
+}
+
+impl RefitSearch {
+    /// A search over width multipliers `widths` and ridges `lambdas`.
+    pub fn new(widths: Vec<f64>, lambdas: Vec<f64>) -> Self {
+        Self { widths, lambdas, median_rows: 2000, decoder: CandidateDecoder::new() }
+    }
+
+    /// Rows sampled for the median heuristic (evenly spaced).
+    pub fn median_rows(mut self, rows: usize) -> Self {
+        self.median_rows = rows;
+        self
+    }
+
+    /// The decoder of the validation rows (memory budget, precision).
+    pub fn decoder(mut self, decoder: CandidateDecoder) -> Self {
+        self.decoder = decoder;
+        self
+    }
+
+    /// Runs the search on inputs `x` and label sets `y` with the given
+    /// `folds` (pairs of training and validation row indices); `on_step` is
+    /// called after each fold and width (`folds.len() * widths.len()` calls).
+    ///
+    /// # Errors
+    /// [`okr_surrogate::Error::InvalidParameter`] or
+    /// [`okr_surrogate::Error::Empty`] for a bad grid, fewer than 2
+    /// `median_rows`, no folds, a fold with an empty side, an index out of
+    /// range, `x` and `y` of different lengths, or inputs that are all
+    /// identical (no width to scale); the fit's, decoding's and metric's errors.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run<X, S, F, M, E>(
+        &self,
+        x: &X,
+        y: &LabelSets,
+        folds: &[(Vec<usize>, Vec<usize>)],
+        mut fit: F,
+        mut metric: M,
+        on_step: &mut dyn FnMut(),
+    ) -> Result<GridSearchResult, E>
+    where
+        X: Rows,
+        Linear: Kernel<X>,
+        S: SurrogateModel<X, LabelSets>,
+        F: FnMut(&X, &LabelSets, f64, f64) -> Result<S, E>,
+        M: FnMut(&LabelSets, &LabelSets) -> Result<f64, E>,
+        E: From<okr_surrogate::Error> + From<Error>,
+    {
+        check_grid(&self.widths, &self.lambdas)?;
+        if self.median_rows < 2 {
+            let value = self.median_rows.to_string();
+            return Err(okr_surrogate::Error::InvalidParameter { name: "median_rows", value, expected: ">= 2" }.into());
+        }
+        let n = x.n_rows();
+        if y.n_rows() != n {
+            let what = "label sets, one per input row";
+            return Err(okr_surrogate::Error::ShapeMismatch { what, expected: n, got: y.n_rows() }.into());
+        }
+        check_folds(folds, n)?;
+        let median = search_median(x, self.median_rows)?;
+        let (nw, nl) = (self.widths.len(), self.lambdas.len());
+        let mut fold_scores = vec![vec![Vec::with_capacity(folds.len()); nl]; nw];
+        for (train, validation) in folds {
+            let (x_tr, y_tr, x_va) = (x.select(train), y.select(train), x.select(validation));
+            let truth = y.select(validation);
+            let (candidates, _) = y_tr.unique();
+            for (wi, &c) in self.widths.iter().enumerate() {
+                for (li, &lambda) in self.lambdas.iter().enumerate() {
+                    let model = fit(&x_tr, &y_tr, c / median, lambda)?;
+                    let best = self.decoder.decode(&model, &x_va, &candidates)?.best();
+                    fold_scores[wi][li].push(metric(&truth, &candidates.select(&best))?);
+                }
+                on_step();
+            }
+        }
+        Ok(GridSearchResult::from_fold_scores(median, self.widths.clone(), self.lambdas.clone(), fold_scores))
     }
 }
 

@@ -3,7 +3,8 @@
 
 use faer::Mat;
 use okr_decode::CandidateDecoder;
-use okr_decode::select::{DecodedScorer, best_excluding, loo_grid};
+use okr_decode::select::{DecodedScorer, RefitSearch, best_excluding, loo_grid};
+use okr_estimators::nystroem::{Anchors, Nystroem};
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::{Fit, Iokr};
 use okr_kernels::{DenseRows, Gaussian, LabelSets, Rows};
@@ -90,6 +91,90 @@ fn decoded_scorer_equals_explicit_fold_fits() {
             }
         }
     }
+}
+
+fn three_folds(n: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
+    (0..3).map(|f| ((0..n).filter(|i| i % 3 != f).collect(), (0..n).filter(|i| i % 3 == f).collect())).collect()
+}
+
+#[test]
+fn refit_search_of_iokr_equals_the_eigendecomposition_path() {
+    // Two routes to the same fold scores: one IOKR fit per cell, and
+    // GaussianIokrSearch's one eigendecomposition per fold and width.
+    let (x, y) = data(45, 7);
+    let ky = Gaussian::new(0.5).unwrap();
+    let folds = three_folds(45);
+    let (widths, lambdas) = (vec![0.25, 1.0, 4.0], vec![1e-4, 1e-2, 3e-1]);
+    let fit = |x: &DenseRows, y: &LabelSets, gamma: f64, lambda: f64| -> Result<_, okr_decode::Error> {
+        Ok(Iokr::params(Gaussian::new(gamma).unwrap(), ky.clone()).lambda(lambda).fit(x, y)?)
+    };
+    let mut steps = 0;
+    let refit =
+        RefitSearch::new(widths.clone(), lambdas.clone()).run(&x, &y, &folds, fit, f1, &mut || steps += 1).unwrap();
+    let mut scorer = DecodedScorer::new(&y, &ky, f1);
+    let path = GaussianIokrSearch::new(widths, lambdas).run(&x, &folds, &mut scorer, &mut || {}).unwrap();
+    assert_eq!(steps, 9, "one step per fold and width");
+    assert_eq!(refit.median_sq_dist, path.median_sq_dist);
+    for (wi, row) in path.fold_scores.iter().enumerate() {
+        for (li, scores) in row.iter().enumerate() {
+            for (f, want) in scores.iter().enumerate() {
+                let got = refit.fold_scores[wi][li][f];
+                assert!((got - want).abs() < 1e-12, "width {wi} lambda {li} fold {f}: {got} vs {want}");
+            }
+        }
+    }
+    assert_eq!((refit.best_width, refit.best_lambda), (path.best_width, path.best_lambda));
+    // Not a constant: the grid separates its cells.
+    let means: Vec<f64> = refit.mean.iter().flatten().copied().collect();
+    assert!(means.iter().any(|m| (m - means[0]).abs() > 1e-3), "{means:?}");
+}
+
+#[test]
+fn refit_search_of_nystroem_equals_explicit_fold_fits() {
+    let (x, y) = data(36, 9);
+    let ky = Gaussian::new(0.5).unwrap();
+    let folds = three_folds(36);
+    let params = |gamma: f64, lambda: f64| {
+        Nystroem::params(Gaussian::new(gamma).unwrap(), ky.clone()).lambda(lambda).anchors(Anchors::Uniform(10)).seed(3)
+    };
+    let fit = |x: &DenseRows, y: &LabelSets, gamma: f64, lambda: f64| -> Result<_, okr_decode::Error> {
+        Ok(params(gamma, lambda).fit(x, y)?)
+    };
+    let res = RefitSearch::new(vec![0.5, 2.0], vec![1e-3, 1e-1]).run(&x, &y, &folds, fit, f1, &mut || {}).unwrap();
+    for (wi, &c) in res.widths.iter().enumerate() {
+        for (li, &lambda) in res.lambdas.iter().enumerate() {
+            for (f, (tr, va)) in folds.iter().enumerate() {
+                let model = params(c / res.median_sq_dist, lambda).fit(&x.select(tr), &y.select(tr)).unwrap();
+                let (cand, _) = y.select(tr).unique();
+                let best = CandidateDecoder::new().decode(&model, &x.select(va), &cand).unwrap().best();
+                let want = f1(&y.select(va), &cand.select(&best)).unwrap();
+                assert_eq!(res.fold_scores[wi][li][f], want, "c={c} lambda={lambda} fold {f}");
+            }
+        }
+    }
+}
+
+#[test]
+fn refit_search_refuses_bad_grids_folds_and_inputs() {
+    let (x, y) = data(12, 2);
+    let ky = Gaussian::new(0.5).unwrap();
+    let folds = three_folds(12);
+    let run = |search: RefitSearch, x: &DenseRows, y: &LabelSets, folds: &[(Vec<usize>, Vec<usize>)]| {
+        let fit = |x: &DenseRows, y: &LabelSets, gamma: f64, lambda: f64| -> Result<_, okr_decode::Error> {
+            Ok(Iokr::params(Gaussian::new(gamma).unwrap(), ky.clone()).lambda(lambda).fit(x, y)?)
+        };
+        search.run(x, y, folds, fit, f1, &mut || {}).map(|_| ()).unwrap_err().to_string()
+    };
+    let ok = RefitSearch::new(vec![1.0], vec![1e-3]);
+    assert!(run(RefitSearch::new(vec![], vec![1e-3]), &x, &y, &folds).contains("widths is empty"));
+    assert!(run(RefitSearch::new(vec![1.0], vec![f64::NAN]), &x, &y, &folds).contains("lambdas = NaN"));
+    assert!(run(ok.clone().median_rows(1), &x, &y, &folds).contains("median_rows"));
+    assert!(run(ok.clone(), &x, &y.select(&[0, 1]), &folds).contains("label sets"));
+    assert!(run(ok.clone(), &x, &y, &[]).contains("folds is empty"));
+    assert!(run(ok.clone(), &x, &y, &[(vec![0, 1], vec![12])]).contains("fold row index"));
+    assert!(run(ok.clone(), &x, &y, &[(vec![0, 1], vec![])]).contains("fold training or validation rows"));
+    let same = DenseRows::new(Mat::from_fn(12, 2, |_, j| j as f64)).unwrap();
+    assert!(run(ok, &same, &y, &folds).contains("all identical"));
 }
 
 #[test]

@@ -46,5 +46,5 @@ pub use expansion::{
 pub use linear::LinearExpansion;
 pub use loo::LooProducts;
 pub use path::IokrPath;
-pub use select::{FoldScorer, GridCell, GridSearchResult};
+pub use select::{FoldScorer, GridCell, GridSearchResult, check_folds, check_grid, search_median};
 pub use surrogate::{RKHS_ERROR_TILE_BYTES, SurrogateModel};

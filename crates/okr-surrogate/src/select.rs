@@ -5,6 +5,7 @@
 //! (`okr_estimators::select`); okr-decode decodes their predictions.
 
 use faer::MatRef;
+use okr_kernels::{Kernel, Linear, Rows, median_sq_distance};
 use serde::Serialize;
 
 use crate::{Error, Result};
@@ -45,6 +46,67 @@ pub trait FoldScorer {
         coefficients: MatRef<'_, f64>,
         projected_atoms: MatRef<'_, f64>,
     ) -> std::result::Result<f64, Self::Error>;
+}
+
+/// Checks the grid of a search: `widths` (multipliers $c$) and `lambdas`
+/// (ridges) each non-empty, finite and $> 0$.
+///
+/// # Errors
+/// [`Error::Empty`] for an empty list, [`Error::InvalidParameter`] for a
+/// value that is not finite and positive.
+pub fn check_grid(widths: &[f64], lambdas: &[f64]) -> Result<()> {
+    for (name, values) in [("widths", widths), ("lambdas", lambdas)] {
+        if values.is_empty() {
+            return Err(Error::Empty { what: name });
+        }
+        if let Some(v) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            return Err(Error::InvalidParameter { name, value: v.to_string(), expected: "finite and > 0" });
+        }
+    }
+    Ok(())
+}
+
+/// Checks the folds of a search on `n` rows: at least one, each with
+/// training and validation rows, every index below `n`.
+///
+/// # Errors
+/// [`Error::Empty`] for no fold or an empty side, [`Error::ShapeMismatch`]
+/// for an index out of range.
+pub fn check_folds(folds: &[(Vec<usize>, Vec<usize>)], n: usize) -> Result<()> {
+    if folds.is_empty() {
+        return Err(Error::Empty { what: "folds" });
+    }
+    for (train, validation) in folds {
+        if train.is_empty() || validation.is_empty() {
+            return Err(Error::Empty { what: "fold training or validation rows" });
+        }
+        if let Some(&i) = train.iter().chain(validation).find(|&&i| i >= n) {
+            return Err(Error::ShapeMismatch { what: "fold row index below n_samples", expected: n, got: i });
+        }
+    }
+    Ok(())
+}
+
+/// The median squared distance $m$ between the rows of `x` (at most `rows`
+/// evenly spaced rows), the scale of a search's width multipliers
+/// ($\gamma = c / m$).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when it is not finite and positive (the
+/// inputs are all identical: no width can be chosen).
+pub fn search_median<X: Rows>(x: &X, rows: usize) -> Result<f64>
+where
+    Linear: Kernel<X>,
+{
+    let median = median_sq_distance(x, rows);
+    if !(median > 0.0 && median.is_finite()) {
+        return Err(Error::InvalidParameter {
+            name: "median squared distance",
+            value: median.to_string(),
+            expected: "> 0 (training inputs are all identical: no kernel width can be chosen)",
+        });
+    }
+    Ok(median)
 }
 
 /// Every score of a grid search over input kernels and ridges (okr-estimators'

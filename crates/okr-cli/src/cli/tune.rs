@@ -22,6 +22,16 @@ impl CvKind {
     pub fn is_error(self) -> bool {
         matches!(self, CvKind::LooRkhs | CvKind::GcvRkhs)
     }
+
+    /// The value as given to `--cv`.
+    pub fn flag(self) -> String {
+        match self {
+            CvKind::KFold(k) => k.to_string(),
+            CvKind::Loo => "loo".into(),
+            CvKind::LooRkhs => "loo-rkhs".into(),
+            CvKind::GcvRkhs => "gcv-rkhs".into(),
+        }
+    }
 }
 
 impl std::fmt::Display for CvKind {
@@ -62,13 +72,15 @@ fn positive(text: &str) -> Result<f64, String> {
 /// saves), then the search.
 #[derive(Debug, Clone, Args)]
 pub struct TuneArgs {
-    /// The fit (every flag of `okr fit` except the tuned --lambda, --gamma, --sigma2).
+    /// The fit (every flag of `okr fit` except the tuned --lambda, --lambda1, --lambda2,
+    /// --gamma, --sigma2).
     #[command(flatten)]
     pub fit: FitArgs,
     /// How a grid point is scored: K (K-fold cross-validated example-based F1 of the
     /// decoded label sets, K >= 2), loo (the same F1 of exact leave-one-out predictions,
     /// closed form, on up to 2000 rows), loo-rkhs or gcv-rkhs (closed-form leave-one-out
-    /// or GCV squared error in the output RKHS; fast, not aligned with F1).
+    /// or GCV squared error in the output RKHS; fast, not aligned with F1). loo,
+    /// loo-rkhs and gcv-rkhs are closed forms of IOKR: other estimators take K.
     #[arg(long, default_value = "3", value_name = "K|loo|loo-rkhs|gcv-rkhs", value_parser = parse_cv)]
     pub cv: CvKind,
     /// Gaussian width multipliers c, comma separated (gamma = c / median squared distance
@@ -93,6 +105,9 @@ mod tests {
         assert_eq!(parse_cv("5"), Ok(CvKind::KFold(5)));
         assert_eq!(parse_cv("loo"), Ok(CvKind::Loo));
         assert_eq!(parse_cv("gcv-rkhs"), Ok(CvKind::GcvRkhs));
+        for text in ["3", "loo", "loo-rkhs", "gcv-rkhs"] {
+            assert_eq!(parse_cv(text).unwrap().flag(), text);
+        }
         assert!(parse_cv("1").unwrap_err().contains("at least 2"));
         assert!(parse_cv("x").unwrap_err().contains("loo-rkhs"));
         assert_eq!(positive("0.5"), Ok(0.5));

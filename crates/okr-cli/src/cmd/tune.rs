@@ -5,14 +5,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use indicatif::ProgressBar;
-use okr_decode::select::{DecodedScorer, loo_grid};
+use okr_decode::select::{DecodedScorer, RefitSearch, loo_grid};
 use okr_estimators::select::{GaussianIokrSearch, GridSearchResult, RkhsCriterion, WidthLineSearch, rkhs_grid};
 use okr_eval::{Features, KFold, f1_samples};
 use okr_kernels::{Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows};
 use serde_json::json;
 
-use super::fit::{LOO_LAMBDAS, check, loo_rows, output_kernel, prepare_inputs};
-use crate::cli::{CvKind, EstimatorKind, KernelKind, TuneArgs};
+use okr_estimators::persist::OutputModel;
+
+use super::fit::{LOO_LAMBDAS, check, estimator_spec, loo_rows, output_kernel, prepare_inputs};
+use crate::cli::{CvKind, EstimatorKind, FitArgs, KernelKind, TuneArgs};
 use crate::config::read_data;
 use crate::output::write_result;
 
@@ -21,15 +23,30 @@ const START_WIDTH: f64 = 0.5;
 
 pub fn run(a: &TuneArgs) -> Result<()> {
     let f = &a.fit;
-    if f.estimator != EstimatorKind::Iokr {
-        bail!("okr tune searches --estimator iokr only, not {}", format!("{:?}", f.estimator).to_lowercase());
+    if matches!(f.estimator, EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae) {
+        bail!(
+            "okr tune searches the kernel-output estimators (iokr, reduced-rank, kde, trace-norm, siokr, \
+             isokr, sisokr, nystroem), not --estimator {}",
+            f.estimator.name()
+        );
+    }
+    if f.estimator != EstimatorKind::Iokr && !matches!(a.cv, CvKind::KFold(_)) {
+        bail!(
+            "--cv {} is a closed form of IOKR: --estimator {} is cross-validated by refitting, give a fold count (--cv 3)",
+            a.cv.flag(),
+            f.estimator.name()
+        );
     }
     if f.input_kernel != KernelKind::Gaussian {
         bail!("okr tune searches Gaussian widths: --input-kernel gaussian only");
     }
-    for (flag, given) in
-        [("--lambda", f.lambda.is_some()), ("--gamma", f.gamma.is_some()), ("--sigma2", f.sigma2.is_some())]
-    {
+    for (flag, given) in [
+        ("--lambda", f.lambda.is_some()),
+        ("--lambda1", f.lambda1.is_some()),
+        ("--lambda2", f.lambda2.is_some()),
+        ("--gamma", f.gamma.is_some()),
+        ("--sigma2", f.sigma2.is_some()),
+    ] {
         if given {
             bail!("{flag} is what okr tune chooses: give the grid with --lambdas / --widths instead");
         }
@@ -57,7 +74,7 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         spinner.set_message(format!("tuning on {} samples: {steps} fits", data.n_samples()));
     };
     let n = data.n_samples();
-    let search = Search { cv: a.cv, lambdas: &lambdas, seed: f.seed };
+    let search = Search { fit: f, cv: a.cv, lambdas: &lambdas, seed: f.seed };
     // Coarse to fine: without --widths, the width is searched on a seeded
     // subset of SCREEN_ROWS rows (cheap folds), then the ridge path is
     // cross-validated on all rows at that width.
@@ -108,6 +125,8 @@ enum Widths<'a> {
 
 /// The scoring and the ridges of a search.
 struct Search<'a> {
+    /// The fit: the estimator and its flags other than the width and ridge.
+    fit: &'a FitArgs,
     cv: CvKind,
     lambdas: &'a [f64],
     seed: u64,
@@ -122,6 +141,9 @@ impl Search<'_> {
         widths: Widths<'_>,
         on_step: &mut dyn FnMut(),
     ) -> Result<GridSearchResult> {
+        if let (CvKind::KFold(k), true) = (self.cv, self.fit.estimator != EstimatorKind::Iokr) {
+            return self.refit(k, x, y, ky, widths, on_step);
+        }
         match x {
             Features::Dense(x) => self.run(x, y, ky, widths, on_step),
             Features::Sparse(x) => self.run(x, y, ky, widths, on_step),
@@ -168,6 +190,34 @@ impl Search<'_> {
                     Ok(rkhs_grid(x, ky.gram(y).as_ref(), widths, self.lambdas, median, criterion, on_step)?)
                 }
             }
+        };
+        match widths {
+            Widths::Given(w) => eval(w),
+            Widths::LineSearch => WidthLineSearch::new(START_WIDTH).run(eval),
+        }
+    }
+}
+
+impl Search<'_> {
+    /// K-fold search of an estimator other than IOKR: one fit per fold,
+    /// width and ridge, the other flags as given.
+    fn refit(
+        &self,
+        k: usize,
+        x: &Features,
+        y: &LabelSets,
+        ky: &KernelSpec,
+        widths: Widths<'_>,
+        on_step: &mut dyn FnMut(),
+    ) -> Result<GridSearchResult> {
+        let folds = KFold::new(k).shuffle(self.seed).split(x.n_rows())?;
+        let fit = |x: &Features, y: &LabelSets, gamma: f64, lambda: f64| -> Result<OutputModel<_, _>> {
+            let kx = KernelSpec::from(Gaussian::new(gamma)?);
+            Ok(estimator_spec(self.fit, lambda)?.fit(kx, ky.clone(), x, y)?)
+        };
+        let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(f1_samples(t, p)?) };
+        let mut eval = |widths: &[f64]| -> Result<GridSearchResult> {
+            RefitSearch::new(widths.to_vec(), self.lambdas.to_vec()).run(x, y, &folds, fit, f1, on_step)
         };
         match widths {
             Widths::Given(w) => eval(w),

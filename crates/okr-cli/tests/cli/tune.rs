@@ -41,6 +41,52 @@ fn tune_prints_the_grid_and_saves_the_refitted_choice() {
 }
 
 #[test]
+fn tune_refits_the_other_estimators_with_their_flags() {
+    let dir = Dir::new();
+    let (train, test) = gen_emotions(&dir);
+    for (name, flags) in [
+        ("nystroem", &["--anchors", "40"][..]),
+        ("sisokr", &["--input-sketch", "uniform:60", "--output-sketch", "uniform:40"]),
+        ("reduced-rank", &["--rank", "3"]),
+        ("kde", &["--rank", "3"]),
+    ] {
+        let model = dir.path(&format!("{name}.okr"));
+        let args = ["tune", "--train", p(&train), "--label-count", "6", "--estimator", name, "--json", "-o", p(&model)];
+        let grid = ["--widths", "0.25,1", "--lambdas", "1e-4,1e-1", "--seed", "5"];
+        let out = okr(&[&args[..], flags, &grid].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {stderr}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cells = v["grid"]["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), 4, "{name}");
+        assert!(cells.iter().all(|c| c["fold_scores"].as_array().unwrap().len() == 3), "{name}: 3 folds");
+        let means: Vec<f64> = cells.iter().map(|c| c["mean"].as_f64().unwrap()).collect();
+        let best = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(v["chosen"]["mean"].as_f64().unwrap(), best, "{name}");
+        assert!(means.iter().any(|m| (m - best).abs() > 1e-9), "{name}: the grid separates its cells: {means:?}");
+        // The refit is the estimator asked for, at the chosen width and ridge.
+        let gamma = v["chosen"]["gamma"].as_f64().unwrap();
+        let lambda = v["chosen"]["lambda"].as_f64().unwrap();
+        assert!(stderr.contains(&format!("fitted {name}")), "{name}: {stderr}");
+        assert!(stderr.contains(&format!("gamma = {gamma:.6}")) && stderr.contains("chosen by okr tune"), "{stderr}");
+        assert!(stderr.contains(&format!("lambda = {lambda:e}")), "{name}: {stderr}");
+        let out = okr(&["eval", "-m", p(&model), "--test", p(&test)]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let eval: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(eval["estimator"].as_str(), Some(name), "{eval}");
+    }
+    // Seeded: the same search twice gives the same grid.
+    let run = || {
+        let args = ["tune", "--train", p(&train), "--label-count", "6", "--estimator", "nystroem", "--anchors", "30"];
+        let out =
+            okr(&[&args[..], &["--widths", "0.5", "--lambdas", "1e-3", "--json", "-o", p(&dir.path("s"))]].concat());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["grid"].clone()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
 fn tune_text_report_and_line_search() {
     let dir = Dir::new();
     let (train, _) = gen_emotions(&dir);
@@ -72,7 +118,12 @@ fn tune_bad_values_are_one_line_errors() {
         (&["--lambdas", "inf"], &["--lambdas", "finite"]),
         (&["--lambda", "1e-3"], &["--lambda is what okr tune chooses"]),
         (&["--gamma", "1"], &["--gamma is what okr tune chooses"]),
-        (&["--estimator", "leml"], &["iokr only", "leml"]),
+        (&["--estimator", "leml"], &["kernel-output estimators", "not --estimator leml"]),
+        (&["--estimator", "kae"], &["kernel-output estimators", "not --estimator kae"]),
+        (&["--estimator", "nystroem", "--cv", "loo"], &["--cv loo is a closed form of IOKR", "nystroem", "--cv 3"]),
+        (&["--estimator", "kde", "--cv", "gcv-rkhs"], &["--cv gcv-rkhs is a closed form of IOKR"]),
+        (&["--lambda1", "1e-3"], &["--lambda1 is what okr tune chooses"]),
+        (&["--estimator", "reduced-rank", "--lambda2", "1e-3"], &["--lambda2 is what okr tune chooses"]),
         (&["--input-kernel", "linear"], &["gaussian only"]),
     ] {
         let out = okr(&[&base[..], extra].concat());

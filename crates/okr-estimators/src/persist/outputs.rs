@@ -123,6 +123,32 @@ impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> OutputModel<Y, KY> {
     }
 }
 
+/// The model is the kernel expansion of its estimator (so it decodes as a
+/// [`SurrogateModel`](crate::SurrogateModel) without naming the variant).
+impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> KernelExpansion<Features, Y> for OutputModel<Y, KY> {
+    type InputKernel = KernelSpec;
+    type OutputKernel = KY;
+
+    fn input_kernel(&self) -> &KernelSpec {
+        self.surrogate().input_kernel()
+    }
+    fn output_kernel(&self) -> &KY {
+        self.surrogate().output_kernel()
+    }
+    fn expansion_inputs(&self) -> &Features {
+        self.surrogate().expansion_inputs()
+    }
+    fn input_map(&self) -> crate::core::InputMap<'_> {
+        self.surrogate().input_map()
+    }
+    fn atoms(&self) -> crate::core::Atoms<'_, Y> {
+        self.surrogate().atoms()
+    }
+    fn training_outputs(&self) -> &Y {
+        self.surrogate().training_outputs()
+    }
+}
+
 impl VectorModel {
     /// Dimension `p` of the output vectors.
     pub fn output_width(&self) -> usize {

@@ -1,8 +1,8 @@
 //! K-fold search over Gaussian widths and ridge values for IOKR.
 
-use okr_kernels::{Gaussian, Kernel, Linear, Rows, median_sq_distance};
+use okr_kernels::{Gaussian, Kernel, Linear, Rows};
 
-use okr_surrogate::{FoldScorer, GridSearchResult};
+use okr_surrogate::{FoldScorer, GridSearchResult, check_folds, check_grid, search_median};
 
 use crate::iokr::IokrPath;
 use crate::{Error, Result};
@@ -54,17 +54,7 @@ impl GaussianIokrSearch {
     }
 
     fn check(&self) -> Result<()> {
-        let bad = |name: &'static str, v: &[f64]| {
-            if v.is_empty() {
-                return Err(Error::Empty { what: name });
-            }
-            match v.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
-                Some(x) => Err(Error::InvalidParameter { name, value: x.to_string(), expected: "finite and > 0" }),
-                None => Ok(()),
-            }
-        };
-        bad("widths", &self.widths)?;
-        bad("lambdas", &self.lambdas)?;
+        check_grid(&self.widths, &self.lambdas)?;
         if self.median_rows < 2 {
             return Err(Error::InvalidParameter {
                 name: "median_rows",
@@ -98,27 +88,9 @@ impl GaussianIokrSearch {
         S: FoldScorer,
     {
         self.check()?;
-        if folds.is_empty() {
-            return Err(Error::Empty { what: "folds" }.into());
-        }
         let n = x.n_rows();
-        for (tr, va) in folds {
-            if tr.is_empty() || va.is_empty() {
-                return Err(Error::Empty { what: "fold training or validation rows" }.into());
-            }
-            if let Some(&i) = tr.iter().chain(va).find(|&&i| i >= n) {
-                return Err(Error::ShapeMismatch { what: "fold row index below n_samples", expected: n, got: i }.into());
-            }
-        }
-        let median = median_sq_distance(x, self.median_rows);
-        if !(median > 0.0 && median.is_finite()) {
-            return Err(Error::InvalidParameter {
-                name: "median squared distance",
-                value: median.to_string(),
-                expected: "> 0 (training inputs are all identical: no kernel width can be chosen)",
-            }
-            .into());
-        }
+        check_folds(folds, n)?;
+        let median = search_median(x, self.median_rows)?;
         let k = folds.len();
         let (nw, nl) = (self.widths.len(), self.lambdas.len());
         let mut fold_scores = vec![vec![Vec::with_capacity(k); nl]; nw];
