@@ -259,8 +259,8 @@ behind at p = 10 (-5.1 / -5.7) and at p = 25 raw (-1.0); the largest gaps, +9.3 
 (-0.02 to +1.18), KPCA better at p = 50 and 100 (-0.8 to -2.5, one to two stds). So the paper's \
 ordering (K2AE codes better than KPCA codes of the same size, spec 3.2) shows at small code \
 sizes and on the small sets, not at p >= 50 on NCI1. Two caveats on NCI1: its encoders saw \
-1000 of the 4110 graphs (KPCA too), and the K2AE runs stopped after 51-71 Adam steps by the \
-relative-decrease rule (objective 0.12-0.15 -> 0.086-0.136; MUTAG and PTC_MR ran 280-300 steps), so the K2AE there is far from \
+1000 of the 4110 graphs (KPCA too), and the K2AE runs stopped after 50-70 Adam steps by the \
+relative-decrease rule (objective 0.12-0.15 -> 0.086-0.136; MUTAG and PTC_MR ran 279-300 steps), so the K2AE there is far from \
 converged; no K2AE setting (lambda, steps) was tuned, on labels or otherwise. The best code \
 classifiers (K2AE p = 100 on MUTAG, 88.4; KPCA p = 100 on NCI1, 83.7) are above the same ridge \
 classifier on the WL kernel itself (85.0, 81.4).";
