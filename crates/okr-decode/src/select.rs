@@ -9,7 +9,7 @@
 use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, LabelSets, Linear, Rows};
 use okr_surrogate::{
-    FoldScorer, GridSearchResult, IokrPath, LooProducts, SurrogateModel, check_folds, check_grid, search_median,
+    FoldScorer, GridSearchResult, IokrPath, KernelExpansion, LooProducts, check_folds, check_grid, search_median,
 };
 
 use crate::{CandidateDecoder, Error};
@@ -96,9 +96,9 @@ where
 /// `fit(x_T, y_T, gamma, lambda)` is fitted on the fold's training rows with
 /// $\gamma = c / m$ ($m$ the median squared distance between training inputs,
 /// over at most `median_rows` evenly spaced rows), its predictions on the
-/// validation rows are decoded over the fold's candidates (the distinct label
-/// sets of its training rows) and scored by `metric(truth, decoded)`, higher
-/// is better.
+/// validation rows are decoded over the fitted model's candidates (its
+/// distinct training outputs: label sets, vectors, graphs, rankings) and
+/// scored by `metric(truth, decoded)`, higher is better (negate an error).
 ///
 /// For IOKR, `okr_estimators::select::GaussianIokrSearch` with a
 /// [`DecodedScorer`] gives the same scores from one eigendecomposition per
@@ -162,7 +162,7 @@ impl RefitSearch {
         self
     }
 
-    /// Runs the search on inputs `x` and label sets `y` with the given
+    /// Runs the search on inputs `x` and outputs `y` with the given
     /// `folds` (pairs of training and validation row indices); `on_step` is
     /// called after each fold and width (`folds.len() * widths.len()` calls).
     ///
@@ -173,10 +173,10 @@ impl RefitSearch {
     /// range, `x` and `y` of different lengths, or inputs that are all
     /// identical (no width to scale); the fit's, decoding's and metric's errors.
     #[allow(clippy::too_many_arguments)]
-    pub fn run<X, S, F, M, E>(
+    pub fn run<X, Y, S, F, M, E>(
         &self,
         x: &X,
-        y: &LabelSets,
+        y: &Y,
         folds: &[(Vec<usize>, Vec<usize>)],
         mut fit: F,
         mut metric: M,
@@ -184,10 +184,11 @@ impl RefitSearch {
     ) -> Result<GridSearchResult, E>
     where
         X: Rows,
+        Y: Rows,
         Linear: Kernel<X>,
-        S: SurrogateModel<X, LabelSets>,
-        F: FnMut(&X, &LabelSets, f64, f64) -> Result<S, E>,
-        M: FnMut(&LabelSets, &LabelSets) -> Result<f64, E>,
+        S: KernelExpansion<X, Y>,
+        F: FnMut(&X, &Y, f64, f64) -> Result<S, E>,
+        M: FnMut(&Y, &Y) -> Result<f64, E>,
         E: From<okr_surrogate::Error> + From<Error>,
     {
         check_grid(&self.widths, &self.lambdas)?;
@@ -197,7 +198,7 @@ impl RefitSearch {
         }
         let n = x.n_rows();
         if y.n_rows() != n {
-            let what = "label sets, one per input row";
+            let what = "outputs, one per input row";
             return Err(okr_surrogate::Error::ShapeMismatch { what, expected: n, got: y.n_rows() }.into());
         }
         check_folds(folds, n)?;
@@ -207,11 +208,11 @@ impl RefitSearch {
         for (train, validation) in folds {
             let (x_tr, y_tr, x_va) = (x.select(train), y.select(train), x.select(validation));
             let truth = y.select(validation);
-            let (candidates, _) = y_tr.unique();
             for (wi, &c) in self.widths.iter().enumerate() {
                 for (li, &lambda) in self.lambdas.iter().enumerate() {
                     let model = fit(&x_tr, &y_tr, c / median, lambda)?;
-                    let best = self.decoder.decode(&model, &x_va, &candidates)?.best();
+                    let candidates = model.training_outputs();
+                    let best = self.decoder.decode(&model, &x_va, candidates)?.best();
                     fold_scores[wi][li].push(metric(&truth, &candidates.select(&best))?);
                 }
                 on_step();

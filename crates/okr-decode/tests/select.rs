@@ -7,7 +7,7 @@ use okr_decode::select::{DecodedScorer, RefitSearch, best_excluding, loo_grid};
 use okr_estimators::nystroem::{Anchors, Nystroem};
 use okr_estimators::select::GaussianIokrSearch;
 use okr_estimators::{Fit, Iokr};
-use okr_kernels::{DenseRows, Gaussian, LabelSets, Rows};
+use okr_kernels::{DenseRows, Gaussian, Kernel, LabelSets, Rows};
 
 /// Per-sample F1 of the decoded sets (the metric under test is any function of the sets).
 fn f1(t: &LabelSets, p: &LabelSets) -> Result<f64, okr_decode::Error> {
@@ -155,6 +155,49 @@ fn refit_search_of_nystroem_equals_explicit_fold_fits() {
 }
 
 #[test]
+fn refit_search_of_vector_outputs_equals_explicit_fold_fits() {
+    // Any output type: vectors decoded over each fold model's distinct
+    // training vectors, scored by the negated mean squared error.
+    let (x, _) = data(30, 11);
+    // Distinct vectors, so that IOKR's atoms are the training rows in order.
+    let y = DenseRows::new(Mat::from_fn(30, 2, |i, j| (0.7 * (i * (j + 1)) as f64).sin())).unwrap();
+    let ky = Gaussian::new(0.5).unwrap();
+    let folds = three_folds(30);
+    let neg_mse = |t: &DenseRows, p: &DenseRows| -> Result<f64, okr_decode::Error> {
+        Ok(-(t.as_mat() - p.as_mat()).squared_norm_l2() / t.n_rows() as f64)
+    };
+    let params = |gamma: f64, lambda: f64| Iokr::params(Gaussian::new(gamma).unwrap(), ky.clone()).lambda(lambda);
+    let fit = |x: &DenseRows, y: &DenseRows, gamma: f64, lambda: f64| -> Result<_, okr_decode::Error> {
+        Ok(params(gamma, lambda).fit(x, y)?)
+    };
+    let res = RefitSearch::new(vec![0.5, 4.0], vec![1e-4, 1e-1]).run(&x, &y, &folds, fit, neg_mse, &mut || {}).unwrap();
+    for (wi, &c) in res.widths.iter().enumerate() {
+        for (li, &lambda) in res.lambdas.iter().enumerate() {
+            for (f, (tr, va)) in folds.iter().enumerate() {
+                let (y_tr, y_va) = (y.select(tr), y.select(va));
+                let model = params(c / res.median_sq_dist, lambda).fit(&x.select(tr), &y_tr).unwrap();
+                // Brute force: every validation row against every training vector.
+                let coef = okr_estimators::SurrogateModel::coefficients(&model, &x.select(va)).unwrap();
+                let mut err = 0.0;
+                for v in 0..va.len() {
+                    let score = |cand: usize| {
+                        let kc: f64 = (0..tr.len()).map(|i| coef[(v, i)] * ky.eval(&y_tr, i, &y_tr, cand)).sum();
+                        ky.eval(&y_tr, cand, &y_tr, cand) - 2.0 * kc
+                    };
+                    let best = (0..tr.len()).min_by(|&a, &b| score(a).total_cmp(&score(b))).unwrap();
+                    err += (0..2).map(|j| (y_va.as_mat()[(v, j)] - y_tr.as_mat()[(best, j)]).powi(2)).sum::<f64>();
+                }
+                let want = -err / va.len() as f64;
+                let got = res.fold_scores[wi][li][f];
+                assert!((got - want).abs() < 1e-12, "c={c} lambda={lambda} fold {f}: {got} vs {want}");
+            }
+        }
+    }
+    let means: Vec<f64> = res.mean.iter().flatten().copied().collect();
+    assert!(means.iter().any(|m| (m - means[0]).abs() > 1e-6), "{means:?}");
+}
+
+#[test]
 fn refit_search_refuses_bad_grids_folds_and_inputs() {
     let (x, y) = data(12, 2);
     let ky = Gaussian::new(0.5).unwrap();
@@ -169,7 +212,7 @@ fn refit_search_refuses_bad_grids_folds_and_inputs() {
     assert!(run(RefitSearch::new(vec![], vec![1e-3]), &x, &y, &folds).contains("widths is empty"));
     assert!(run(RefitSearch::new(vec![1.0], vec![f64::NAN]), &x, &y, &folds).contains("lambdas = NaN"));
     assert!(run(ok.clone().median_rows(1), &x, &y, &folds).contains("median_rows"));
-    assert!(run(ok.clone(), &x, &y.select(&[0, 1]), &folds).contains("label sets"));
+    assert!(run(ok.clone(), &x, &y.select(&[0, 1]), &folds).contains("outputs, one per input row"));
     assert!(run(ok.clone(), &x, &y, &[]).contains("folds is empty"));
     assert!(run(ok.clone(), &x, &y, &[(vec![0, 1], vec![12])]).contains("fold row index"));
     assert!(run(ok.clone(), &x, &y, &[(vec![0, 1], vec![])]).contains("fold training or validation rows"));

@@ -37,9 +37,6 @@ pub fn run(cli: Cli) -> Result<()> {
             if a.fit.input_gram.is_some() || a.fit.input_kernels.is_some() {
                 bail!("okr tune fits one input kernel on features: use okr fit for --input-gram or --input-kernels");
             }
-            if a.fit.output_kind != crate::cli::OutputKindFlag::Labels || a.fit.output_file.outputs.is_some() {
-                bail!("okr tune fits label sets only: use okr fit for --output-kind fingerprint or vector");
-            }
             data::resolve_fit(&mut a.fit)?;
             tune::run(&a)
         }

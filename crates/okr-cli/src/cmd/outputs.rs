@@ -99,22 +99,26 @@ pub fn fit(a: &FitArgs) -> Result<()> {
     if matches!(a.output_kind, OutputKindFlag::Graph | OutputKindFlag::Ranking) {
         return super::structured::fit(a);
     }
+    if a.output_kind == OutputKindFlag::Fingerprint {
+        return super::fit::fit_data(a, &fingerprint_data(a)?, None);
+    }
+    let Some(path) = a.output_file.outputs.as_deref() else { bail!("--outputs FILE is required") };
+    let data = read_data(&a.train, &features_only(&a.data), None)?;
+    let y = read_vector_file(path, None)?;
+    check_rows(path, y.n_rows(), &a.train, data.n_samples())?;
+    fit_vectors(a, &data, &y)
+}
+
+/// The features of `--train` with the fingerprints of `--outputs` as their
+/// label sets (labels named `bit_0`, `bit_1`, ...).
+pub(crate) fn fingerprint_data(a: &FitArgs) -> Result<Dataset> {
     let Some(path) = a.output_file.outputs.as_deref() else { bail!("--outputs FILE is required") };
     let mut data = read_data(&a.train, &features_only(&a.data), None)?;
-    match a.output_kind {
-        OutputKindFlag::Fingerprint => {
-            let fp = read_fingerprints(path, &a.output_file, a.output_file.n_bits)?;
-            check_rows(path, fp.n_rows(), &a.train, data.n_samples())?;
-            data.label_names = Names::numbered("bit_", fp.n_labels());
-            data.y = fp;
-            super::fit::fit_data(a, &data, None)
-        }
-        _ => {
-            let y = read_vector_file(path, None)?;
-            check_rows(path, y.n_rows(), &a.train, data.n_samples())?;
-            fit_vectors(a, &data, &y)
-        }
-    }
+    let fp = read_fingerprints(path, &a.output_file, a.output_file.n_bits)?;
+    check_rows(path, fp.n_rows(), &a.train, data.n_samples())?;
+    data.label_names = Names::numbered("bit_", fp.n_labels());
+    data.y = fp;
+    Ok(data)
 }
 
 /// Fits a kernel-output estimator on vector outputs and saves it as [`Model::Vectors`].

@@ -14,7 +14,7 @@ use serde_json::json;
 use okr_estimators::persist::OutputModel;
 
 use super::fit::{LOO_LAMBDAS, check, estimator_spec, loo_rows, output_kernel, prepare_inputs};
-use crate::cli::{CvKind, EstimatorKind, FitArgs, KernelKind, TuneArgs};
+use crate::cli::{CvKind, EstimatorKind, FitArgs, KernelKind, OutputKindFlag, TuneArgs};
 use crate::config::read_data;
 use crate::output::write_result;
 
@@ -51,8 +51,18 @@ pub fn run(a: &TuneArgs) -> Result<()> {
             bail!("{flag} is what okr tune chooses: give the grid with --lambdas / --widths instead");
         }
     }
+    if !matches!(f.output_kind, OutputKindFlag::Labels | OutputKindFlag::Fingerprint) {
+        bail!(
+            "okr tune searches label-set and fingerprint outputs (scored by F1 of the decoded sets), \
+             not --output-kind {}",
+            format!("{:?}", f.output_kind).to_lowercase()
+        );
+    }
     check(f)?;
-    let data = read_data(&f.train, &f.data, None)?;
+    let data = match f.output_kind {
+        OutputKindFlag::Fingerprint => super::outputs::fingerprint_data(f)?,
+        _ => read_data(&f.train, &f.data, None)?,
+    };
     if data.n_labels() == 0 {
         bail!("{}: the training file has no labels, so the model would predict nothing", f.train.display());
     }

@@ -197,3 +197,44 @@ fn tune_on_many_rows_screens_widths_on_a_subset_then_cross_validates_the_ridge()
     assert_eq!(v["chosen"]["c"], best["c"]);
     assert!(model.exists());
 }
+
+#[test]
+fn tune_on_fingerprints_equals_tune_on_the_same_bits_as_labels() {
+    // A fingerprint file is label sets whose labels are the bits: the search
+    // over `--outputs fp.csv` must be the search over the same bits as label
+    // columns of the training file.
+    let dir = Dir::new();
+    let n = 60;
+    let x: Vec<[f64; 3]> =
+        (0..n).map(|i| [(i as f64 * 0.37).sin(), (i as f64 * 0.91).cos(), ((i * i) % 11) as f64 / 11.0]).collect();
+    let bits: Vec<Vec<u8>> =
+        x.iter().map(|r| (0..6).map(|b| u8::from((r[b % 3] * (b as f64 + 1.5)).sin() > 0.1)).collect()).collect();
+    let join = |v: Vec<String>| v.join(",");
+    let features = |r: &[f64; 3]| join(r.iter().map(f64::to_string).collect());
+    let bit_text = |b: &[u8]| join(b.iter().map(u8::to_string).collect());
+    let x_file = dir.write("x.csv", &x.iter().map(|r| features(r) + "\n").collect::<String>());
+    let fp_file = dir.write("fp.csv", &bits.iter().map(|b| bit_text(b) + "\n").collect::<String>());
+    let both = x.iter().zip(&bits).map(|(r, b)| format!("{},{}\n", features(r), bit_text(b))).collect::<String>();
+    let labels_file = dir.write("xy.csv", &both);
+    for estimator in [&["--estimator", "iokr"][..], &["--estimator", "nystroem", "--anchors", "20"]] {
+        let search = ["--widths", "0.5,2", "--lambdas", "1e-4,1e-1", "--output-kernel", "tanimoto", "--json"];
+        let common = [&["tune", "--csv-header", "no"][..], estimator, &search].concat();
+        let run = |extra: &[&str], model: &str| -> serde_json::Value {
+            let out = okr(&[&common[..], extra, &["-o", p(&dir.path(model))]].concat());
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        let fp = run(&["--train", p(&x_file), "--output-kind", "fingerprint", "--outputs", p(&fp_file)], "fp.okr");
+        let labels = run(&["--train", p(&labels_file), "--label-count", "6"], "labels.okr");
+        assert_eq!(fp["grid"], labels["grid"], "{estimator:?}");
+        assert_eq!(fp["chosen"], labels["chosen"], "{estimator:?}");
+        let cells = fp["grid"]["cells"].as_array().unwrap();
+        let means: Vec<f64> = cells.iter().map(|c| c["mean"].as_f64().unwrap()).collect();
+        assert!(means.iter().any(|m| (m - means[0]).abs() > 1e-9), "{estimator:?}: {means:?}");
+        let info = okr(&["info", "--json", p(&dir.path("fp.okr"))]);
+        let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        assert_eq!(info["n_labels"], 6);
+    }
+    let out = okr(&["tune", "--train", p(&x_file), "--csv-header", "no", "--output-kind", "vector", "-o", "m"]);
+    assert_one_line_error(&out, &["label-set and fingerprint outputs", "not --output-kind vector"]);
+}
