@@ -79,6 +79,9 @@ pub enum Command {
     /// regularization path); the other kernel-output estimators (reduced-rank, kde,
     /// trace-norm, siokr, isokr, sisokr, nystroem) are refitted for every fold, width
     /// and ridge, with their other flags (--rank, sketches, --anchors, --seed) fixed.
+    /// Label sets and fingerprints are scored by F1 of the decoded sets, vector outputs
+    /// (--output-kind vector, every estimator refitted) by the mean squared error of the
+    /// decoded vectors; a fit that fails is scored NaN and never chosen.
     Tune(Box<TuneArgs>),
     /// Predict label sets for an input file with a saved model.
     ///

@@ -142,12 +142,22 @@ pub struct RefitSearch {
     lambdas: Vec<f64>,
     median_rows: usize,
     decoder: CandidateDecoder,
+    error_score: Option<f64>,
 }
 
 impl RefitSearch {
     /// A search over width multipliers `widths` and ridges `lambdas`.
     pub fn new(widths: Vec<f64>, lambdas: Vec<f64>) -> Self {
-        Self { widths, lambdas, median_rows: 2000, decoder: CandidateDecoder::new() }
+        Self { widths, lambdas, median_rows: 2000, decoder: CandidateDecoder::new(), error_score: None }
+    }
+
+    /// The score of a fit that fails (NaN: its cell is never chosen), instead
+    /// of ending the search with its error, as scikit-learn's `error_score`:
+    /// a ridge too small for one estimator should not end the search of the
+    /// others. When every fit of the grid fails, the first error is returned.
+    pub fn error_score(mut self, score: f64) -> Self {
+        self.error_score = Some(score);
+        self
     }
 
     /// Rows sampled for the median heuristic (evenly spaced).
@@ -205,12 +215,22 @@ impl RefitSearch {
         let median = search_median(x, self.median_rows)?;
         let (nw, nl) = (self.widths.len(), self.lambdas.len());
         let mut fold_scores = vec![vec![Vec::with_capacity(folds.len()); nl]; nw];
+        let (mut first_error, mut fitted) = (None, 0usize);
         for (train, validation) in folds {
             let (x_tr, y_tr, x_va) = (x.select(train), y.select(train), x.select(validation));
             let truth = y.select(validation);
             for (wi, &c) in self.widths.iter().enumerate() {
                 for (li, &lambda) in self.lambdas.iter().enumerate() {
-                    let model = fit(&x_tr, &y_tr, c / median, lambda)?;
+                    let model = match (fit(&x_tr, &y_tr, c / median, lambda), self.error_score) {
+                        (Ok(model), _) => model,
+                        (Err(e), None) => return Err(e),
+                        (Err(e), Some(score)) => {
+                            first_error.get_or_insert(e);
+                            fold_scores[wi][li].push(score);
+                            continue;
+                        }
+                    };
+                    fitted += 1;
                     let candidates = model.training_outputs();
                     let best = self.decoder.decode(&model, &x_va, candidates)?.best();
                     fold_scores[wi][li].push(metric(&truth, &candidates.select(&best))?);
@@ -218,7 +238,10 @@ impl RefitSearch {
                 on_step();
             }
         }
-        Ok(GridSearchResult::from_fold_scores(median, self.widths.clone(), self.lambdas.clone(), fold_scores))
+        match first_error {
+            Some(e) if fitted == 0 => Err(e),
+            _ => Ok(GridSearchResult::from_fold_scores(median, self.widths.clone(), self.lambdas.clone(), fold_scores)),
+        }
     }
 }
 

@@ -198,6 +198,33 @@ fn refit_search_of_vector_outputs_equals_explicit_fold_fits() {
 }
 
 #[test]
+fn refit_search_scores_failed_fits_with_the_error_score() {
+    let (x, y) = data(30, 5);
+    let ky = Gaussian::new(0.5).unwrap();
+    let folds = three_folds(30);
+    // Fits at the smallest ridge fail, as a Cholesky at too small a ridge would.
+    let fit = |x: &DenseRows, y: &LabelSets, gamma: f64, lambda: f64| -> Result<_, okr_decode::Error> {
+        if lambda < 1e-6 {
+            return Err(okr_decode::Error::NoCandidates);
+        }
+        Ok(Iokr::params(Gaussian::new(gamma).unwrap(), ky.clone()).lambda(lambda).fit(x, y)?)
+    };
+    let search = RefitSearch::new(vec![0.5, 2.0], vec![1e-8, 1e-3, 1e-1]);
+    assert!(search.clone().run(&x, &y, &folds, fit, f1, &mut || {}).is_err(), "no error score: the error ends it");
+    let res = search.clone().error_score(f64::NAN).run(&x, &y, &folds, fit, f1, &mut || {}).unwrap();
+    let reference =
+        RefitSearch::new(vec![0.5, 2.0], vec![1e-3, 1e-1]).run(&x, &y, &folds, fit, f1, &mut || {}).unwrap();
+    for wi in 0..2 {
+        assert!(res.fold_scores[wi][0].iter().all(|s| s.is_nan()) && res.mean[wi][0].is_nan());
+        assert_eq!(res.fold_scores[wi][1..], reference.fold_scores[wi][..], "the other cells as without the failures");
+    }
+    assert_eq!((res.best_width, res.best_lambda - 1), (reference.best_width, reference.best_lambda));
+    // Every fit failing: the first error, not a grid of NaN.
+    let all_fail = RefitSearch::new(vec![1.0], vec![1e-8]).error_score(f64::NAN);
+    assert!(matches!(all_fail.run(&x, &y, &folds, fit, f1, &mut || {}), Err(okr_decode::Error::NoCandidates)));
+}
+
+#[test]
 fn refit_search_refuses_bad_grids_folds_and_inputs() {
     let (x, y) = data(12, 2);
     let ky = Gaussian::new(0.5).unwrap();

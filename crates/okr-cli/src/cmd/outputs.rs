@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use okr_estimators::persist::{Model, VectorModel};
 use okr_eval::dataset::Names;
 use okr_eval::{Dataset, read_vectors};
-use okr_kernels::{DenseRows, LabelSets, Rows};
+use okr_kernels::{DenseRows, KernelSpec, LabelSets, Rows};
 
 use super::fit::describe_kernel;
 use crate::cli::{DataArgs, EstimatorKind, FingerprintFormat, FitArgs, OutputFileArgs, OutputKindFlag};
@@ -102,11 +102,34 @@ pub fn fit(a: &FitArgs) -> Result<()> {
     if a.output_kind == OutputKindFlag::Fingerprint {
         return super::fit::fit_data(a, &fingerprint_data(a)?, None);
     }
+    let (data, y) = vector_data(a)?;
+    fit_vectors(a, &data, &y, None)
+}
+
+/// The features of `--train` and the output vectors of `--outputs`, a row each.
+pub(crate) fn vector_data(a: &FitArgs) -> Result<(Dataset, DenseRows)> {
     let Some(path) = a.output_file.outputs.as_deref() else { bail!("--outputs FILE is required") };
     let data = read_data(&a.train, &features_only(&a.data), None)?;
     let y = read_vector_file(path, None)?;
     check_rows(path, y.n_rows(), &a.train, data.n_samples())?;
-    fit_vectors(a, &data, &y)
+    if y.n_features() == 0 {
+        bail!("{}: the output vectors are empty", path.display());
+    }
+    Ok((data, y))
+}
+
+/// The output kernel of vector outputs `y` (default width: the median
+/// heuristic on the outputs) and how its width was set.
+pub(crate) fn vector_output_kernel(a: &FitArgs, y: &DenseRows) -> Result<(KernelSpec, String)> {
+    let out_median = okr_kernels::median_sq_distance(y, okr_kernels::MEDIAN_SAMPLE_ROWS);
+    let default = || okr_kernels::median_heuristic_gamma(out_median);
+    let ky = build_kernel(a.output_kernel, a.output_kernel_options(), default, "output")?;
+    let note = if a.output_gamma.is_some() || a.output_sigma2.is_some() {
+        "given".to_string()
+    } else {
+        format!("median heuristic 1 / (2 * {out_median:.4})")
+    };
+    Ok((ky, note))
 }
 
 /// The features of `--train` with the fingerprints of `--outputs` as their
@@ -121,23 +144,14 @@ pub(crate) fn fingerprint_data(a: &FitArgs) -> Result<Dataset> {
     Ok(data)
 }
 
-/// Fits a kernel-output estimator on vector outputs and saves it as [`Model::Vectors`].
-fn fit_vectors(a: &FitArgs, data: &Dataset, y: &DenseRows) -> Result<()> {
+/// Fits a kernel-output estimator on vector outputs and saves it as
+/// [`Model::Vectors`]; `chosen` says where tuned hyper-parameters came from.
+pub(crate) fn fit_vectors(a: &FitArgs, data: &Dataset, y: &DenseRows, chosen: Option<&str>) -> Result<()> {
     let p = y.n_features();
-    if p == 0 {
-        bail!("{}: the output vectors are empty", a.output_file.outputs.as_deref().unwrap_or(Path::new("")).display());
-    }
-    let out_median = okr_kernels::median_sq_distance(y, okr_kernels::MEDIAN_SAMPLE_ROWS);
-    let default = || okr_kernels::median_heuristic_gamma(out_median);
-    let ky = build_kernel(a.output_kernel, a.output_kernel_options(), default, "output")?;
-    let out_note = if a.output_gamma.is_some() || a.output_sigma2.is_some() {
-        "given".to_string()
-    } else {
-        format!("median heuristic 1 / (2 * {out_median:.4})")
-    };
+    let (ky, out_note) = vector_output_kernel(a, y)?;
     let text = describe_kernel(&ky, &out_note);
     let what = format!("vector outputs of {p} values");
-    super::structured::fit_outputs(a, data, y, ky, p, &what, &text, Model::Vectors)
+    super::structured::fit_outputs(a, data, y, ky, p, &what, &text, chosen, Model::Vectors)
 }
 
 /// Candidates of a vector model: `--candidates` (vectors) or its distinct training outputs.

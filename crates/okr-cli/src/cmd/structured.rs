@@ -84,7 +84,7 @@ pub fn fit(a: &FitArgs) -> Result<()> {
             None => RankingKernel::Kendall,
         };
         let what = format!("rankings of {} items", y.n_items());
-        return fit_outputs(a, &data, &y, ky, y.n_items(), &what, &format!("{ky:?}"), Model::Rankings);
+        return fit_outputs(a, &data, &y, ky, y.n_items(), &what, &format!("{ky:?}"), None, Model::Rankings);
     }
     let Some(path) = a.output_file.outputs.as_deref() else {
         bail!("--output-kind graph needs --outputs DIR/NAME (a TU data set: the training graphs)")
@@ -96,7 +96,17 @@ pub fn fit(a: &FitArgs) -> Result<()> {
     }
     let h = a.structured.wl_iterations.unwrap_or(DEFAULT_WL_ITERATIONS);
     let ky = WlSubtree::new(h).normalized(true);
-    fit_outputs(a, &data, &y, ky, 0, "graph outputs", &format!("normalized WL subtree, {h} iterations"), Model::Graphs)
+    fit_outputs(
+        a,
+        &data,
+        &y,
+        ky,
+        0,
+        "graph outputs",
+        &format!("normalized WL subtree, {h} iterations"),
+        None,
+        Model::Graphs,
+    )
 }
 
 /// Fits `--estimator` on the features of `data` and the outputs `y` with
@@ -111,6 +121,7 @@ pub(crate) fn fit_outputs<Y, KY>(
     n_labels: usize,
     outputs: &str,
     ky_text: &str,
+    chosen: Option<&str>,
     wrap: fn(OutputModel<Y, KY>) -> Model,
 ) -> Result<()>
 where
@@ -138,12 +149,16 @@ where
         file.model.name(),
         a.model.display()
     );
-    let gamma_note = if a.gamma.is_some() || a.sigma2.is_some() {
-        "given".to_string()
-    } else {
-        format!("median heuristic 1 / (2 * {median:.4})")
+    let gamma_note = match chosen {
+        Some(c) => c.to_string(),
+        None if a.gamma.is_some() || a.sigma2.is_some() => "given".to_string(),
+        None => format!("median heuristic 1 / (2 * {median:.4})"),
     };
-    let lambda_note = if a.lambda.is_some() { "--lambda" } else { "default; --lambda to set it" };
+    let lambda_note = match chosen {
+        Some(c) => c,
+        None if a.lambda.is_some() => "--lambda",
+        None => "default; --lambda to set it",
+    };
     eprintln!(
         "okr: features {note}; input kernel {}; output kernel {ky_text}; lambda = {lambda:e} ({lambda_note})",
         describe_kernel(&kx, &gamma_note)

@@ -1,17 +1,16 @@
-//! `okr tune`: IOKR's Gaussian width and ridge by cross-validation, then the
-//! refit of `okr fit` with the choice.
+//! `okr tune`: an estimator's Gaussian width and ridge by cross-validation
+//! (label sets, fingerprints, vectors), then the refit of `okr fit` with the choice.
 
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use okr_decode::select::{DecodedScorer, RefitSearch, loo_grid};
+use okr_estimators::persist::OutputModel;
 use okr_estimators::select::{GaussianIokrSearch, GridSearchResult, RkhsCriterion, WidthLineSearch, rkhs_grid};
 use okr_eval::{Features, KFold, f1_samples};
-use okr_kernels::{Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows};
+use okr_kernels::{DenseRows, Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows};
 use serde_json::json;
-
-use okr_estimators::persist::OutputModel;
 
 use super::fit::{LOO_LAMBDAS, check, estimator_spec, loo_rows, output_kernel, prepare_inputs};
 use crate::cli::{CvKind, EstimatorKind, FitArgs, KernelKind, OutputKindFlag, TuneArgs};
@@ -51,28 +50,43 @@ pub fn run(a: &TuneArgs) -> Result<()> {
             bail!("{flag} is what okr tune chooses: give the grid with --lambdas / --widths instead");
         }
     }
-    if !matches!(f.output_kind, OutputKindFlag::Labels | OutputKindFlag::Fingerprint) {
+    let kind = f.output_kind;
+    if matches!(kind, OutputKindFlag::Graph | OutputKindFlag::Ranking) {
         bail!(
-            "okr tune searches label-set and fingerprint outputs (scored by F1 of the decoded sets), \
-             not --output-kind {}",
-            format!("{:?}", f.output_kind).to_lowercase()
+            "okr tune searches label-set, fingerprint and vector outputs, not --output-kind {}",
+            format!("{kind:?}").to_lowercase()
         );
     }
-    check(f)?;
-    let data = match f.output_kind {
-        OutputKindFlag::Fingerprint => super::outputs::fingerprint_data(f)?,
-        _ => read_data(&f.train, &f.data, None)?,
-    };
-    if data.n_labels() == 0 {
-        bail!("{}: the training file has no labels, so the model would predict nothing", f.train.display());
+    if kind == OutputKindFlag::Vector && !matches!(a.cv, CvKind::KFold(_)) {
+        bail!("--cv {} is a closed form for label sets: vector outputs take a fold count (--cv 3)", a.cv.flag());
     }
+    check(f)?;
+    let (data, outputs, ky) = match kind {
+        OutputKindFlag::Vector => {
+            let (data, y) = super::outputs::vector_data(f)?;
+            let (ky, _) = super::outputs::vector_output_kernel(f, &y)?;
+            (data, Outputs::Vectors(y), ky)
+        }
+        _ => {
+            let data = match kind {
+                OutputKindFlag::Fingerprint => super::outputs::fingerprint_data(f)?,
+                _ => read_data(&f.train, &f.data, None)?,
+            };
+            if data.n_labels() == 0 {
+                bail!("{}: the training file has no labels, so the model would predict nothing", f.train.display());
+            }
+            let ky = output_kernel(f, &data)?;
+            let sets = Outputs::Sets(data.y.clone());
+            (data, sets, ky)
+        }
+    };
+    let scoring = Scoring::of(a.cv, &outputs);
     if let CvKind::KFold(k) = a.cv
         && k > data.n_samples()
     {
         bail!("invalid --cv {k}: more folds than the {} training samples", data.n_samples());
     }
     let inputs = prepare_inputs(f, &data)?;
-    let ky = output_kernel(f, &data)?;
     let lambdas = a.lambdas.clone().unwrap_or_else(|| LOO_LAMBDAS.to_vec());
 
     let spinner = ProgressBar::new_spinner().with_message(format!("tuning on {} samples", data.n_samples()));
@@ -95,12 +109,12 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     let (coarse, result) = match &screen {
         None => {
             let widths = a.widths.as_deref().map(Widths::Given).unwrap_or(Widths::LineSearch);
-            (None, search.on(&inputs.x, &data.y, &ky, widths, &mut on_step)?)
+            (None, search.on(&inputs.x, &outputs, &ky, widths, &mut on_step)?)
         }
         Some(rows) => {
             let coarse =
-                search.on(&inputs.x.select(rows), &data.y.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
-            let fine = search.on(&inputs.x, &data.y, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
+                search.on(&inputs.x.select(rows), &outputs.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
+            let fine = search.on(&inputs.x, &outputs, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
             (Some(coarse), fine)
         }
     };
@@ -108,17 +122,88 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     spinner.finish_and_clear();
 
     let report = if a.json {
-        json_report(a, coarse.as_ref(), &result, search_seconds)
+        json_report(&scoring, coarse.as_ref(), &result, search_seconds)
     } else {
-        text_report(a, coarse.as_ref(), &result, search_seconds)
+        text_report(&scoring, coarse.as_ref(), &result, search_seconds)
     };
     write_result(None, |w| w.write_all(report.as_bytes()))?;
+    let failed: usize = [coarse.as_ref(), Some(&result)]
+        .into_iter()
+        .flatten()
+        .flat_map(|r| r.fold_scores.iter().flatten().flatten())
+        .filter(|s| s.is_nan())
+        .count();
+    if failed > 0 {
+        eprintln!(
+            "okr: warning: {failed} fits failed and were scored NaN, never chosen (usually a ridge too small \
+             for the estimator: raise the smallest of --lambdas)"
+        );
+    }
 
     let mut refit = f.clone();
     refit.gamma = Some(result.gamma());
     refit.lambda = Some(result.lambda());
-    let note = format!("chosen by okr tune: {}", a.cv);
-    super::fit::fit_data(&refit, &data, Some(&note))
+    let note = format!("chosen by okr tune: {}", scoring.criterion);
+    match &outputs {
+        Outputs::Vectors(y) => super::outputs::fit_vectors(&refit, &data, y, Some(&note)),
+        Outputs::Sets(_) => super::fit::fit_data(&refit, &data, Some(&note)),
+    }
+}
+
+/// The training outputs a search decodes and scores.
+enum Outputs {
+    /// Label sets (or fingerprints), scored by example-based F1.
+    Sets(LabelSets),
+    /// Vectors, scored by the mean squared error of the decoded vectors.
+    Vectors(DenseRows),
+}
+
+impl Outputs {
+    fn select(&self, rows: &[usize]) -> Outputs {
+        match self {
+            Outputs::Sets(y) => Outputs::Sets(y.select(rows)),
+            Outputs::Vectors(y) => Outputs::Vectors(y.select(rows)),
+        }
+    }
+}
+
+/// What a grid cell's score is, as printed.
+struct Scoring {
+    /// The criterion, for the report and the refit's note.
+    criterion: String,
+    /// Lower is better (printed as is) rather than an F1 (printed x100).
+    error: bool,
+    /// Column header of the scores.
+    what: &'static str,
+    /// What the JSON scores are.
+    json: &'static str,
+}
+
+impl Scoring {
+    fn of(cv: CvKind, outputs: &Outputs) -> Self {
+        match (outputs, cv) {
+            (Outputs::Vectors(_), _) => Scoring {
+                criterion: format!("{}-fold cross-validated mean squared error of the decoded vectors", cv.flag()),
+                error: true,
+                what: "squared error",
+                json: "negated mean squared error of the decoded vectors (higher is better)",
+            },
+            _ if cv.is_error() => Scoring {
+                criterion: cv.to_string(),
+                error: true,
+                what: "error",
+                json: "negated error (higher is better)",
+            },
+            _ => {
+                Scoring { criterion: cv.to_string(), error: false, what: "F1 x100", json: "example-based F1, fraction" }
+            }
+        }
+    }
+
+    /// A score as printed: F1 x100, errors as they are.
+    fn shown(&self, score: f64) -> f64 {
+        if self.error { -score } else { 100.0 * score }
+    }
 }
 
 /// Training rows the coarse width search runs on when there are more.
@@ -146,14 +231,19 @@ impl Search<'_> {
     fn on(
         &self,
         x: &Features,
-        y: &LabelSets,
+        y: &Outputs,
         ky: &KernelSpec,
         widths: Widths<'_>,
         on_step: &mut dyn FnMut(),
     ) -> Result<GridSearchResult> {
-        if let (CvKind::KFold(k), true) = (self.cv, self.fit.estimator != EstimatorKind::Iokr) {
-            return self.refit(k, x, y, ky, widths, on_step);
-        }
+        let y = match (y, self.cv) {
+            (Outputs::Vectors(y), CvKind::KFold(k)) => return self.refit(k, x, y, ky, widths, neg_mse, on_step),
+            (Outputs::Vectors(_), _) => bail!("vector outputs are cross-validated by refitting: give --cv K"),
+            (Outputs::Sets(y), CvKind::KFold(k)) if self.fit.estimator != EstimatorKind::Iokr => {
+                return self.refit(k, x, y, ky, widths, sets_f1, on_step);
+            }
+            (Outputs::Sets(y), _) => y,
+        };
         match x {
             Features::Dense(x) => self.run(x, y, ky, widths, on_step),
             Features::Sparse(x) => self.run(x, y, ky, widths, on_step),
@@ -183,7 +273,7 @@ impl Search<'_> {
             _ => Vec::new(),
         };
         let rows = loo_rows(n, self.seed)?;
-        let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(f1_samples(t, p)?) };
+        let f1 = sets_f1;
         let mut eval = |widths: &[f64]| -> Result<GridSearchResult> {
             match self.cv {
                 CvKind::KFold(_) => {
@@ -209,25 +299,32 @@ impl Search<'_> {
 }
 
 impl Search<'_> {
-    /// K-fold search of an estimator other than IOKR: one fit per fold,
-    /// width and ridge, the other flags as given.
-    fn refit(
+    /// K-fold search by refitting (estimators other than IOKR, and any
+    /// estimator on vectors): one fit per fold, width and ridge, the other
+    /// flags as given, scored by `metric` (higher is better).
+    #[allow(clippy::too_many_arguments)]
+    fn refit<Y>(
         &self,
         k: usize,
         x: &Features,
-        y: &LabelSets,
+        y: &Y,
         ky: &KernelSpec,
         widths: Widths<'_>,
+        metric: fn(&Y, &Y) -> Result<f64>,
         on_step: &mut dyn FnMut(),
-    ) -> Result<GridSearchResult> {
+    ) -> Result<GridSearchResult>
+    where
+        Y: Rows + 'static,
+        KernelSpec: Kernel<Y>,
+    {
         let folds = KFold::new(k).shuffle(self.seed).split(x.n_rows())?;
-        let fit = |x: &Features, y: &LabelSets, gamma: f64, lambda: f64| -> Result<OutputModel<_, _>> {
+        let fit = |x: &Features, y: &Y, gamma: f64, lambda: f64| -> Result<OutputModel<Y, KernelSpec>> {
             let kx = KernelSpec::from(Gaussian::new(gamma)?);
             Ok(estimator_spec(self.fit, lambda)?.fit(kx, ky.clone(), x, y)?)
         };
-        let f1 = |t: &LabelSets, p: &LabelSets| -> Result<f64> { Ok(f1_samples(t, p)?) };
         let mut eval = |widths: &[f64]| -> Result<GridSearchResult> {
-            RefitSearch::new(widths.to_vec(), self.lambdas.to_vec()).run(x, y, &folds, fit, f1, on_step)
+            let search = RefitSearch::new(widths.to_vec(), self.lambdas.to_vec()).error_score(f64::NAN);
+            search.run(x, y, &folds, fit, metric, on_step)
         };
         match widths {
             Widths::Given(w) => eval(w),
@@ -236,49 +333,54 @@ impl Search<'_> {
     }
 }
 
-/// A cell's score as printed: F1 x100, errors as they are.
-fn shown(cv: CvKind, score: f64) -> f64 {
-    if cv.is_error() { -score } else { 100.0 * score }
+/// Example-based F1 of decoded label sets.
+fn sets_f1(truth: &LabelSets, decoded: &LabelSets) -> Result<f64> {
+    Ok(f1_samples(truth, decoded)?)
 }
 
-fn text_report(a: &TuneArgs, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
-    let mut out = format!("okr tune: {} in {seconds:.1} s\n", a.cv);
+/// The negated mean squared Euclidean error of decoded vectors (higher is better).
+fn neg_mse(truth: &DenseRows, decoded: &DenseRows) -> Result<f64> {
+    let n = truth.n_rows().max(1) as f64;
+    Ok(-(truth.as_mat() - decoded.as_mat()).squared_norm_l2() / n)
+}
+
+fn text_report(s: &Scoring, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
+    let mut out = format!("okr tune: {} in {seconds:.1} s\n", s.criterion);
     if let Some(c) = coarse {
         out.push_str(&format!(
             "coarse: the width on {SCREEN_ROWS} seeded training rows, {} widths x {} ridges\n",
             c.widths.len(),
             c.lambdas.len()
         ));
-        out.push_str(&grid_text(a.cv, c));
+        out.push_str(&grid_text(s, c));
         out.push_str(&format!("fine: the ridge on all training rows at c = {}\n", c.c()));
     }
-    out.push_str(&grid_text(a.cv, r));
-    let what = if a.cv.is_error() { "error" } else { "F1 x100" };
+    out.push_str(&grid_text(s, r));
     out.push_str(&format!(
-        "chosen: c = {} (gamma = {:.6}), lambda = {:e}, mean {what} {:.4}\n",
+        "chosen: c = {} (gamma = {:.6}), lambda = {:e}, mean {} {:.4}\n",
         r.c(),
         r.gamma(),
         r.lambda(),
-        shown(a.cv, r.best_score())
+        s.what,
+        s.shown(r.best_score())
     ));
     out
 }
 
 /// One line per grid cell: width, ridge, mean, std and the fold scores.
-fn grid_text(cv: CvKind, r: &GridSearchResult) -> String {
-    let what = if cv.is_error() { "error" } else { "F1 x100" };
+fn grid_text(s: &Scoring, r: &GridSearchResult) -> String {
     let mut out = format!(
-        "{:>8} {:>8} {:>10} {:>8} {:>9}  fold scores ({what}; median squared distance {:.6})\n",
-        "c", "lambda", "mean", "std", "", r.median_sq_dist
+        "{:>8} {:>8} {:>10} {:>8} {:>9}  fold scores ({}; median squared distance {:.6})\n",
+        "c", "lambda", "mean", "std", "", s.what, r.median_sq_dist
     );
     for (wi, &c) in r.widths.iter().enumerate() {
         for (li, &l) in r.lambdas.iter().enumerate() {
             let mark = if (wi, li) == (r.best_width, r.best_lambda) { "<- best" } else { "" };
-            let folds: Vec<String> = r.fold_scores[wi][li].iter().map(|s| format!("{:.4}", shown(cv, *s))).collect();
+            let folds: Vec<String> = r.fold_scores[wi][li].iter().map(|v| format!("{:.4}", s.shown(*v))).collect();
             out.push_str(&format!(
                 "{c:>8} {l:>8.0e} {:>10.4} {:>8.4} {mark:>9}  {}\n",
-                shown(cv, r.mean[wi][li]),
-                if cv.is_error() { r.std[wi][li] } else { 100.0 * r.std[wi][li] },
+                s.shown(r.mean[wi][li]),
+                if s.error { r.std[wi][li] } else { 100.0 * r.std[wi][li] },
                 folds.join(" ")
             ));
         }
@@ -291,11 +393,10 @@ fn grid_json(r: &GridSearchResult) -> serde_json::Value {
     json!({ "median_sq_dist": r.median_sq_dist, "cells": r.cells() })
 }
 
-fn json_report(a: &TuneArgs, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
-    let score = if a.cv.is_error() { "negated error (higher is better)" } else { "example-based F1, fraction" };
+fn json_report(s: &Scoring, coarse: Option<&GridSearchResult>, r: &GridSearchResult, seconds: f64) -> String {
     let v = json!({
-        "criterion": a.cv.to_string(),
-        "score": score,
+        "criterion": s.criterion,
+        "score": s.json,
         "coarse": coarse.map(grid_json),
         "coarse_rows": coarse.map(|_| SCREEN_ROWS),
         "grid": grid_json(r),

@@ -235,6 +235,6 @@ fn tune_on_fingerprints_equals_tune_on_the_same_bits_as_labels() {
         let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
         assert_eq!(info["n_labels"], 6);
     }
-    let out = okr(&["tune", "--train", p(&x_file), "--csv-header", "no", "--output-kind", "vector", "-o", "m"]);
-    assert_one_line_error(&out, &["label-set and fingerprint outputs", "not --output-kind vector"]);
+    let out = okr(&["tune", "--train", p(&x_file), "--csv-header", "no", "--output-kind", "graph", "-o", "m"]);
+    assert_one_line_error(&out, &["label-set, fingerprint and vector outputs", "not --output-kind graph"]);
 }

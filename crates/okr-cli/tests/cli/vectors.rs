@@ -337,3 +337,56 @@ fn usps_vector_outputs_reproduce_rr_usps_iokr() {
     assert!((loss - 0.7377753227103419).abs() < 1e-9, "{loss}");
     assert_eq!((v["n_test"].as_u64(), v["n_candidates"].as_u64()), (Some(2007), Some(7291)));
 }
+
+#[test]
+fn tune_on_vector_outputs_matches_the_library_search() {
+    let dir = Dir::new();
+    let x = inputs(45, 0.0);
+    let y = Mat::from_fn(45, 2, |i, j| (x[(i, 0)] * (j as f64 + 1.0)).cos() + x[(i, 1)] * x[(i, 2)]);
+    let (xf, yf) = (dir.write("x.csv", &csv(&x)), dir.write("y.csv", &csv(&y)));
+    let (widths, lambdas) = ([0.25, 1.0, 4.0], [1e-5, 1e-2]);
+    let model = dir.path("t.okr");
+    let args = ["tune", "--train", p(&xf), "--csv-header", "no", "--output-kind", "vector", "--outputs", p(&yf)];
+    let search = ["--widths", "0.25,1,4", "--lambdas", "1e-5,1e-2", "--no-standardize", "--seed", "3", "--json"];
+    let v: Value = serde_json::from_str(&ok(okr(&[&args[..], &search, &["-o", p(&model)]].concat()))).unwrap();
+    assert!(v["criterion"].as_str().unwrap().contains("mean squared error of the decoded vectors"), "{v}");
+
+    // The library oracle: RefitSearch with IOKR on the same folds, kernels and metric.
+    let (xs, ys) = (Features::Dense(DenseRows::new(x).unwrap()), DenseRows::new(y).unwrap());
+    let out_median = okr_kernels::median_sq_distance(&ys, okr_kernels::MEDIAN_SAMPLE_ROWS);
+    let ky: KernelSpec = Gaussian::new(okr_kernels::median_heuristic_gamma(out_median)).unwrap().into();
+    let folds = okr_eval::KFold::new(3).shuffle(3).split(45).unwrap();
+    let fit = |x: &Features, y: &DenseRows, gamma: f64, lambda: f64| -> Result<_, okr_decode::Error> {
+        let kx: KernelSpec = Gaussian::new(gamma).unwrap().into();
+        Ok(Iokr::params(kx, ky.clone()).lambda(lambda).fit(x, y)?)
+    };
+    let neg_mse = |t: &DenseRows, p: &DenseRows| -> Result<f64, okr_decode::Error> {
+        Ok(-(t.as_mat() - p.as_mat()).squared_norm_l2() / t.n_rows() as f64)
+    };
+    let lib = okr_decode::select::RefitSearch::new(widths.to_vec(), lambdas.to_vec())
+        .run(&xs, &ys, &folds, fit, neg_mse, &mut || {})
+        .unwrap();
+    let cells = v["grid"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    for cell in cells {
+        let (wi, li) = (
+            widths.iter().position(|&w| w == cell["c"].as_f64().unwrap()).unwrap(),
+            lambdas.iter().position(|&l| l == cell["lambda"].as_f64().unwrap()).unwrap(),
+        );
+        let got: Vec<f64> = cell["fold_scores"].as_array().unwrap().iter().map(|s| s.as_f64().unwrap()).collect();
+        for (g, w) in got.iter().zip(&lib.fold_scores[wi][li]) {
+            assert!(close(*g, *w), "c {} lambda {}: {g} vs {w}", widths[wi], lambdas[li]);
+        }
+    }
+    assert_eq!(v["chosen"]["c"].as_f64().unwrap(), lib.c());
+    assert_eq!(v["chosen"]["lambda"].as_f64().unwrap(), lib.lambda());
+    let info: Value = serde_json::from_str(&ok(okr(&["info", "--json", p(&model)]))).unwrap();
+    assert_eq!(info["estimator"], "iokr", "{info}");
+
+    assert_one_line_error(
+        &okr(&[&args[..], &["--cv", "loo", "-o", p(&model)]].concat()),
+        &["--cv loo is a closed form for label sets", "vector outputs"],
+    );
+    let text = ok(okr(&[&args[..], &["--estimator", "nystroem", "--anchors", "20", "-o", p(&model)]].concat()));
+    assert!(text.contains("squared error") && text.contains("chosen: c = "), "{text}");
+}
