@@ -9,12 +9,12 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use okr_estimators::Fit;
 use okr_estimators::Iokr;
-use okr_eval::{Dataset, Features, MetricRecord, Standardizer, f1_macro, f1_micro, f1_samples, hamming_loss};
+use okr_eval::{Dataset, MetricRecord, f1_macro, f1_micro, f1_samples, hamming_loss};
 use okr_kernels::{Gaussian, Kernel, LabelSets, Linear, Rows};
 
 use crate::common::cv::{GaussianIokrCv, fit_then_decode, quick_cv};
 use crate::common::data::dense_or_sparse;
-use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::data::{LoadedData, load_mulan_or_standin, standardized_features};
 use crate::common::report::{PaperValue, write_results};
 
 /// Data sets of the quick run, in order.
@@ -84,17 +84,7 @@ fn run_dataset(data: &LoadedData, cv: &GaussianIokrCv, pb: &ProgressBar) -> Resu
     let ky = Gaussian::from_sigma2(sigma2_y)?;
     let binary = okr_eval::is_binary(&train.x);
     // Dense real-valued features are standardized; a sparse file keeps its raw values.
-    let (train_x, test_x) = if binary {
-        (train.x.clone(), test.x.clone())
-    } else {
-        let st = Standardizer::fit(&train.x)?;
-        match (&train.x, &test.x) {
-            (Features::Dense(a), Features::Dense(b)) => {
-                (Features::Dense(st.transform(a)?), Features::Dense(st.transform(b)?))
-            }
-            _ => (train.x.clone(), test.x.clone()),
-        }
-    };
+    let (train_x, test_x) = standardized_features(data)?;
     let mut out =
         dense_or_sparse!(name, (&train_x, &test_x), |a, b| evaluate(name, a, b, train, test, &ky, !binary, cv, pb)?);
     for r in &mut out.records {

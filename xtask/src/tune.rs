@@ -14,10 +14,10 @@ use okr_estimators::nystroem::Anchors;
 use okr_estimators::persist::{EstimatorSpec, OutputModel};
 use okr_estimators::select::WidthLineSearch;
 use okr_estimators::sketch::{SketchKind, SketchSpec};
-use okr_eval::{Features, KFold, MetricRecord, Standardizer, f1_samples};
+use okr_eval::{Features, KFold, MetricRecord, f1_samples};
 use okr_kernels::{Gaussian, KernelSpec, LabelSets, Rows};
 
-use crate::common::data::{LoadedData, load_mulan_or_standin};
+use crate::common::data::{LoadedData, load_mulan_or_standin, standardized_features};
 use crate::common::process::MachineState;
 use crate::common::report::write_outputs;
 
@@ -88,7 +88,7 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
     for name in datasets {
         pb.set_message(format!("{name}: loading"));
         let data = load_mulan_or_standin(name, seed)?;
-        let (x, x_test) = standardized(&data)?;
+        let (x, x_test) = standardized_features(&data)?;
         let ky = KernelSpec::from(Gaussian::from_sigma2(data.train.y.mean_cardinality().max(f64::MIN_POSITIVE))?);
         for (est, flags, spec) in &ests {
             pb.set_message(format!("{name}: {est}"));
@@ -149,22 +149,6 @@ fn render(records: &[MetricRecord]) -> String {
         gains.len()
     ));
     out
-}
-
-/// Training and test features as the estimators see them: dense non-binary
-/// ones standardized with training statistics, others as read.
-fn standardized(data: &LoadedData) -> Result<(Features, Features)> {
-    let (train, test) = (&data.train.x, &data.test.x);
-    if okr_eval::is_binary(train) {
-        return Ok((train.clone(), test.clone()));
-    }
-    let st = Standardizer::fit(train)?;
-    Ok(match (train, test) {
-        (Features::Dense(a), Features::Dense(b)) => {
-            (Features::Dense(st.transform(a)?), Features::Dense(st.transform(b)?))
-        }
-        _ => (train.clone(), test.clone()),
-    })
 }
 
 /// Test F1 of one estimator at the defaults and at the search's choice.

@@ -1,7 +1,7 @@
 //! Loading the benchmark data, or a labelled stand-in when it is missing.
 
 use anyhow::Result;
-use okr_eval::{Dataset, Features, StandinPreset};
+use okr_eval::{Dataset, Features, Standardizer, StandinPreset};
 use okr_kernels::{CsrRows, Gaussian, LabelSets, Rows};
 
 /// A train/test pair and where it came from.
@@ -167,4 +167,20 @@ mod tests {
         let err = n_rows(&dense, &sparse).unwrap_err().to_string();
         assert!(err.contains("mixed") && err.contains("dense vs sparse"), "{err}");
     }
+}
+
+/// Training and test features as the estimators see them: dense non-binary
+/// ones standardized with training statistics, others as read.
+pub fn standardized_features(data: &LoadedData) -> Result<(Features, Features)> {
+    let (train, test) = (&data.train.x, &data.test.x);
+    if okr_eval::is_binary(train) {
+        return Ok((train.clone(), test.clone()));
+    }
+    let st = Standardizer::fit(train)?;
+    Ok(match (train, test) {
+        (Features::Dense(a), Features::Dense(b)) => {
+            (Features::Dense(st.transform(a)?), Features::Dense(st.transform(b)?))
+        }
+        _ => (train.clone(), test.clone()),
+    })
 }

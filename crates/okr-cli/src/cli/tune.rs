@@ -80,7 +80,8 @@ pub struct TuneArgs {
     /// decoded label sets, K >= 2), loo (the same F1 of exact leave-one-out predictions,
     /// closed form, on up to 2000 rows), loo-rkhs or gcv-rkhs (closed-form leave-one-out
     /// or GCV squared error in the output RKHS; fast, not aligned with F1). loo,
-    /// loo-rkhs and gcv-rkhs are closed forms of IOKR: other estimators take K.
+    /// loo-rkhs and gcv-rkhs are closed forms of IOKR on label sets: other estimators
+    /// and vector outputs (scored by the mean squared error of the decoded vectors) take K.
     #[arg(long, default_value = "3", value_name = "K|loo|loo-rkhs|gcv-rkhs", value_parser = parse_cv)]
     pub cv: CvKind,
     /// Gaussian width multipliers c, comma separated (gamma = c / median squared distance
