@@ -118,6 +118,22 @@ macro_rules! dense_or_sparse {
 }
 pub(crate) use dense_or_sparse;
 
+/// Training and test features as the estimators see them: dense non-binary
+/// ones standardized with training statistics, others as read.
+pub fn standardized_features(data: &LoadedData) -> Result<(Features, Features)> {
+    let (train, test) = (&data.train.x, &data.test.x);
+    if okr_eval::is_binary(train) {
+        return Ok((train.clone(), test.clone()));
+    }
+    let st = Standardizer::fit(train)?;
+    Ok(match (train, test) {
+        (Features::Dense(a), Features::Dense(b)) => {
+            (Features::Dense(st.transform(a)?), Features::Dense(st.transform(b)?))
+        }
+        _ => (train.clone(), test.clone()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
@@ -167,20 +183,4 @@ mod tests {
         let err = n_rows(&dense, &sparse).unwrap_err().to_string();
         assert!(err.contains("mixed") && err.contains("dense vs sparse"), "{err}");
     }
-}
-
-/// Training and test features as the estimators see them: dense non-binary
-/// ones standardized with training statistics, others as read.
-pub fn standardized_features(data: &LoadedData) -> Result<(Features, Features)> {
-    let (train, test) = (&data.train.x, &data.test.x);
-    if okr_eval::is_binary(train) {
-        return Ok((train.clone(), test.clone()));
-    }
-    let st = Standardizer::fit(train)?;
-    Ok(match (train, test) {
-        (Features::Dense(a), Features::Dense(b)) => {
-            (Features::Dense(st.transform(a)?), Features::Dense(st.transform(b)?))
-        }
-        _ => (train.clone(), test.clone()),
-    })
 }
