@@ -202,10 +202,6 @@ impl RefitSearch {
         E: From<okr_surrogate::Error> + From<Error>,
     {
         check_grid(&self.widths, &self.lambdas)?;
-        if self.median_rows < 2 {
-            let value = self.median_rows.to_string();
-            return Err(okr_surrogate::Error::InvalidParameter { name: "median_rows", value, expected: ">= 2" }.into());
-        }
         let n = x.n_rows();
         if y.n_rows() != n {
             let what = "outputs, one per input row";

@@ -92,12 +92,16 @@ pub fn check_folds(folds: &[(Vec<usize>, Vec<usize>)], n: usize) -> Result<()> {
 /// ($\gamma = c / m$).
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] when it is not finite and positive (the
-/// inputs are all identical: no width can be chosen).
+/// [`Error::InvalidParameter`] for fewer than 2 `rows` (`median_rows` of the
+/// searches), or a median that is not finite and positive (the inputs are
+/// all identical: no width can be chosen).
 pub fn search_median<X: Rows>(x: &X, rows: usize) -> Result<f64>
 where
     Linear: Kernel<X>,
 {
+    if rows < 2 {
+        return Err(Error::InvalidParameter { name: "median_rows", value: rows.to_string(), expected: ">= 2" });
+    }
     let median = median_sq_distance(x, rows);
     if !(median > 0.0 && median.is_finite()) {
         return Err(Error::InvalidParameter {

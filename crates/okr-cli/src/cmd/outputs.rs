@@ -103,7 +103,8 @@ pub fn fit(a: &FitArgs) -> Result<()> {
         return super::fit::fit_data(a, &fingerprint_data(a)?, None);
     }
     let (data, y) = vector_data(a)?;
-    fit_vectors(a, &data, &y, None)
+    let ky = vector_output_kernel(a, &y)?;
+    fit_vectors(a, &data, &y, ky, None)
 }
 
 /// The features of `--train` and the output vectors of `--outputs`, a row each.
@@ -144,11 +145,17 @@ pub(crate) fn fingerprint_data(a: &FitArgs) -> Result<Dataset> {
     Ok(data)
 }
 
-/// Fits a kernel-output estimator on vector outputs and saves it as
+/// Fits a kernel-output estimator on vector outputs with the output kernel
+/// `(ky, out_note)` of [`vector_output_kernel`] and saves it as
 /// [`Model::Vectors`]; `chosen` says where tuned hyper-parameters came from.
-pub(crate) fn fit_vectors(a: &FitArgs, data: &Dataset, y: &DenseRows, chosen: Option<&str>) -> Result<()> {
+pub(crate) fn fit_vectors(
+    a: &FitArgs,
+    data: &Dataset,
+    y: &DenseRows,
+    (ky, out_note): (KernelSpec, String),
+    chosen: Option<&str>,
+) -> Result<()> {
     let p = y.n_features();
-    let (ky, out_note) = vector_output_kernel(a, y)?;
     let text = describe_kernel(&ky, &out_note);
     let what = format!("vector outputs of {p} values");
     super::structured::fit_outputs(a, data, y, ky, p, &what, &text, chosen, Model::Vectors)

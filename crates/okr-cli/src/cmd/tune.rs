@@ -64,8 +64,8 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     let (data, outputs, ky) = match kind {
         OutputKindFlag::Vector => {
             let (data, y) = super::outputs::vector_data(f)?;
-            let (ky, _) = super::outputs::vector_output_kernel(f, &y)?;
-            (data, Outputs::Vectors(y), ky)
+            let (ky, note) = super::outputs::vector_output_kernel(f, &y)?;
+            (data, Outputs::Vectors(y, note), ky)
         }
         _ => {
             let data = match kind {
@@ -145,7 +145,9 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     refit.lambda = Some(result.lambda());
     let note = format!("chosen by okr tune: {}", scoring.criterion);
     match &outputs {
-        Outputs::Vectors(y) => super::outputs::fit_vectors(&refit, &data, y, Some(&note)),
+        Outputs::Vectors(y, ky_note) => {
+            super::outputs::fit_vectors(&refit, &data, y, (ky, ky_note.clone()), Some(&note))
+        }
         Outputs::Sets(_) => super::fit::fit_data(&refit, &data, Some(&note)),
     }
 }
@@ -154,15 +156,16 @@ pub fn run(a: &TuneArgs) -> Result<()> {
 enum Outputs {
     /// Label sets (or fingerprints), scored by example-based F1.
     Sets(LabelSets),
-    /// Vectors, scored by the mean squared error of the decoded vectors.
-    Vectors(DenseRows),
+    /// Vectors, scored by the mean squared error of the decoded vectors, and
+    /// how the output kernel's width was set.
+    Vectors(DenseRows, String),
 }
 
 impl Outputs {
     fn select(&self, rows: &[usize]) -> Outputs {
         match self {
             Outputs::Sets(y) => Outputs::Sets(y.select(rows)),
-            Outputs::Vectors(y) => Outputs::Vectors(y.select(rows)),
+            Outputs::Vectors(y, note) => Outputs::Vectors(y.select(rows), note.clone()),
         }
     }
 }
@@ -182,7 +185,7 @@ struct Scoring {
 impl Scoring {
     fn of(cv: CvKind, outputs: &Outputs) -> Self {
         match (outputs, cv) {
-            (Outputs::Vectors(_), _) => Scoring {
+            (Outputs::Vectors(..), _) => Scoring {
                 criterion: format!("{}-fold cross-validated mean squared error of the decoded vectors", cv.flag()),
                 error: true,
                 what: "squared error",
@@ -237,8 +240,8 @@ impl Search<'_> {
         on_step: &mut dyn FnMut(),
     ) -> Result<GridSearchResult> {
         let y = match (y, self.cv) {
-            (Outputs::Vectors(y), CvKind::KFold(k)) => return self.refit(k, x, y, ky, widths, neg_mse, on_step),
-            (Outputs::Vectors(_), _) => bail!("vector outputs are cross-validated by refitting: give --cv K"),
+            (Outputs::Vectors(y, _), CvKind::KFold(k)) => return self.refit(k, x, y, ky, widths, neg_mse, on_step),
+            (Outputs::Vectors(..), _) => bail!("vector outputs are cross-validated by refitting: give --cv K"),
             (Outputs::Sets(y), CvKind::KFold(k)) if self.fit.estimator != EstimatorKind::Iokr => {
                 return self.refit(k, x, y, ky, widths, sets_f1, on_step);
             }
@@ -263,10 +266,7 @@ impl Search<'_> {
         Gaussian: Kernel<X>,
         Linear: Kernel<X>,
     {
-        let median = okr_kernels::median_sq_distance(x, okr_kernels::MEDIAN_SAMPLE_ROWS);
-        if !(median > 0.0 && median.is_finite()) {
-            bail!("the training inputs are all identical: no kernel width can be chosen");
-        }
+        let median = okr_estimators::select::search_median(x, okr_kernels::MEDIAN_SAMPLE_ROWS)?;
         let n = x.n_rows();
         let folds = match self.cv {
             CvKind::KFold(k) => KFold::new(k).shuffle(self.seed).split(n)?,

@@ -5,7 +5,7 @@ use okr_kernels::{Gaussian, Kernel, Linear, Rows};
 use okr_surrogate::{FoldScorer, GridSearchResult, check_folds, check_grid, search_median};
 
 use crate::iokr::IokrPath;
-use crate::{Error, Result};
+use crate::Error;
 
 /// K-fold search of IOKR's Gaussian input width and ridge.
 ///
@@ -53,18 +53,6 @@ impl GaussianIokrSearch {
         &self.lambdas
     }
 
-    fn check(&self) -> Result<()> {
-        check_grid(&self.widths, &self.lambdas)?;
-        if self.median_rows < 2 {
-            return Err(Error::InvalidParameter {
-                name: "median_rows",
-                value: self.median_rows.to_string(),
-                expected: ">= 2",
-            });
-        }
-        Ok(())
-    }
-
     /// Runs the search on inputs `x` with the given `folds` (pairs of training
     /// and validation row indices); `on_step` is called after each fold and
     /// width (`folds.len() * widths.len()` calls).
@@ -87,7 +75,7 @@ impl GaussianIokrSearch {
         Gaussian: Kernel<X>,
         S: FoldScorer,
     {
-        self.check()?;
+        check_grid(&self.widths, &self.lambdas)?;
         let n = x.n_rows();
         check_folds(folds, n)?;
         let median = search_median(x, self.median_rows)?;

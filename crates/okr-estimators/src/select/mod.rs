@@ -32,4 +32,4 @@ pub use line_search::{WidthLineSearch, log_neighbours};
 pub use loo::{LooPath, LooResult, RkhsCriterion, rkhs_grid};
 // Defined in okr-surrogate so that okr-decode can decode and score them
 // without depending on the estimators.
-pub use okr_surrogate::{FoldScorer, GridCell, GridSearchResult, LooProducts};
+pub use okr_surrogate::{FoldScorer, GridCell, GridSearchResult, LooProducts, search_median};
