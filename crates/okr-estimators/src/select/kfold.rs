@@ -4,8 +4,8 @@ use okr_kernels::{Gaussian, Kernel, Linear, Rows};
 
 use okr_surrogate::{FoldScorer, GridSearchResult, check_folds, check_grid, search_median};
 
-use crate::iokr::IokrPath;
 use crate::Error;
+use crate::iokr::IokrPath;
 
 /// K-fold search of IOKR's Gaussian input width and ridge.
 ///
