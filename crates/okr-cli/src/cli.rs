@@ -14,7 +14,7 @@ pub mod rank;
 pub mod tune;
 
 pub use data::DataCommand;
-pub use fit::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, KernelList, LossKind, MklKind, TraceNormSolverKind};
+pub use fit::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, MklKind};
 pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
 pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag, StructuredArgs};

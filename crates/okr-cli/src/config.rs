@@ -73,32 +73,42 @@ pub fn check_data_flags(path: &Path, args: &DataArgs, model_labels: Option<usize
 /// the estimator or kernel, and the model must not overwrite an input.
 pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
     use EstimatorKind as E;
+    use okr::Param as P;
     let estimator = a.estimator.name();
     let autoencoder = matches!(a.estimator, E::Kae | E::K2ae);
-    // LEML uses its features as given.
-    let not_leml: Vec<E> = E::value_variants().iter().copied().filter(|&e| e != E::Leml).collect();
-    // Every estimator-specific flag: given, and the estimators it applies to.
-    let specific: [(&str, bool, &[E]); 15] = [
-        ("--rank", a.rank.is_some(), &[E::ReducedRank, E::Kde, E::TraceNorm, E::Leml]),
-        ("--centered", a.centered, &[E::Kde]),
-        ("--solver", a.solver.is_some(), &[E::TraceNorm]),
-        ("--lambda1", a.lambda1.is_some(), &[E::ReducedRank]),
-        ("--lambda2", a.lambda2.is_some(), &[E::ReducedRank]),
-        ("--input-sketch", a.input_sketch.is_some(), &[E::Siokr, E::Sisokr]),
-        ("--output-sketch", a.output_sketch.is_some(), &[E::Isokr, E::Sisokr]),
-        ("--anchors", a.anchors.is_some(), &[E::Nystroem]),
-        ("--loss", a.loss.is_some(), &[E::Leml]),
-        ("--observed-fraction", a.observed_fraction.is_some(), &[E::Leml]),
-        ("--layers", a.layers.is_some(), &[E::Kae, E::K2ae]),
-        ("--code-dim", a.code_dim.is_some(), &[E::Kae, E::K2ae]),
-        ("--max-iter", a.max_iter.is_some(), &[E::Leml, E::Kae, E::K2ae]),
-        ("--standardize", a.standardize, &not_leml),
-        ("--no-standardize", a.no_standardize, &not_leml),
+    // Which estimator takes which hyper-parameter is the catalog's (okr::Param).
+    let specific = [
+        (P::Rank, a.rank.is_some()),
+        (P::Centered, a.centered),
+        (P::Solver, a.solver.is_some()),
+        (P::Lambda1, a.lambda1.is_some()),
+        (P::Lambda2, a.lambda2.is_some()),
+        (P::InputSketch, a.input_sketch.is_some()),
+        (P::OutputSketch, a.output_sketch.is_some()),
+        (P::Anchors, a.anchors.is_some()),
+        (P::Subset, a.subset.is_some()),
+        (P::Loss, a.loss.is_some()),
+        (P::ObservedFraction, a.observed_fraction.is_some()),
+        (P::Layers, a.layers.is_some()),
+        (P::CodeDim, a.code_dim.is_some()),
+        (P::MaxIter, a.max_iter.is_some()),
     ];
-    for (flag, given, applies) in specific {
-        if given && !applies.contains(&a.estimator) {
-            let names: Vec<&str> = applies.iter().map(|e| e.name()).collect();
-            bail!("{flag} does not apply to --estimator {estimator} (only to {})", names.join(", "));
+    let e = crate::recipe::estimator(a.estimator);
+    for (param, given) in specific {
+        if given && !e.takes(param) {
+            let names: Vec<&str> = param.estimators().iter().map(|e| e.name()).collect();
+            bail!(
+                "{} does not apply to --estimator {estimator} (only to {})",
+                crate::recipe::flag(param),
+                names.join(", ")
+            );
+        }
+    }
+    if a.estimator == E::Leml {
+        for (flag, given) in [("--standardize", a.standardize), ("--no-standardize", a.no_standardize)] {
+            if given {
+                bail!("{flag} does not apply to --estimator leml (it uses its features as given)");
+            }
         }
     }
     // LEML is linear in the features and has no output kernel; autoencoders have no outputs.

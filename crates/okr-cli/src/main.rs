@@ -9,6 +9,7 @@ mod cmd;
 mod config;
 mod model;
 mod output;
+mod recipe;
 
 use std::process::ExitCode;
 

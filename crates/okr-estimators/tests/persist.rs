@@ -356,22 +356,71 @@ fn golden_model_files_load_and_predict_as_written() {
     eprintln!("loaded {} fixtures: {}", variants.len(), variants.join(", "));
 }
 
-/// Formats 5, 6 and 7 only appended variants, so version-4 to -6 files (same
-/// body) still load; a version-3 file asks for a refit.
+/// Formats 5, 6 and 7 only appended variants and 8 appended the recipe, so
+/// the version-7 golden files (kept under `fixtures/v7/`, written before the
+/// recipe) load, with no recipe, and predict what they predicted; the same
+/// bodies under versions 4 to 6 load too; a version-3 file asks for a refit.
 #[test]
-fn format_four_to_six_files_still_load() {
-    let bytes = read("iokr");
-    assert_eq!(bytes[8..12], okr_estimators::persist::FORMAT_VERSION.to_le_bytes(), "fixtures are blessed at 7");
-    for old in [4u32, 5, 6] {
-        let mut v = bytes.clone();
-        v[8..12].copy_from_slice(&old.to_le_bytes());
-        let back = SavedModel::from_bytes(&v).unwrap();
-        assert!(back.to_bytes().unwrap() == bytes, "format {old} re-encoded as format 7");
+fn earlier_format_files_still_load() {
+    let v7 = fixtures().join("v7");
+    for name in fixture_names() {
+        let bytes = std::fs::read(v7.join(format!("{name}.okrmodel"))).unwrap();
+        assert_eq!(bytes[8..12], 7u32.to_le_bytes(), "{name}");
+        for version in [4u32, 5, 6, 7] {
+            let mut v = bytes.clone();
+            v[8..12].copy_from_slice(&version.to_le_bytes());
+            let saved = SavedModel::from_bytes(&v).unwrap_or_else(|e| panic!("{name} at format {version}: {e}"));
+            assert!(saved.recipe().is_none(), "{name}");
+            let text = std::fs::read_to_string(v7.join(format!("{name}.predictions.json"))).unwrap();
+            let want: Vec<f64> = serde_json::from_str(&text).unwrap();
+            let got = predictions(&saved);
+            let scale = 1.0 + want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-9 * scale), "{name} at {version}");
+            // Re-encoded at the current format: the same body and a recipe of None.
+            assert_eq!(saved.to_bytes().unwrap()[HEADER..], resealed(&bytes)[HEADER..], "{name}");
+        }
     }
-    let mut v3 = bytes;
+    let mut v3 = read("iokr");
     v3[8..12].copy_from_slice(&3u32.to_le_bytes());
     let err = SavedModel::from_bytes(&v3).unwrap_err().to_string();
     assert!(err.contains("older okr (format 3") && err.contains("refit"), "{err}");
+}
+
+/// Bytes of the header: magic, version, length, checksum.
+const HEADER: usize = 24;
+
+/// A version-7 file as the current format writes the same model: the body
+/// followed by an absent recipe (one zero byte), with its length and checksum.
+fn resealed(v7: &[u8]) -> Vec<u8> {
+    let mut body = v7[HEADER..].to_vec();
+    body.push(0);
+    let mut out = v7[..8].to_vec();
+    out.extend_from_slice(&okr_estimators::persist::FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// A stored recipe survives the round trip; a damaged one is refused.
+#[test]
+fn the_recipe_round_trips_and_a_cut_one_is_refused() {
+    let (_, saved) = build().into_iter().next().unwrap();
+    let with = saved.with_recipe(Some(r#"{"estimator":{"name":"iokr","lambda":0.1}}"#.into()));
+    let bytes = with.to_bytes().unwrap();
+    let back = SavedModel::from_bytes(&bytes).unwrap();
+    assert_eq!(back.recipe(), with.recipe());
+    assert_eq!(back.describe()["recipe"]["estimator"]["lambda"], 0.1);
+    // The recipe's length byte cut off: the body no longer decodes.
+    let mut body = bytes[HEADER..bytes.len() - 1].to_vec();
+    body.truncate(body.len() - 40);
+    let mut cut = bytes[..8].to_vec();
+    cut.extend_from_slice(&okr_estimators::persist::FORMAT_VERSION.to_le_bytes());
+    cut.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    cut.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    cut.extend_from_slice(&body);
+    let err = SavedModel::from_bytes(&cut).unwrap_err().to_string();
+    assert!(err.starts_with("corrupt model file"), "{err}");
 }
 
 /// A fresh fit saves and loads back to the same bytes, with the metadata.

@@ -69,7 +69,7 @@ fn data_dir() -> std::path::PathBuf {
 fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<model::Model>()?;
-    m.add_function(wrap_pyfunction!(model::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(model::fit_recipe, m)?)?;
     m.add_function(wrap_pyfunction!(ranking::rank_per_query, m)?)?;
     m.add_function(wrap_pyfunction!(ranking::retrieval_metrics, m)?)?;
     m.add_class::<score_model::ScoreModel>()?;

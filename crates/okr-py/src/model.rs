@@ -2,59 +2,18 @@
 //! computation (`Python::detach`), which runs on `n_jobs` threads.
 
 use numpy::{PyArray2, ndarray::Array2};
-use okr_estimators::TraceNormSolver;
-use okr_estimators::nystroem::Anchors;
-use okr_estimators::persist::{EstimatorSpec, Model as SavedEstimator, ModelInfo, SavedModel};
-use okr_kernels::{Features, Kernel, KernelSpec, Rows};
-use pyo3::exceptions::PyValueError;
+use okr::TrainOutputs;
+use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyBytes;
 
 use crate::convert::{self, Inputs, Outputs};
 use crate::errors::to_py;
-use crate::params::{KernelChoice, Params};
-use crate::surrogate::{Expansion, SavedOutputs};
+use crate::surrogate::Expansion;
 use crate::threads;
 
 /// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
 type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
-
-/// Everything a fit needs, read from the parameter dict while the GIL is held.
-struct FitSpec {
-    estimator: String,
-    kx: KernelChoice,
-    ky: KernelChoice,
-    lam: f64,
-    lam2: Option<f64>,
-    rank: usize,
-    centered: bool,
-    input_sketch: Option<String>,
-    output_sketch: Option<String>,
-    n_components: usize,
-    subset_size: usize,
-    solver: String,
-    seed: u64,
-}
-
-impl FitSpec {
-    fn read(estimator: &str, p: &Params<'_, '_>) -> PyResult<Self> {
-        Ok(Self {
-            estimator: estimator.to_string(),
-            kx: KernelChoice::input(p)?,
-            ky: KernelChoice::output(p)?,
-            lam: p.f64_or("lam", 1e-3)?,
-            lam2: p.f64("lam2")?,
-            rank: p.usize_or("rank", 10)?,
-            centered: p.bool_or("centered", false)?,
-            input_sketch: p.string("input_sketch")?,
-            output_sketch: p.string("output_sketch")?,
-            n_components: p.usize_or("n_components", 1000)?,
-            subset_size: p.usize_or("subset_size", 2000)?,
-            solver: p.string("solver")?.unwrap_or_else(|| "gd".into()),
-            seed: p.seed()?,
-        })
-    }
-}
 
 /// The sketch `KIND:m` (`None` without one), checked, with `m` capped at the
 /// `n` samples (scikit-learn's checks fit on a few dozen samples; the single
@@ -65,58 +24,6 @@ pub(crate) fn sketch_spec(text: Option<&str>, n: usize) -> PyResult<Option<okr_e
     spec.check().map_err(to_py)?;
     spec.size = spec.size.min(n.max(1));
     Ok(Some(spec))
-}
-
-/// Fits the estimator on `x` and outputs `y` and returns it as a saved model.
-fn fit_typed<Y>(s: &FitSpec, x: &Features, y: &Y, kx: KernelSpec, ky: KernelSpec) -> PyResult<SavedEstimator>
-where
-    Y: SavedOutputs,
-    KernelSpec: Kernel<Features> + Kernel<Y>,
-{
-    let n = x.n_rows();
-    // Sizes capped at n (scikit-learn's checks fit on a few dozen samples);
-    // the parameters themselves are left as given.
-    let at_most_n = |m: usize| m.min(n.max(1));
-    let (lambda, rank, seed) = (s.lam, s.rank, s.seed);
-    let lambda2 = s.lam2.unwrap_or(s.lam);
-    let spec = match s.estimator.as_str() {
-        "iokr" => EstimatorSpec::Iokr { lambda },
-        "reduced_rank" => EstimatorSpec::ReducedRank { rank, lambda1: lambda, lambda2 },
-        "kde" => EstimatorSpec::Kde { rank, lambda, centered: s.centered },
-        "sketched" => EstimatorSpec::Sketched {
-            lambda,
-            input_sketch: sketch_spec(s.input_sketch.as_deref(), n)?,
-            output_sketch: sketch_spec(s.output_sketch.as_deref(), n)?,
-            seed,
-        },
-        "nystroem" => EstimatorSpec::Nystroem { lambda, anchors: Anchors::Uniform(at_most_n(s.n_components)), seed },
-        "nystroem_rr" => EstimatorSpec::NystroemReducedRank {
-            rank,
-            lambda1: lambda,
-            lambda2,
-            anchors: Anchors::Uniform(at_most_n(s.n_components)),
-            subset: Anchors::Uniform(at_most_n(s.subset_size)),
-            seed,
-        },
-        "trace_norm" => {
-            let solver: TraceNormSolver = s.solver.parse().map_err(|_| {
-                PyValueError::new_err(format!("invalid parameter solver = {:?}: expected gd, als or convex", s.solver))
-            })?;
-            // okr refuses a rank above n.
-            EstimatorSpec::TraceNorm { rank: at_most_n(rank), lambda, solver, seed }
-        }
-        other => return Err(PyValueError::new_err(format!("unknown estimator {other:?}"))),
-    };
-    Ok(Y::saved(spec.fit(kx, ky, x, y).map_err(to_py)?))
-}
-
-fn fit_any(s: &FitSpec, x: &Inputs, y: &Outputs) -> PyResult<SavedEstimator> {
-    let kx = s.kx.build_input(x)?;
-    let ky = s.ky.build_output(y)?;
-    match y {
-        Outputs::Labels(y) => fit_typed(s, x, y, kx, ky),
-        Outputs::Vectors(y) => fit_typed(s, x, y, kx, ky),
-    }
 }
 
 /// A fitted okr surrogate model.
@@ -137,34 +44,48 @@ impl Model {
     }
 }
 
-/// Fits `estimator` (`iokr`, `reduced_rank`, `kde`, `sketched`,
-/// `nystroem`, `trace_norm`) with the hyper-parameters `params` on `x` (a
-/// float64 array, read in place, or a CSR matrix) and `y` (`y_kind`
-/// `labels`: a CSR 0/1 indicator; `vectors`: a float64 array).
+/// Fits the recipe `recipe` (JSON, as `okr.Recipe` / the estimators build
+/// it; every default and data-dependent width is resolved by the `okr`
+/// crate) on `x` (a float64 array, read in place, or a CSR matrix) and `y`
+/// (`y_kind` `labels`: a CSR 0/1 indicator; `vectors`: a float64 array).
+/// Returns the model and the library's warnings (sizes capped at n).
 #[pyfunction]
-#[pyo3(signature = (estimator, params, x, y, y_kind, n_jobs=None))]
-pub fn fit(
+#[pyo3(signature = (recipe, x, y, y_kind, n_jobs=None))]
+pub fn fit_recipe(
     py: Python<'_>,
-    estimator: &str,
-    params: &Bound<'_, PyDict>,
+    recipe: &str,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     y_kind: &str,
     n_jobs: Option<i64>,
-) -> PyResult<Model> {
-    let spec = FitSpec::read(estimator, &Params(params))?;
+) -> PyResult<(Model, Vec<String>)> {
+    let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
     let x = convert::inputs(x)?;
     let y = convert::outputs(y, y_kind)?;
+    let fitted = py
+        .detach(|| {
+            threads::run(n_jobs, || match &y {
+                Outputs::Labels(l) => okr::fit(&recipe, &x, &TrainOutputs::Labels(l)),
+                Outputs::Vectors(v) => okr::fit(&recipe, &x, &TrainOutputs::Vectors(v)),
+            })
+        })?
+        .map_err(to_py)?;
     let output_dim = match &y {
         Outputs::Labels(l) => l.n_labels(),
         Outputs::Vectors(v) => v.n_features(),
     };
-    let mut info = ModelInfo::new(x.n_features(), output_dim);
-    info.seed = spec.seed;
-    let start = std::time::Instant::now();
-    let model = py.detach(|| threads::run(n_jobs, || fit_any(&spec, &x, &y)))??;
-    info.fit_seconds = start.elapsed().as_secs_f64();
-    Model::new(SavedModel::new(model, info).map_err(to_py)?)
+    let warnings = fitted.warnings.clone();
+    let saved = fitted.into_saved(ModelInfo::new(x.n_features(), output_dim)).map_err(to_py)?;
+    Ok((Model::new(saved)?, warnings))
+}
+
+/// The inputs as the model reads them: standardized with the model's
+/// standardizer when it has one (models of `okr fit` on dense features).
+fn prepared(saved: &SavedModel, x: Inputs) -> PyResult<Inputs> {
+    match &saved.info.standardizer {
+        Some(st) => st.transform_features(&x).map_err(to_py),
+        None => Ok(x),
+    }
 }
 
 fn int_array(py: Python<'_>, rows: usize, cols: usize, f: impl Fn(usize, usize) -> i64) -> Bound<'_, PyArray2<i64>> {
@@ -188,7 +109,7 @@ impl Model {
         precision: &str,
     ) -> PyResult<TopK<'py>> {
         let precision: okr_decode::Precision = precision.parse().map_err(to_py)?;
-        let x = convert::inputs(x)?;
+        let x = prepared(&self.saved, convert::inputs(x)?)?;
         let decoded = py.detach(|| threads::run(n_jobs, || self.expansion().decode(&x, k, precision)))??;
         let k = decoded.k();
         let n = decoded.n_rows();
@@ -209,7 +130,7 @@ impl Model {
         x: &Bound<'py, PyAny>,
         n_jobs: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let x = convert::inputs(x)?;
+        let x = prepared(&self.saved, convert::inputs(x)?)?;
         let s = py.detach(|| threads::run(n_jobs, || self.expansion().output_scores(&x)))??;
         Ok(convert::to_numpy(py, s.as_ref()))
     }
@@ -233,6 +154,32 @@ impl Model {
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
         let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
         Self::new(saved)
+    }
+
+    /// Reads a model file written by `okr fit` or [`save`](Self::save);
+    /// `ValueError` with okr's message for a file that is not a
+    /// kernel-output model on features.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        let saved = py.detach(|| SavedModel::load(&path)).map_err(to_py)?;
+        Self::new(saved)
+    }
+
+    /// Writes the model file (atomically), which `okr predict` reads.
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        py.detach(|| self.saved.save(&path)).map_err(to_py)
+    }
+
+    /// The recipe the model was fitted from (JSON), or `None`.
+    #[getter]
+    fn recipe(&self) -> Option<String> {
+        self.saved.recipe().map(str::to_string)
+    }
+
+    /// The label names stored in the model (empty when unnamed).
+    #[getter]
+    fn label_names(&self) -> Vec<String> {
+        self.saved.info.label_names.clone()
     }
 
     /// Estimator name (`iokr`, `reduced-rank`, `sisokr`, ...).

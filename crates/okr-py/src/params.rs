@@ -34,7 +34,6 @@ impl Params<'_, '_> {
     getter!(get_i64, i64);
     getter!(get_u64, u64);
     getter!(get_string, String);
-    getter!(get_bool, bool);
 
     /// A float.
     pub fn f64(&self, key: &str) -> PyResult<Option<f64>> {
@@ -58,11 +57,6 @@ impl Params<'_, '_> {
     /// A string.
     pub fn string(&self, key: &str) -> PyResult<Option<String>> {
         self.get_string(key)
-    }
-
-    /// A boolean.
-    pub fn bool_or(&self, key: &str, default: bool) -> PyResult<bool> {
-        Ok(self.get_bool(key)?.unwrap_or(default))
     }
 
     /// The seed (`random_state` resolved to an integer by the Python layer).

@@ -99,6 +99,9 @@ pub enum EstimatorKind {
     Sisokr,
     /// Nystroem kernel ridge on --anchors (a count drawn uniformly, or a file of indices).
     Nystroem,
+    /// Nystroem reduced-rank IOKR: reduced rank --rank on --anchors, the projection computed
+    /// on --subset training rows (--lambda1, --lambda2).
+    NystroemReducedRank,
 }
 
 impl EstimatorKind {
@@ -116,6 +119,7 @@ impl EstimatorKind {
             EstimatorKind::Isokr => "isokr",
             EstimatorKind::Sisokr => "sisokr",
             EstimatorKind::Nystroem => "nystroem",
+            EstimatorKind::NystroemReducedRank => "nystroem-reduced-rank",
         }
     }
 }
@@ -190,9 +194,9 @@ pub struct FitArgs {
     /// decoded, on up to 2000 training rows); for the other estimators 1e-3.
     #[arg(long, value_name = "LAMBDA", allow_hyphen_values = true)]
     pub lambda: Option<f64>,
-    /// Rank: reduced-rank and kde output directions (default 64, capped at the numerical
-    /// rank), trace-norm factors (default 64), leml label-space rank (default: the number
-    /// of labels, at most 64).
+    /// Rank: reduced-rank, kde and nystroem-reduced-rank output directions (default 64,
+    /// capped at the numerical rank), trace-norm factors (default 10), leml label-space rank
+    /// (default: the number of labels, at most 64).
     #[arg(long, value_name = "P")]
     pub rank: Option<usize>,
     /// KDE: centre the output kernel before its KPCA (Weston et al.'s variant); default uncentred.
@@ -222,10 +226,15 @@ pub struct FitArgs {
     /// isokr, sisokr: output sketch KIND:m (e.g. gaussian:100); kinds as --input-sketch.
     #[arg(long, value_name = "KIND:m", value_parser = parse_sketch)]
     pub output_sketch: Option<SketchSpec>,
-    /// nystroem: anchors, a count m (drawn uniformly with --seed) or a file of
-    /// 0-based training indices (one per line or comma separated).
+    /// nystroem, nystroem-reduced-rank: anchors, a count m (drawn uniformly with --seed;
+    /// default 1000, capped at n) or a file of 0-based training indices (one per line or
+    /// comma separated).
     #[arg(long, value_name = "M|PATH")]
     pub anchors: Option<String>,
+    /// nystroem-reduced-rank: training rows the projection is computed on (default 2000,
+    /// capped at n).
+    #[arg(long, value_name = "N")]
+    pub subset: Option<usize>,
     /// Input kernel.
     #[arg(long, value_enum, default_value_t = KernelKind::Gaussian, value_name = "KERNEL")]
     pub input_kernel: KernelKind,
@@ -244,7 +253,8 @@ pub struct FitArgs {
     /// Input Gaussian width sigma^2 (gamma = 1 / (2 sigma^2)); --sigma2 is an alias.
     #[arg(long = "input-sigma2", alias = "sigma2", value_name = "SIGMA2", allow_hyphen_values = true)]
     pub sigma2: Option<f64>,
-    /// Polynomial input kernel degree (default 2; --input-kernel polynomial only).
+    /// Polynomial input kernel degree (default 3, gamma 1 / n_features; --input-kernel
+    /// polynomial only).
     #[arg(long, value_name = "DEGREE")]
     pub degree: Option<u32>,
     /// Polynomial input kernel offset (default 1; --input-kernel polynomial only).
@@ -322,6 +332,14 @@ pub struct FitArgs {
     /// Seed for anything random (recorded in the model).
     #[arg(long, default_value_t = 0, value_name = "SEED")]
     pub seed: u64,
+    /// Fit the recipe of a JSON file instead of the estimator and kernel flags.
+    ///
+    /// A recipe (estimator, input side, output side, seed) as `okr info --json` prints it
+    /// under "recipe" (that whole output is accepted too): refitting a model's recipe on
+    /// the same data gives the same model. The data flags (--train, --label-count,
+    /// --outputs, --input-gram, ...) still name the files.
+    #[arg(long, value_name = "PATH")]
+    pub recipe: Option<PathBuf>,
 }
 
 /// Rank of reduced-rank, kde, trace-norm when `--rank` is not given (and the
@@ -333,22 +351,17 @@ impl FitArgs {
     pub fn rank_or_default(&self) -> usize {
         self.rank.unwrap_or(DEFAULT_RANK)
     }
-    /// `--degree`, or 2.
+    /// `--degree`, or okr's default.
     pub fn degree(&self) -> u32 {
-        self.degree.unwrap_or(2)
+        self.degree.unwrap_or(okr::defaults::POLY_DEGREE)
     }
-    /// `--coef0`, or 1.
+    /// `--coef0`, or okr's default.
     pub fn coef0(&self) -> f64 {
-        self.coef0.unwrap_or(1.0)
+        self.coef0.unwrap_or(okr::defaults::POLY_COEF0)
     }
     /// The parameters of `--input-kernel`: `--gamma`, `--sigma2`, `--degree`, `--coef0`.
     pub fn input_kernel_options(&self) -> KernelOptions {
         KernelOptions { gamma: self.gamma, sigma2: self.sigma2, degree: self.degree(), coef0: self.coef0() }
-    }
-    /// The parameters of `--output-kernel`: `--output-gamma`, `--output-sigma2`
-    /// (a polynomial output kernel has degree 2 and offset 1).
-    pub fn output_kernel_options(&self) -> KernelOptions {
-        KernelOptions { gamma: self.output_gamma, sigma2: self.output_sigma2, degree: 2, coef0: 1.0 }
     }
     /// `--layers`, or 2.
     pub fn layers(&self) -> usize {
@@ -375,7 +388,7 @@ mod tests {
         assert_eq!(f.output_kernel, KernelKind::Gaussian);
         assert_eq!(f.estimator, EstimatorKind::Iokr);
         assert_eq!((f.rank, f.lambda1, f.lambda2), (None, None, None));
-        assert_eq!((f.rank_or_default(), f.degree(), f.coef0(), f.layers(), f.code_dim()), (64, 2, 1.0, 2, 2));
+        assert_eq!((f.rank_or_default(), f.degree(), f.coef0(), f.layers(), f.code_dim()), (64, 3, 1.0, 2, 2));
         assert_eq!(f.data.format, Format::Auto);
         assert!(!f.standardize && f.gamma.is_none() && f.threads.is_none());
     }
@@ -458,6 +471,19 @@ mod tests {
             let r = Cli::try_parse_from(["okr", "fit", "--train", "a", "--model", "b", "--input-sketch", bad]);
             assert!(r.is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn subset_flag() {
+        assert_eq!(fit(&["--subset", "500"]).subset, Some(500));
+        assert_eq!(fit(&[]).subset, None);
+        assert_eq!(fit(&["--estimator", "nystroem-reduced-rank"]).estimator, EstimatorKind::NystroemReducedRank);
+    }
+
+    #[test]
+    fn recipe_flag() {
+        assert_eq!(fit(&["--recipe", "r.json"]).recipe, Some(PathBuf::from("r.json")));
+        assert_eq!(fit(&[]).recipe, None);
     }
 
     #[test]

@@ -52,5 +52,8 @@ pub fn run(a: &InfoArgs) -> Result<()> {
         }
         text.push_str(&format!("{:<18}{shown}\n", "label_names"));
     }
+    if !report["recipe"].is_null() {
+        text.push_str(&format!("{:<18}{}\n", "recipe", report["recipe"]));
+    }
     write_result(None, |w| w.write_all(text.as_bytes()))
 }

@@ -21,7 +21,7 @@ fn params(a: &FitArgs, first: LayerKernel) -> Result<KaeParams> {
         bail!("invalid --layers {}: a kernel autoencoder has at least 2 layers", a.layers());
     }
     let hidden = vec![a.code_dim(); a.layers() - 1];
-    let p = KaeParams::stacked(hidden, first, a.lambda.unwrap_or(super::fit::DEFAULT_LAMBDA))
+    let p = KaeParams::stacked(hidden, first, a.lambda.unwrap_or(okr::defaults::LAMBDA))
         .max_iter(a.max_iter.unwrap_or(500))
         .seed(a.seed);
     p.check_ref()?;

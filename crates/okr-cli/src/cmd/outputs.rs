@@ -7,14 +7,14 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use okr_estimators::persist::{Model, VectorModel};
+use okr::OutputKind;
+use okr_estimators::persist::VectorModel;
 use okr_eval::dataset::Names;
 use okr_eval::{Dataset, read_vectors};
-use okr_kernels::{DenseRows, KernelSpec, LabelSets, Rows};
+use okr_kernels::{DenseRows, Graphs, LabelSets, Rankings, Rows};
 
-use super::fit::describe_kernel;
 use crate::cli::{DataArgs, EstimatorKind, FingerprintFormat, FitArgs, OutputFileArgs, OutputKindFlag};
-use crate::config::{build_kernel, read_data};
+use crate::config::read_data;
 
 /// Checks the output-kind flags of `okr fit` before any file is read.
 pub fn check_fit(a: &FitArgs) -> Result<()> {
@@ -90,21 +90,42 @@ pub(crate) fn check_rows(path: &Path, n_out: usize, input: &Path, n: usize) -> R
 }
 
 /// The data flags with `--label-count 0`: the input file holds features only.
-fn features_only(d: &DataArgs) -> DataArgs {
+pub(crate) fn features_only(d: &DataArgs) -> DataArgs {
     DataArgs { label_count: Some(0), ..d.clone() }
 }
 
-/// `okr fit --output-kind fingerprint | vector`.
-pub fn fit(a: &FitArgs) -> Result<()> {
-    if matches!(a.output_kind, OutputKindFlag::Graph | OutputKindFlag::Ranking) {
-        return super::structured::fit(a);
-    }
-    if a.output_kind == OutputKindFlag::Fingerprint {
-        return super::fit::fit_data(a, &fingerprint_data(a)?, None);
-    }
-    let (data, y) = vector_data(a)?;
-    let ky = vector_output_kernel(a, &y)?;
-    fit_vectors(a, &data, &y, ky, None)
+/// Training outputs read beside the training file (label sets and
+/// fingerprints are the data set's label sets).
+pub(crate) enum Owned {
+    /// The label sets of the data set.
+    Sets,
+    /// Vectors of `--outputs`.
+    Vectors(DenseRows),
+    /// Graphs of the TU data set of `--outputs`.
+    Graphs(Graphs),
+    /// Rankings of the label-ranking `--train` file.
+    Rankings(Rankings),
+}
+
+/// The training data of `okr fit` for outputs of `kind`: the features, and
+/// the outputs (label sets in the data set, or read beside it).
+pub(crate) fn training_data(a: &FitArgs, kind: OutputKind) -> Result<(Dataset, Owned)> {
+    Ok(match kind {
+        OutputKind::Labels => (read_data(&a.train, &a.data, None)?, Owned::Sets),
+        OutputKind::Fingerprint => (fingerprint_data(a)?, Owned::Sets),
+        OutputKind::Vector => {
+            let (data, y) = vector_data(a)?;
+            (data, Owned::Vectors(y))
+        }
+        OutputKind::Graph => {
+            let (data, y) = super::structured::graph_data(a)?;
+            (data, Owned::Graphs(y))
+        }
+        OutputKind::Ranking => {
+            let (data, y) = super::structured::read_ranking_file(&a.train)?;
+            (data, Owned::Rankings(y))
+        }
+    })
 }
 
 /// The features of `--train` and the output vectors of `--outputs`, a row each.
@@ -119,20 +140,6 @@ pub(crate) fn vector_data(a: &FitArgs) -> Result<(Dataset, DenseRows)> {
     Ok((data, y))
 }
 
-/// The output kernel of vector outputs `y` (default width: the median
-/// heuristic on the outputs) and how its width was set.
-pub(crate) fn vector_output_kernel(a: &FitArgs, y: &DenseRows) -> Result<(KernelSpec, String)> {
-    let out_median = okr_kernels::median_sq_distance(y, okr_kernels::MEDIAN_SAMPLE_ROWS);
-    let default = || okr_kernels::median_heuristic_gamma(out_median);
-    let ky = build_kernel(a.output_kernel, a.output_kernel_options(), default, "output")?;
-    let note = if a.output_gamma.is_some() || a.output_sigma2.is_some() {
-        "given".to_string()
-    } else {
-        format!("median heuristic 1 / (2 * {out_median:.4})")
-    };
-    Ok((ky, note))
-}
-
 /// The features of `--train` with the fingerprints of `--outputs` as their
 /// label sets (labels named `bit_0`, `bit_1`, ...).
 pub(crate) fn fingerprint_data(a: &FitArgs) -> Result<Dataset> {
@@ -143,22 +150,6 @@ pub(crate) fn fingerprint_data(a: &FitArgs) -> Result<Dataset> {
     data.label_names = Names::numbered("bit_", fp.n_labels());
     data.y = fp;
     Ok(data)
-}
-
-/// Fits a kernel-output estimator on vector outputs with the output kernel
-/// `(ky, out_note)` of [`vector_output_kernel`] and saves it as
-/// [`Model::Vectors`]; `chosen` says where tuned hyper-parameters came from.
-pub(crate) fn fit_vectors(
-    a: &FitArgs,
-    data: &Dataset,
-    y: &DenseRows,
-    (ky, out_note): (KernelSpec, String),
-    chosen: Option<&str>,
-) -> Result<()> {
-    let p = y.n_features();
-    let text = describe_kernel(&ky, &out_note);
-    let what = format!("vector outputs of {p} values");
-    super::structured::fit_outputs(a, data, y, ky, p, &what, &text, chosen, Model::Vectors)
 }
 
 /// Candidates of a vector model: `--candidates` (vectors) or its distinct training outputs.

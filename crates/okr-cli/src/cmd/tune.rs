@@ -12,10 +12,14 @@ use okr_eval::{Features, KFold, f1_samples};
 use okr_kernels::{DenseRows, Gaussian, Kernel, KernelSpec, LabelSets, Linear, Rows};
 use serde_json::json;
 
-use super::fit::{LOO_LAMBDAS, check, estimator_spec, loo_rows, output_kernel, prepare_inputs};
+use super::fit::check;
+use super::outputs::Owned;
 use crate::cli::{CvKind, EstimatorKind, FitArgs, KernelKind, OutputKindFlag, TuneArgs};
 use crate::config::read_data;
 use crate::output::write_result;
+use okr::Recipe;
+use okr::defaults::LOO_LAMBDAS;
+use okr::resolve::loo_rows;
 
 /// Width multiplier of the median heuristic (`gamma = 1 / (2 median)`), where the line search starts.
 const START_WIDTH: f64 = 0.5;
@@ -61,10 +65,12 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         bail!("--cv {} is a closed form for label sets: vector outputs take a fold count (--cv 3)", a.cv.flag());
     }
     check(f)?;
+    let recipe = crate::recipe::from_flags(f)?;
+    let ky_recipe = recipe.output.kernel_or_default();
     let (data, outputs, ky) = match kind {
         OutputKindFlag::Vector => {
             let (data, y) = super::outputs::vector_data(f)?;
-            let (ky, note) = super::outputs::vector_output_kernel(f, &y)?;
+            let (ky, _, note) = okr::resolve::vector_output_kernel(&ky_recipe, &y)?;
             (data, Outputs::Vectors(y, note), ky)
         }
         _ => {
@@ -75,7 +81,7 @@ pub fn run(a: &TuneArgs) -> Result<()> {
             if data.n_labels() == 0 {
                 bail!("{}: the training file has no labels, so the model would predict nothing", f.train.display());
             }
-            let ky = output_kernel(f, &data)?;
+            let (ky, _, _) = okr::resolve::label_output_kernel(&ky_recipe, &data.y)?;
             let sets = Outputs::Sets(data.y.clone());
             (data, sets, ky)
         }
@@ -86,7 +92,11 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     {
         bail!("invalid --cv {k}: more folds than the {} training samples", data.n_samples());
     }
-    let inputs = prepare_inputs(f, &data)?;
+    let standardize = match &recipe.input {
+        okr::InputRecipe::Features { standardize, .. } => *standardize,
+        _ => bail!("okr tune searches one Gaussian input kernel on features"),
+    };
+    let inputs = okr::resolve::prepare_inputs(standardize, true, &data.x)?;
     let lambdas = a.lambdas.clone().unwrap_or_else(|| LOO_LAMBDAS.to_vec());
 
     let spinner = ProgressBar::new_spinner().with_message(format!("tuning on {} samples", data.n_samples()));
@@ -98,7 +108,7 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         spinner.set_message(format!("tuning on {} samples: {steps} fits", data.n_samples()));
     };
     let n = data.n_samples();
-    let search = Search { fit: f, cv: a.cv, lambdas: &lambdas, seed: f.seed };
+    let search = Search { fit: f, recipe: &recipe, cv: a.cv, lambdas: &lambdas, seed: f.seed };
     // Coarse to fine: without --widths, the width is searched on a seeded
     // subset of SCREEN_ROWS rows (cheap folds), then the ridge path is
     // cross-validated on all rows at that width.
@@ -109,12 +119,12 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     let (coarse, result) = match &screen {
         None => {
             let widths = a.widths.as_deref().map(Widths::Given).unwrap_or(Widths::LineSearch);
-            (None, search.on(&inputs.x, &outputs, &ky, widths, &mut on_step)?)
+            (None, search.on(&inputs.rows, &outputs, &ky, widths, &mut on_step)?)
         }
         Some(rows) => {
             let coarse =
-                search.on(&inputs.x.select(rows), &outputs.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
-            let fine = search.on(&inputs.x, &outputs, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
+                search.on(&inputs.rows.select(rows), &outputs.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
+            let fine = search.on(&inputs.rows, &outputs, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
             (Some(coarse), fine)
         }
     };
@@ -140,16 +150,17 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         );
     }
 
-    let mut refit = f.clone();
-    refit.gamma = Some(result.gamma());
-    refit.lambda = Some(result.lambda());
-    let note = format!("chosen by okr tune: {}", scoring.criterion);
-    match &outputs {
-        Outputs::Vectors(y, ky_note) => {
-            super::outputs::fit_vectors(&refit, &data, y, (ky, ky_note.clone()), Some(&note))
-        }
-        Outputs::Sets(_) => super::fit::fit_data(&refit, &data, Some(&note)),
+    let mut refit = recipe.clone();
+    refit.estimator.lambda = Some(result.lambda());
+    if let okr::InputRecipe::Features { kernel, .. } = &mut refit.input {
+        (kernel.gamma, kernel.sigma2) = (Some(result.gamma()), None);
     }
+    let note = scoring.criterion.to_string();
+    let owned = match outputs {
+        Outputs::Vectors(y, _) => Owned::Vectors(y),
+        Outputs::Sets(_) => Owned::Sets,
+    };
+    super::fit::fit_read(f, &refit, &data, &owned, Some(&note))
 }
 
 /// The training outputs a search decodes and scores.
@@ -225,6 +236,8 @@ enum Widths<'a> {
 struct Search<'a> {
     /// The fit: the estimator and its flags other than the width and ridge.
     fit: &'a FitArgs,
+    /// The request of the flags.
+    recipe: &'a Recipe,
     cv: CvKind,
     lambdas: &'a [f64],
     seed: u64,
@@ -320,7 +333,7 @@ impl Search<'_> {
         let folds = KFold::new(k).shuffle(self.seed).split(x.n_rows())?;
         let fit = |x: &Features, y: &Y, gamma: f64, lambda: f64| -> Result<OutputModel<Y, KernelSpec>> {
             let kx = KernelSpec::from(Gaussian::new(gamma)?);
-            Ok(estimator_spec(self.fit, lambda)?.fit(kx, ky.clone(), x, y)?)
+            Ok(okr::resolve::estimator_spec(self.recipe, x.n_rows(), lambda)?.0.fit(kx, ky.clone(), x, y)?)
         };
         let mut eval = |widths: &[f64]| -> Result<GridSearchResult> {
             let search = RefitSearch::new(widths.to_vec(), self.lambdas.to_vec()).error_score(f64::NAN);

@@ -281,7 +281,10 @@ fn bad_grams_and_flags_are_one_line_errors() {
     let small = d.dir.write("small.txt", &text(&Mat::identity(5, 5)));
     assert_one_line_error(&fit(&small, &[]), &["5 x 5 Gram for the 36 rows"]);
     let good = d.dir.write("g.txt", &text(&g));
-    assert_one_line_error(&fit(&good, &["--estimator", "kde"]), &["--input-gram does not apply to --estimator kde"]);
+    assert_one_line_error(
+        &fit(&good, &["--estimator", "kde"]),
+        &["a precomputed Gram does not apply to estimator kde"],
+    );
     assert_one_line_error(&fit(&good, &["--input-gamma", "1"]), &["--input-gamma does not apply with --input-gram"]);
 
     ok(fit(&good, &[]));

@@ -10,6 +10,7 @@ mod memory;
 mod metrics;
 mod outputs;
 mod rank;
+mod recipe;
 mod reliability;
 mod structured;
 mod tune;
@@ -516,8 +517,8 @@ fn sketch_flags_are_checked() {
         args.extend_from_slice(extra);
         okr(&args)
     };
-    assert_one_line_error(&fit(&["--estimator", "sisokr", "--input-sketch", "uniform:3"]), &["--output-sketch"]);
-    assert_one_line_error(&fit(&["--estimator", "siokr"]), &["--input-sketch"]);
+    assert_one_line_error(&fit(&["--estimator", "sisokr", "--input-sketch", "uniform:3"]), &["needs an output sketch"]);
+    assert_one_line_error(&fit(&["--estimator", "siokr"]), &["needs an input sketch"]);
     assert_one_line_error(&fit(&["--input-sketch", "uniform:3"]), &["does not apply"]);
     assert_one_line_error(&fit(&["--estimator", "iokr", "--anchors", "3"]), &["--anchors"]);
     let bad = dir.write("anchors.txt", "0,99");

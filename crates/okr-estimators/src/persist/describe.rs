@@ -48,6 +48,8 @@ impl SavedModel {
             "seed": info.seed,
             "fit_seconds": info.fit_seconds,
             "parameters": parameters(&self.model),
+            // The recipe the model was fitted from (format 8), as JSON; null without one.
+            "recipe": self.recipe().and_then(|r| serde_json::from_str::<Value>(r).ok()),
         })
     }
 }

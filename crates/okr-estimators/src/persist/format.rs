@@ -17,9 +17,15 @@ pub const MAGIC: &[u8; 8] = b"OKRMODEL";
 /// weighted-sum input kernel (`KernelSpec::WeightedSum`, multiple kernel
 /// learning), again only new variants, so version-4 and -5 bodies still
 /// decode; 7 appends the graph- and ranking-output models (`Model::Graphs`,
-/// `Model::Rankings`), so version-4 to -6 bodies still decode. Older files
-/// are not read (refit).
-pub const FORMAT_VERSION: u32 = 7;
+/// `Model::Rankings`), so version-4 to -6 bodies still decode; 8 appends,
+/// after the model, the recipe it was fitted from (`Option<String>`, one
+/// line of JSON, see [`SavedModel::recipe`](super::SavedModel::recipe)), so
+/// version-4 to -7 bodies decode with no recipe. Older files are not read
+/// (refit).
+pub const FORMAT_VERSION: u32 = 8;
+
+/// First format version whose bodies end with the recipe.
+pub(crate) const RECIPE_VERSION: u32 = 8;
 
 /// Oldest format version whose bodies this okr decodes.
 pub const OLDEST_READ_VERSION: u32 = 4;
@@ -69,6 +75,11 @@ fn check_body_len(declared: u64, present: u64) -> Result<()> {
         return Err(Error::Corrupt(format!("{} trailing bytes after the body", present - declared)));
     }
     Ok(())
+}
+
+/// The format version of a model file whose header [`open`] accepted.
+pub(crate) fn version(bytes: &[u8]) -> u32 {
+    word(bytes, 8)
 }
 
 /// The body of a model file, after checking its header.

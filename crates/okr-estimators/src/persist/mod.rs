@@ -246,7 +246,15 @@ pub struct SavedModel {
     pub info: ModelInfo,
     /// The fitted estimator.
     pub model: Model,
+    /// The recipe the model was fitted from (one line of JSON, written by
+    /// the `okr` crate's recipe layer; format 8 and newer), encoded after
+    /// the model (see [`to_bytes`](Self::to_bytes)).
+    #[serde(skip)]
+    recipe: Option<String>,
 }
+
+/// Longest recipe a model file stores.
+const MAX_RECIPE_BYTES: usize = 1 << 24;
 
 impl Validate for SavedModel {
     fn validate(&self) -> std::result::Result<(), Invalid> {
@@ -276,9 +284,21 @@ impl SavedModel {
     /// [`Error::Encode`] when the metadata contradicts the model (widths,
     /// label names) or the model is inconsistent.
     pub fn new(model: Model, info: ModelInfo) -> Result<Self> {
-        let saved = Self { info, model };
+        let saved = Self { info, model, recipe: None };
         saved.validate().map_err(|e| Error::Encode(e.0))?;
         Ok(saved)
+    }
+
+    /// The model with the recipe it was fitted from (one line of JSON).
+    pub fn with_recipe(mut self, recipe: Option<String>) -> Self {
+        self.recipe = recipe;
+        self
+    }
+
+    /// The recipe the model was fitted from, when it was stored (models
+    /// written before format 8, or fitted without the recipe layer, have none).
+    pub fn recipe(&self) -> Option<&str> {
+        self.recipe.as_deref()
     }
 
     /// The model file's bytes (header and body).
@@ -286,7 +306,9 @@ impl SavedModel {
     /// # Errors
     /// [`Error::Encode`] if postcard cannot encode the model.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let body = postcard::to_stdvec(self).map_err(|e| Error::Encode(e.to_string()))?;
+        let mut body = postcard::to_stdvec(self).map_err(|e| Error::Encode(e.to_string()))?;
+        let recipe = postcard::to_stdvec(&self.recipe).map_err(|e| Error::Encode(e.to_string()))?;
+        body.extend_from_slice(&recipe);
         Ok(format::seal(&body))
     }
 
@@ -297,8 +319,16 @@ impl SavedModel {
     /// or [`Error::Corrupt`] for a damaged or inconsistent file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let body = format::open(bytes)?;
-        let (saved, rest): (SavedModel, &[u8]) =
+        let (mut saved, mut rest): (SavedModel, &[u8]) =
             postcard::take_from_bytes(body).map_err(|e| Error::Corrupt(format!("cannot decode the body: {e}")))?;
+        if format::version(bytes) >= format::RECIPE_VERSION {
+            let (recipe, after): (Option<String>, &[u8]) = postcard::take_from_bytes(rest)
+                .map_err(|e| Error::Corrupt(format!("cannot decode the recipe: {e}")))?;
+            if recipe.as_ref().is_some_and(|r| r.len() > MAX_RECIPE_BYTES) {
+                return Err(Error::Corrupt(format!("a recipe of more than {MAX_RECIPE_BYTES} bytes")));
+            }
+            (saved.recipe, rest) = (recipe, after);
+        }
         if !rest.is_empty() {
             return Err(Error::Corrupt(format!("{} bytes of the body are not part of the model", rest.len())));
         }

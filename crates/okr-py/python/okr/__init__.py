@@ -7,13 +7,15 @@ sparse, class labels, or a float matrix of vector outputs; ``predict``,
 :class:`IOKR`, :class:`ReducedRankIOKR`, :class:`KDE`, :class:`SIOKR`,
 :class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`, :class:`NystroemReducedRankIOKR`,
 :class:`TraceNormSurrogate`; label scores: :class:`LEML`; codes
-(``fit(X)``, ``transform``): :class:`KAE`, :class:`K2AE`, :class:`KPCA`. Data: :func:`load_arff`, :func:`data_dir`.
+(``fit(X)``, ``transform``): :class:`KAE`, :class:`K2AE`, :class:`KPCA`. Data: :func:`load_arff`, :func:`data_dir`. Model files of ``okr fit``:
+:func:`load` (and ``est.save(path)``); recipes: :func:`from_recipe`.
 """
 
 from . import _okr, estimators
 from ._base import RankedCandidates, f1_samples
 from ._codes import K2AE, KAE, KPCA
 from ._leml import LEML
+from ._recipes import from_recipe, load
 from .datasets import data_dir, load_arff
 from .estimators import (
     IOKR,
@@ -40,4 +42,6 @@ __all__ = [
     "f1_samples",
     "load_arff",
     "data_dir",
+    "load",
+    "from_recipe",
 ]

@@ -1,6 +1,8 @@
 """The shared scikit-learn face of okr's kernel-output estimators."""
 
+import json
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -128,6 +130,61 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     # The Rust class of ``model_`` (what unpickling rebuilds from okr's bytes).
     _model_class = _okr.Model
 
+    # The recipe parameters of the estimator's hyper-parameters (Python name
+    # -> okr recipe name); only the ones the class has are read.
+    _RECIPE_PARAMS = (
+        ("lam", "lambda"),
+        ("lam2", "lambda2"),
+        ("rank", "rank"),
+        ("centered", "centered"),
+        ("solver", "solver"),
+        ("input_sketch", "input_sketch"),
+        ("output_sketch", "output_sketch"),
+        ("n_components", "anchors"),
+        ("subset_size", "subset"),
+    )
+
+    def _recipe(self, output_kind):
+        """okr's recipe (a dict, JSON-ready) for this estimator's parameters:
+        a translation of names only. Every ``None`` is left out, so the okr
+        library resolves it exactly as ``okr fit`` does."""
+        p = self.get_params(deep=False)
+        estimator = {"name": getattr(self, "_recipe_name", None) or self._okr_name}
+        for name, key in self._RECIPE_PARAMS:
+            if p.get(name) is not None and name in p:
+                estimator[key] = p[name]
+        if "lambda2" in estimator and "lambda" in estimator:
+            estimator["lambda1"] = estimator["lambda"]
+
+        def kernel(name, gamma, degree, coef0):
+            k = {"name": name}
+            if gamma is not None:
+                k["gamma"] = gamma
+            # scikit-learn ignores degree and coef0 for other kernels; okr refuses them.
+            if str(name).lower() in ("polynomial", "poly"):
+                if degree is not None:
+                    k["degree"] = degree
+                if coef0 is not None:
+                    k["coef0"] = coef0
+            return k
+
+        return {
+            "estimator": estimator,
+            "input": {
+                "kind": "features",
+                "kernel": kernel(p.get("kernel", "gaussian"), p.get("gamma"), p.get("degree"), p.get("coef0")),
+                "standardize": "no",
+            },
+            "output": {
+                "kind": "labels" if output_kind == "labels" else "vector",
+                "kernel": kernel(p.get("output_kernel", "gaussian"), p.get("output_gamma"), None, None),
+            },
+            "seed": self._seed(),
+        }
+
+    def _seed(self):
+        return int(check_random_state(getattr(self, "random_state", None)).randint(np.iinfo(np.int32).max))
+
     def _params_for_okr(self):
         params = dict(self.get_params(deep=False))
         params.pop("random_state", None)
@@ -177,10 +234,19 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         _check_precision(self)
         X = _inputs(self, X, reset=True)
         Y, kind = self._targets(y)
-        self.model_ = _okr.fit(self._okr_name, self._params_for_okr(), X, Y, kind, self.n_jobs)
+        recipe = json.dumps(self._recipe(kind))
+        self.model_, notes = _okr.fit_recipe(recipe, X, Y, kind, self.n_jobs)
+        for note in notes:
+            warnings.warn(f"okr: {note}", UserWarning, stacklevel=2)
         self.candidates_ = self.model_.candidates()
         self.n_outputs_ = self.model_.output_dim
         return self
+
+    def save(self, path):
+        """Writes the fitted model as an okr model file (atomically), which
+        ``okr predict`` reads and :func:`okr.load` opens."""
+        check_is_fitted(self, "model_")
+        self.model_.save(str(path))
 
     def _decode(self, X, k):
         check_is_fitted(self, "model_")

@@ -10,18 +10,25 @@ _SHARED_PARAMETERS = """
 Parameters shared by every estimator: ``kernel`` (input kernel:
 ``"gaussian"``/``"rbf"``, ``"linear"``, ``"laplacian"``,
 ``"polynomial"``, ``"tanimoto"``, ``"gaussian-tanimoto"``), ``gamma``
-(its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the Gaussian
-kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
-(polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
-``None``: ``sigma^2 =`` the mean number of labels per sample for label
-sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
-(decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-precision, about twice as fast for large candidate sets, with each
-row's best candidates re-scored in double precision before the choice,
-so decisions differ from ``"f64"`` only at near-ties).
+(its width; ``None``: ``1 / (2 median ||x - x'||^2)`` for the
+Gaussian-type kernels, ``1 / n_features`` for the polynomial kernel),
+``degree`` and ``coef0`` (polynomial only; ``None``: 3 and 1),
+``output_kernel`` and ``output_gamma`` (the output kernel; ``None``:
+``sigma^2 =`` the mean number of labels per sample for label sets, the
+median heuristic for vectors), ``n_jobs`` (okr's threads: ``None`` or
+``-1`` every core, ``k`` exactly ``k``), ``precision`` (decoding
+arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
+precision with each row's best candidates re-scored in double precision
+before the choice, so decisions differ from ``"f64"`` only at near-ties;
+docs/performance.md measures 0.65x of the f64 decode time at best and
+0.98x on Bibtex IOKR).
 ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-scikit-learn's ``KernelRidge(alpha=n * lam)``.
+scikit-learn's ``KernelRidge(alpha=n * lam)``. Every parameter left
+``None`` takes okr's default (the table in docs/recipes.md), resolved by
+the same library code as ``okr fit``: ``lam`` is 1e-3, except IOKR on
+label sets, where it is chosen by closed-form leave-one-out F1. The
+fitted ``model_.recipe`` holds every value used. Features are used as
+given (``standardize=False``: in scikit-learn, scaling is a pipeline step).
 """
 
 
@@ -54,11 +61,11 @@ class IOKR(OkrSurrogate):
     def __init__(
         self,
         *,
-        lam=1e-3,
+        lam=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         n_jobs=None,
@@ -84,13 +91,13 @@ class ReducedRankIOKR(OkrSurrogate):
     def __init__(
         self,
         *,
-        rank=10,
-        lam=1e-3,
+        rank=None,
+        lam=None,
         lam2=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         n_jobs=None,
@@ -118,13 +125,13 @@ class KDE(OkrSurrogate):
     def __init__(
         self,
         *,
-        rank=10,
-        lam=1e-3,
+        rank=None,
+        lam=None,
         centered=False,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         n_jobs=None,
@@ -148,6 +155,7 @@ class SIOKR(OkrSurrogate):
     """Sketched-input IOKR: the input side solved on an ``input_sketch`` (``KIND:m``, e.g. ``uniform:1000``, ``gaussian:200``; ``m`` is capped at the number of samples); ``random_state`` seeds the sketch."""
 
     _okr_name = "sketched"
+    _recipe_name = "siokr"
 
     output_sketch = None
 
@@ -155,11 +163,11 @@ class SIOKR(OkrSurrogate):
         self,
         *,
         input_sketch="uniform:1000",
-        lam=1e-3,
+        lam=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         random_state=None,
@@ -184,6 +192,7 @@ class ISOKR(OkrSurrogate):
     """Sketched-output IOKR: atoms from an ``output_sketch`` (``KIND:m``); ``random_state`` seeds the sketch."""
 
     _okr_name = "sketched"
+    _recipe_name = "isokr"
 
     input_sketch = None
 
@@ -191,11 +200,11 @@ class ISOKR(OkrSurrogate):
         self,
         *,
         output_sketch="gaussian:100",
-        lam=1e-3,
+        lam=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         random_state=None,
@@ -220,17 +229,18 @@ class SISOKR(OkrSurrogate):
     """Sketched input and output IOKR (El Ahmad et al.): both sides sketched; ``random_state`` seeds the sketches."""
 
     _okr_name = "sketched"
+    _recipe_name = "sisokr"
 
     def __init__(
         self,
         *,
         input_sketch="uniform:1000",
         output_sketch="gaussian:100",
-        lam=1e-3,
+        lam=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         random_state=None,
@@ -260,12 +270,12 @@ class NystroemKRR(OkrSurrogate):
     def __init__(
         self,
         *,
-        n_components=1000,
-        lam=1e-3,
+        n_components=None,
+        lam=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         random_state=None,
@@ -294,15 +304,15 @@ class NystroemReducedRankIOKR(OkrSurrogate):
     def __init__(
         self,
         *,
-        n_components=1000,
-        subset_size=2000,
-        rank=64,
-        lam=1e-3,
+        n_components=None,
+        subset_size=None,
+        rank=None,
+        lam=None,
         lam2=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         random_state=None,
@@ -334,13 +344,13 @@ class TraceNormSurrogate(OkrSurrogate):
     def __init__(
         self,
         *,
-        rank=10,
-        lam=1e-3,
-        solver="gd",
+        rank=None,
+        lam=None,
+        solver=None,
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
+        degree=None,
+        coef0=None,
         output_kernel="gaussian",
         output_gamma=None,
         random_state=None,

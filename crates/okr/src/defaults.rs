@@ -1,0 +1,87 @@
+//! Every default of okr, in one place, for every front door.
+//!
+//! | setting | default | why |
+//! |---|---|---|
+//! | ridge `lambda`, every kernel-output estimator | `1e-3` | the estimators' builders; `(K + n lambda I)` |
+//! | IOKR `lambda` on label sets and fingerprints | chosen by closed-form leave-one-out F1 over [`LOO_LAMBDAS`] on up to [`LOO_ROWS`] rows | exact LOO from one eigendecomposition costs about one fit; it beats any fixed value across the benchmarks |
+//! | reduced-rank `lambda1`, `lambda2` | `lambda`, then `lambda1` | one ridge unless the user separates them |
+//! | rank: reduced rank, KDE, Nystroem reduced rank | [`RANK`] = 64, capped at the numerical rank | the builders; enough for Bibtex's 159 labels at a fraction of a full fit |
+//! | rank: trace norm | [`TRACE_NORM_RANK`] = 10, capped at `n` | the builder (the paper's factorization rank); `O(n^2 r)` per iteration |
+//! | trace-norm solver | `gd` | factorized gradient descent: no `n x n` eigendecomposition |
+//! | Nystroem anchors | [`ANCHORS`] = 1000 uniform, capped at `n` | the builders |
+//! | Nystroem reduced-rank subset | [`SUBSET`] = 2000, capped at `n` | the builder |
+//! | sketch sizes | as given, capped at `n` (with a warning) | a sketch of more than `n` rows adds nothing |
+//! | KDE `centered` | `false` | the paper's uncentred KPCA |
+//! | input kernel | Gaussian, `gamma = 1 / (2 median ||x - x'||^2)` on the (standardized) features, at most 2000 rows | the median heuristic, scale-free |
+//! | polynomial kernel | degree [`POLY_DEGREE`] = 3, `gamma = 1 / n_features`, `coef0` = 1 | scikit-learn's convention |
+//! | Laplacian, Gaussian-Tanimoto widths | the median heuristic, as the Gaussian | |
+//! | output kernel, label sets and fingerprints | Gaussian, `sigma^2` = mean labels (set bits) per training point | a unit change of one label is then a fixed fraction of a typical set |
+//! | output kernel, vectors | Gaussian, median heuristic on the training outputs | |
+//! | graphs | WL subtree, [`WL_ITERATIONS`] = 3, normalized | |
+//! | rankings | Kendall; Mallows `lambda = 1 / n_pairs` | |
+//! | standardization | dense non-binary features standardized; binary and sparse as given | the CLI's and xtask's default; the Python estimators set `standardize=False` by default (preprocessing is a pipeline step in scikit-learn) |
+//! | combined kernels | uniform weights `1/p` | |
+//! | seed | 0 | |
+//! | threads | every core, capped at the cores | |
+//! | decoding memory budget | [`MEMORY_BUDGET_MIB`] = 1024 MiB | |
+//! | decoding precision | `f64` | |
+
+/// The ridge of every kernel-output estimator when not given (the builders').
+pub const LAMBDA: f64 = 1e-3;
+
+/// Ridges the closed-form leave-one-out choice of IOKR's `lambda` scans.
+pub const LOO_LAMBDAS: [f64; 8] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1];
+
+/// Training rows whose leave-one-out predictions score a ridge (a seeded subset beyond this).
+pub const LOO_ROWS: usize = 2000;
+
+/// Rank of reduced rank, KDE and Nystroem reduced rank.
+pub const RANK: usize = 64;
+
+/// Rank of the trace-norm surrogate.
+pub const TRACE_NORM_RANK: usize = 10;
+
+/// Nystroem anchors.
+pub const ANCHORS: usize = 1000;
+
+/// Nystroem reduced rank: the rows the projection is computed on.
+pub const SUBSET: usize = 2000;
+
+/// Polynomial kernel degree.
+pub const POLY_DEGREE: u32 = 3;
+
+/// Polynomial kernel offset.
+pub const POLY_COEF0: f64 = 1.0;
+
+/// Weisfeiler-Lehman iterations of the graph output kernel.
+pub const WL_ITERATIONS: usize = 3;
+
+/// Decoding memory budget in MiB.
+pub const MEMORY_BUDGET_MIB: usize = 1024;
+
+/// The trace-norm solver.
+pub const TRACE_NORM_SOLVER: &str = "gd";
+
+#[cfg(test)]
+mod tests {
+    use okr_estimators::nystroem::Anchors;
+    use okr_estimators::{Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, TraceNorm};
+
+    use super::*;
+
+    /// The defaults are the builders' where a builder has one.
+    #[test]
+    fn defaults_are_the_builders() {
+        assert_eq!(Iokr::params((), ()).check().unwrap().lambda(), LAMBDA);
+        let kde = Kde::params((), ()).check().unwrap();
+        assert_eq!((kde.rank(), kde.lambda()), (RANK, LAMBDA));
+        let rr = ReducedRankIokr::params((), ()).check().unwrap();
+        assert_eq!(rr.rank(), RANK);
+        let ny = Nystroem::params((), ()).check().unwrap();
+        assert_eq!((ny.lambda(), ny.anchors()), (LAMBDA, &Anchors::Uniform(ANCHORS)));
+        let nrr = NystroemReducedRank::params((), ()).check().unwrap();
+        assert_eq!((nrr.rank(), nrr.subset()), (RANK, &Anchors::Uniform(SUBSET)));
+        let tn = TraceNorm::params((), ()).check().unwrap();
+        assert_eq!(tn.rank(), TRACE_NORM_RANK);
+    }
+}

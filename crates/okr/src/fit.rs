@@ -1,0 +1,317 @@
+//! Fitting from a [`Recipe`]: the one path from a request and training data
+//! to a fitted model and the resolved recipe, for every output kind and
+//! input side.
+
+use std::time::Instant;
+
+use okr_estimators::persist::{EstimatorSpec, Model, ModelInfo, OutputModel, SavedModel};
+use okr_kernels::{
+    DenseRows, Features, GramRows, Graphs, Kernel, KernelSpec, LabelSets, Precomputed, Rankings, Rows, Standardizer,
+};
+
+use crate::catalog::{Estimator, Family};
+use crate::recipe::{InputRecipe, KernelRecipe, OutputKind, OutputRecipe, Recipe};
+use crate::resolve::{self, PreparedInputs};
+use crate::{Error, Result, defaults};
+
+/// Training outputs, one row per training input.
+#[derive(Debug, Clone, Copy)]
+pub enum TrainOutputs<'a> {
+    /// Label sets.
+    Labels(&'a LabelSets),
+    /// Fingerprints, as label sets of their set bits.
+    Fingerprints(&'a LabelSets),
+    /// Real vectors.
+    Vectors(&'a DenseRows),
+    /// Labelled graphs.
+    Graphs(&'a Graphs),
+    /// Rankings.
+    Rankings(&'a Rankings),
+}
+
+impl TrainOutputs<'_> {
+    /// The output kind.
+    pub fn kind(&self) -> OutputKind {
+        match self {
+            TrainOutputs::Labels(_) => OutputKind::Labels,
+            TrainOutputs::Fingerprints(_) => OutputKind::Fingerprint,
+            TrainOutputs::Vectors(_) => OutputKind::Vector,
+            TrainOutputs::Graphs(_) => OutputKind::Graph,
+            TrainOutputs::Rankings(_) => OutputKind::Ranking,
+        }
+    }
+
+    /// Number of outputs.
+    pub fn n_rows(&self) -> usize {
+        match self {
+            TrainOutputs::Labels(y) | TrainOutputs::Fingerprints(y) => y.n_rows(),
+            TrainOutputs::Vectors(y) => y.n_rows(),
+            TrainOutputs::Graphs(y) => y.n_rows(),
+            TrainOutputs::Rankings(y) => y.n_rows(),
+        }
+    }
+
+    /// The width a model file records: labels, bits, vector length, ranked
+    /// items (0 for graphs).
+    pub fn width(&self) -> usize {
+        match self {
+            TrainOutputs::Labels(y) | TrainOutputs::Fingerprints(y) => y.n_labels(),
+            TrainOutputs::Vectors(y) => y.n_features(),
+            TrainOutputs::Graphs(_) => 0,
+            TrainOutputs::Rankings(y) => y.n_items(),
+        }
+    }
+}
+
+/// A fitted model with the resolved recipe and what resolving it said.
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    /// The fitted model.
+    pub model: Model,
+    /// The recipe with every default resolved: refitting it on the same
+    /// data gives the same model.
+    pub recipe: Recipe,
+    /// The standardization of dense inputs, applied before the model.
+    pub standardizer: Option<Standardizer>,
+    /// Sizes capped at the number of samples and the like, one line each.
+    pub warnings: Vec<String>,
+    /// How each data-dependent value was set, one line each
+    /// (`input kernel gaussian, gamma = 0.0123 (median heuristic ...)`).
+    pub notes: Vec<String>,
+    /// Wall-clock seconds of the fit (resolution included).
+    pub fit_seconds: f64,
+}
+
+impl Fitted {
+    /// The model file content: the model, `info` completed with the
+    /// standardizer, seed and fit time, and the resolved recipe.
+    ///
+    /// # Errors
+    /// [`Error::Persist`] when `info` contradicts the model.
+    pub fn into_saved(self, mut info: ModelInfo) -> Result<SavedModel> {
+        info.standardizer = self.standardizer;
+        info.seed = self.recipe.seed;
+        info.fit_seconds = self.fit_seconds;
+        Ok(SavedModel::new(self.model, info)?.with_recipe(Some(self.recipe.to_json_line())))
+    }
+}
+
+impl Recipe {
+    /// The recipe as one line of JSON (what model files store).
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).expect("a recipe always serializes")
+    }
+}
+
+/// Fits `recipe` on feature rows `x` and outputs `y` (its output kind must
+/// be the recipe's).
+///
+/// # Errors
+/// [`Error::Refused`] for a recipe that cannot be fitted (see
+/// [`Recipe::check`]) or outputs of another kind or count; errors of the
+/// resolution and of the estimator's fit.
+pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    let start = Instant::now();
+    check_outputs(recipe, x.n_rows(), y)?;
+    if matches!(recipe.input, InputRecipe::Gram) {
+        return Err(Error::Refused("the recipe's input is a precomputed Gram: fit it with fit_gram".into()));
+    }
+    let e = recipe.estimator.name;
+    if e.family() != Family::KernelOutput {
+        return Err(Error::Refused(format!(
+            "estimator {e} is fitted by its own path (okr fit --estimator {e}); the recipe layer fits kernel-output \
+             estimators"
+        )));
+    }
+    let mut out = Resolution::new(recipe);
+    let (standardize, gaussian) = match &recipe.input {
+        InputRecipe::Features { kernel, standardize } => (*standardize, kernel.canonical_name() == "gaussian"),
+        InputRecipe::Combined { kernels, standardize, .. } => {
+            (*standardize, kernels.iter().all(|k| k.canonical_name() == "gaussian"))
+        }
+        InputRecipe::Gram => unreachable!("refused above"),
+    };
+    let prepared = resolve::prepare_inputs(standardize, gaussian, x)?;
+    out.notes.push(format!("features {}", prepared.note));
+    // Sparse models keep the raw rows (their standardization is in the kernel's weights).
+    let rows = if x.is_sparse() { x } else { &prepared.rows };
+    let fitted = match y {
+        TrainOutputs::Labels(y) | TrainOutputs::Fingerprints(y) => {
+            let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
+            out.output_kernel(kr, &ky, &note);
+            let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
+            let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, rows, y, kx.clone(), &ky), true)?;
+            let spec = out.spec(recipe, x.n_rows(), lambda)?;
+            Model::from(spec.fit(kx, ky, rows, *y)?)
+        }
+        TrainOutputs::Vectors(y) => {
+            let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
+            out.output_kernel(kr, &ky, &note);
+            let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
+            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on vectors"), false)?;
+            Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
+        }
+        TrainOutputs::Graphs(y) => {
+            let (ky, kr) = resolve::graph_output_kernel(&recipe.output.kernel_or_default())?;
+            out.notes.push(format!("output kernel normalized WL subtree, {} iterations", kr.iterations.unwrap_or(0)));
+            out.recipe.output.kernel = Some(kr);
+            let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
+            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on graphs"), false)?;
+            Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
+        }
+        TrainOutputs::Rankings(y) => {
+            let (ky, kr) = resolve::ranking_output_kernel(&recipe.output.kernel_or_default(), y)?;
+            out.notes.push(format!("output kernel {ky:?}"));
+            out.recipe.output.kernel = Some(kr);
+            let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
+            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on rankings"), false)?;
+            Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
+        }
+    };
+    Ok(out.finish(fitted, prepared.standardizer, start))
+}
+
+/// Fits `recipe` (input side [`InputRecipe::Gram`]) on a precomputed
+/// training Gram and label-set or fingerprint outputs.
+///
+/// # Errors
+/// As [`fit`]; [`Error::Refused`] for other output kinds (their saved form
+/// does not take a Gram yet) or an estimator that does not take a Gram.
+pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    let start = Instant::now();
+    if !matches!(recipe.input, InputRecipe::Gram) {
+        return Err(Error::Refused("the recipe's input is not a precomputed Gram: fit it with fit".into()));
+    }
+    check_outputs(recipe, gram.n_train(), y)?;
+    let (TrainOutputs::Labels(y) | TrainOutputs::Fingerprints(y)) = y else {
+        unreachable!("Recipe::check refuses other kinds with a Gram")
+    };
+    let mut out = Resolution::new(recipe);
+    let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
+    out.output_kernel(kr, &ky, &note);
+    out.notes.push("input kernel precomputed".into());
+    let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true)?;
+    let spec = out.spec(recipe, gram.n_train(), lambda)?;
+    let model = Model::Gram(spec.fit_gram(ky, gram, y)?);
+    Ok(out.finish(model, None, start))
+}
+
+fn fit_spec<Y, KY>(spec: EstimatorSpec, kx: KernelSpec, ky: KY, x: &Features, y: &Y) -> Result<OutputModel<Y, KY>>
+where
+    Y: Rows,
+    KY: Kernel<Y> + Clone,
+{
+    Ok(spec.fit(kx, ky, x, y)?)
+}
+
+/// The checks shared by both fits: the recipe, and outputs of its kind with
+/// a row per input.
+fn check_outputs(recipe: &Recipe, n: usize, y: &TrainOutputs<'_>) -> Result<()> {
+    recipe.check()?;
+    if y.kind() != recipe.output.kind {
+        return Err(Error::Refused(format!(
+            "the recipe asks for {} outputs, the training outputs are {}",
+            recipe.output.kind.name(),
+            y.kind().name()
+        )));
+    }
+    if y.n_rows() != n {
+        return Err(Error::Refused(format!("{} training outputs for {n} training inputs", y.n_rows())));
+    }
+    if n == 0 {
+        return Err(Error::Refused("no training samples".into()));
+    }
+    if matches!(y, TrainOutputs::Labels(_) | TrainOutputs::Fingerprints(_)) && y.width() == 0 {
+        return Err(Error::Refused("the training outputs have no labels, so the model would predict nothing".into()));
+    }
+    Ok(())
+}
+
+/// The resolved recipe under construction, with the notes and warnings.
+struct Resolution {
+    recipe: Recipe,
+    notes: Vec<String>,
+    warnings: Vec<String>,
+}
+
+impl Resolution {
+    fn new(recipe: &Recipe) -> Self {
+        Self { recipe: recipe.clone(), notes: Vec::new(), warnings: Vec::new() }
+    }
+
+    fn output_kernel(&mut self, resolved: KernelRecipe, ky: &KernelSpec, note: &str) {
+        self.notes.push(format!("output kernel {} ({note})", describe(ky)));
+        self.recipe.output = OutputRecipe { kind: self.recipe.output.kind, kernel: Some(resolved) };
+    }
+
+    /// The input kernel of a features or combined input side, recorded.
+    fn input_kernel(
+        &mut self,
+        recipe: &Recipe,
+        prepared: &PreparedInputs,
+        rows: &Features,
+        output_gram: impl FnOnce() -> faer::Mat<f64>,
+    ) -> Result<KernelSpec> {
+        match &recipe.input {
+            InputRecipe::Features { kernel, standardize } => {
+                let (kx, resolved, note) = resolve::input_kernel(kernel, prepared)?;
+                self.notes.push(format!("input kernel {} ({note})", describe(&kx)));
+                self.recipe.input = InputRecipe::Features { kernel: resolved, standardize: *standardize };
+                Ok(kx)
+            }
+            InputRecipe::Combined { kernels, mkl, weights, standardize } => {
+                let (kx, resolved, w) =
+                    resolve::combined_kernel(kernels, *mkl, weights.as_deref(), prepared, rows, output_gram)?;
+                self.notes.push(format!("input kernel {kx} ({mkl:?} weights)"));
+                self.recipe.input =
+                    InputRecipe::Combined { kernels: resolved, mkl: *mkl, weights: Some(w), standardize: *standardize };
+                Ok(kx)
+            }
+            InputRecipe::Gram => unreachable!("features only"),
+        }
+    }
+
+    /// The ridge: given, IOKR's leave-one-out choice (`loo`, on label sets),
+    /// or the default.
+    fn lambda(
+        &mut self,
+        recipe: &Recipe,
+        loo: impl FnOnce(u64) -> Result<(f64, String)>,
+        label_sets: bool,
+    ) -> Result<f64> {
+        let (lambda, note) = match recipe.estimator.lambda {
+            Some(l) => (l, "given".to_string()),
+            None if label_sets && recipe.estimator.name == Estimator::Iokr => loo(recipe.seed)?,
+            None => (defaults::LAMBDA, format!("default of {}", recipe.estimator.name)),
+        };
+        self.notes.push(format!("lambda = {lambda:e} ({note})"));
+        Ok(lambda)
+    }
+
+    fn spec(&mut self, recipe: &Recipe, n: usize, lambda: f64) -> Result<EstimatorSpec> {
+        let (spec, warnings) = resolve::estimator_spec(recipe, n, lambda)?;
+        self.warnings.extend(warnings);
+        self.recipe.estimator = resolve::record(recipe.estimator.name, &spec);
+        Ok(spec)
+    }
+
+    fn finish(self, model: Model, standardizer: Option<Standardizer>, start: Instant) -> Fitted {
+        Fitted {
+            model,
+            recipe: self.recipe,
+            standardizer,
+            warnings: self.warnings,
+            notes: self.notes,
+            fit_seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// `gaussian, gamma = 0.0123` and the like.
+pub fn describe(k: &KernelSpec) -> String {
+    match k {
+        KernelSpec::Gaussian(g) => format!("gaussian, gamma = {:.6}", g.gamma()),
+        KernelSpec::WeightedSum(_) => k.to_string(),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,184 @@
+//! The recipe layer against oracles: IOKR from a recipe equals the closed
+//! form, a resolved recipe refits to the same model body, a precomputed Gram
+//! fits the same model as the features it was computed from (label sets and
+//! fingerprints, every estimator that takes a Gram), and the defaults are
+//! resolved as the table in `okr::defaults` says.
+
+use faer::Mat;
+use faer::linalg::solvers::Solve;
+use okr::estimators::SurrogateModel;
+use okr::estimators::persist::{Model, ModelInfo};
+use okr::kernels::{DenseRows, Features, Gaussian, GramRows, Kernel, KernelSpec, LabelSets, Rows};
+use okr::{Estimator, InputRecipe, KernelRecipe, OutputKind, OutputRecipe, Recipe, Standardize, TrainOutputs};
+
+fn data(n: usize, seed: usize) -> (Features, LabelSets) {
+    let x = Mat::from_fn(n, 4, |i, j| (((i + seed) * 7 + j * 13) % 11) as f64 / 5.0 - 1.0);
+    let y = LabelSets::new(5, (0..n).map(|i| vec![(i + seed) % 5, (i * 3 + 1) % 5]).map(dedup).collect()).unwrap();
+    (Features::from(DenseRows::new(x).unwrap()), y)
+}
+
+fn dedup(mut v: Vec<usize>) -> Vec<usize> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn features(gamma: f64) -> InputRecipe {
+    InputRecipe::Features {
+        kernel: KernelRecipe { gamma: Some(gamma), ..KernelRecipe::named("gaussian") },
+        standardize: Standardize::No,
+    }
+}
+
+fn max_rel(a: &Mat<f64>, b: &Mat<f64>) -> f64 {
+    let scale = 1.0 + b.norm_max();
+    (a - b).norm_max() / scale
+}
+
+/// IOKR from a recipe: the scores `<h(x), psi(y_j)>` on the training
+/// outputs are `K_test (K + n lambda I)^{-1} K_Y`, the closed form.
+#[test]
+fn iokr_from_a_recipe_equals_the_closed_form() {
+    let (x, y) = data(20, 0);
+    let (xt, _) = data(7, 3);
+    let recipe = Recipe::new(Estimator::Iokr).lambda(0.05).input(features(0.3));
+    let fitted = okr::fit(&recipe, &x, &TrainOutputs::Labels(&y)).unwrap();
+    let s = fitted.model.surrogate().unwrap();
+    let mut g = Mat::zeros(s.n_atoms(), y.n_rows());
+    s.atom_products_into(&y, g.as_mut(), faer::Par::Seq).unwrap();
+    let got = s.coefficients(&xt).unwrap() * &g;
+    let k = Gaussian::new(0.3).unwrap();
+    let mut a = k.gram(&x);
+    for i in 0..20 {
+        a[(i, i)] += 20.0 * 0.05;
+    }
+    let kt = k.gram_block(&xt, &x);
+    let w = a.llt(faer::Side::Lower).unwrap().solve(kt.transpose()).transpose().to_owned();
+    let gamma = fitted.recipe.output.kernel.as_ref().unwrap().gamma.unwrap();
+    let want = &w * Gaussian::new(gamma).unwrap().gram(&y);
+    assert!(max_rel(&got, &want) < 1e-10, "{}", max_rel(&got, &want));
+}
+
+/// Refitting the resolved recipe gives the same model body, for every
+/// kernel-output estimator and output kind on features.
+#[test]
+fn the_resolved_recipe_refits_to_the_same_model() {
+    let (x, y) = data(24, 1);
+    let mut recipes = Vec::new();
+    for e in Estimator::ALL.into_iter().filter(|e| e.family() == okr::Family::KernelOutput) {
+        let mut r = Recipe::new(e).seed(5);
+        if matches!(e, Estimator::Siokr | Estimator::Sisokr) {
+            r.estimator.input_sketch = Some("uniform:12".into());
+        }
+        if matches!(e, Estimator::Isokr | Estimator::Sisokr) {
+            r.estimator.output_sketch = Some("gaussian:6".into());
+        }
+        if matches!(e, Estimator::Nystroem | Estimator::NystroemReducedRank) {
+            r.estimator.anchors = Some(okr::AnchorsRecipe::Count(10));
+        }
+        recipes.push(r);
+    }
+    for recipe in recipes {
+        let first = okr::fit(&recipe, &x, &TrainOutputs::Labels(&y)).unwrap();
+        let again = okr::fit(&first.recipe, &x, &TrainOutputs::Labels(&y)).unwrap();
+        assert_eq!(first.recipe, again.recipe, "{}", recipe.estimator.name);
+        let body = |f: okr::Fitted| {
+            let mut s = f.into_saved(ModelInfo::new(4, 5)).unwrap();
+            s.info.fit_seconds = 0.0;
+            s.to_bytes().unwrap()
+        };
+        assert_eq!(body(first), body(again), "{}", recipe.estimator.name);
+    }
+}
+
+/// The defaults of the table: the ridge of IOKR by leave-one-out, the ranks,
+/// the polynomial kernel's parameters, the output width.
+#[test]
+fn defaults_are_resolved_as_documented() {
+    let (x, y) = data(30, 2);
+    let iokr = okr::fit(&Recipe::new(Estimator::Iokr), &x, &TrainOutputs::Labels(&y)).unwrap();
+    assert!(okr::defaults::LOO_LAMBDAS.contains(&iokr.recipe.estimator.lambda.unwrap()));
+    assert!(iokr.notes.iter().any(|n| n.contains("leave-one-out")), "{:?}", iokr.notes);
+    let rr = okr::fit(&Recipe::new(Estimator::ReducedRank), &x, &TrainOutputs::Labels(&y)).unwrap();
+    assert_eq!((rr.recipe.estimator.rank, rr.recipe.estimator.lambda), (Some(64), Some(1e-3)));
+    let tn = okr::fit(&Recipe::new(Estimator::TraceNorm), &x, &TrainOutputs::Labels(&y)).unwrap();
+    assert_eq!((tn.recipe.estimator.rank, tn.recipe.estimator.solver.as_deref()), (Some(10), Some("gd")));
+    let poly = Recipe::new(Estimator::Kde)
+        .input(InputRecipe::Features { kernel: KernelRecipe::named("poly"), standardize: Standardize::Auto });
+    let kde = okr::fit(&poly, &x, &TrainOutputs::Labels(&y)).unwrap();
+    let InputRecipe::Features { kernel, .. } = &kde.recipe.input else { panic!() };
+    assert_eq!((kernel.degree, kernel.gamma, kernel.coef0), (Some(3), Some(0.25), Some(1.0)));
+    let out = kde.recipe.output.kernel.unwrap();
+    let sigma2 = y.mean_cardinality();
+    assert!((out.gamma.unwrap() - 1.0 / (2.0 * sigma2)).abs() < 1e-15, "{out:?}");
+    // Sizes beyond n are capped with one warning each.
+    let mut ny = Recipe::new(Estimator::Nystroem);
+    ny.estimator.anchors = Some(okr::AnchorsRecipe::Count(500));
+    let f = okr::fit(&ny, &x, &TrainOutputs::Labels(&y)).unwrap();
+    assert_eq!(f.warnings, vec!["anchors asks for 500 of 30 training samples: capped at 30"]);
+}
+
+/// A precomputed Gram fits the model of the features it was computed from:
+/// every estimator that takes a Gram, label sets and fingerprints.
+#[test]
+fn gram_fits_equal_feature_fits_for_every_estimator_and_kind() {
+    let (x, y) = data(26, 4);
+    let (xt, _) = data(9, 7);
+    let kx = KernelSpec::from(Gaussian::new(0.4).unwrap());
+    let gram = GramRows::train(kx.gram(&x)).unwrap();
+    let test = GramRows::test(kx.gram_block(&xt, &x), None).unwrap();
+    for e in Estimator::ALL.into_iter().filter(|e| e.takes_gram()) {
+        for kind in [OutputKind::Labels, OutputKind::Fingerprint] {
+            let mut r = Recipe::new(e).lambda(1e-2).seed(2).input(features(0.4));
+            r.output = OutputRecipe {
+                kind,
+                kernel: Some(KernelRecipe::named(if kind == OutputKind::Labels { "gaussian" } else { "tanimoto" })),
+            };
+            if matches!(e, Estimator::Siokr | Estimator::Sisokr) {
+                r.estimator.input_sketch = Some("uniform:13".into());
+            }
+            if matches!(e, Estimator::Isokr | Estimator::Sisokr) {
+                r.estimator.output_sketch = Some("uniform:8".into());
+            }
+            if e == Estimator::Nystroem {
+                r.estimator.anchors = Some(okr::AnchorsRecipe::Count(11));
+            }
+            let yy = if kind == OutputKind::Labels { TrainOutputs::Labels(&y) } else { TrainOutputs::Fingerprints(&y) };
+            let on_features = okr::fit(&r, &x, &yy).unwrap();
+            let mut rg = r.clone();
+            rg.input = InputRecipe::Gram;
+            let on_gram = okr::fit_gram(&rg, &gram, &yy).unwrap();
+            let a = on_features.model.surrogate().unwrap().coefficients(&xt).unwrap();
+            let Model::Gram(g) = &on_gram.model else { panic!("{e}: not a Gram model") };
+            let b = g.surrogate().coefficients(&test).unwrap();
+            assert!(max_rel(&a, &b) < 1e-10, "{e} {kind:?}: {}", max_rel(&a, &b));
+            assert_eq!(on_features.recipe.estimator, on_gram.recipe.estimator, "{e}");
+        }
+    }
+}
+
+/// Combined kernels work with every output kind (vectors here), and the
+/// weights are recorded in the resolved recipe.
+#[test]
+fn combined_kernels_with_vector_outputs_record_their_weights() {
+    let (x, _) = data(22, 5);
+    let y = DenseRows::new(Mat::from_fn(22, 3, |i, j| ((i * 5 + j) % 7) as f64)).unwrap();
+    let r = Recipe::new(Estimator::Iokr).lambda(1e-2).input(InputRecipe::Combined {
+        kernels: vec![KernelRecipe::named("gaussian"), KernelRecipe::named("linear")],
+        mkl: okr::Mkl::Alignf,
+        weights: None,
+        standardize: Standardize::No,
+    });
+    let r = r.output(OutputRecipe { kind: OutputKind::Vector, kernel: None });
+    let f = okr::fit(&r, &x, &TrainOutputs::Vectors(&y)).unwrap();
+    let InputRecipe::Combined { weights: Some(w), kernels, .. } = &f.recipe.input else { panic!() };
+    assert_eq!(w.len(), 2);
+    assert!(kernels[0].gamma.is_some());
+    let again = okr::fit(&f.recipe, &x, &TrainOutputs::Vectors(&y)).unwrap();
+    assert_eq!(again.recipe, f.recipe);
+    assert!(matches!(f.model, Model::Vectors(_)));
+    // A recipe of another output kind than the data is refused with the reason.
+    let err = okr::fit(&Recipe::new(Estimator::Iokr), &x, &TrainOutputs::Vectors(&y)).unwrap_err();
+    assert!(err.to_string().contains("asks for labels outputs, the training outputs are vector"), "{err}");
+    assert_eq!(x.n_rows(), 22);
+}
