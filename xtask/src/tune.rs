@@ -25,11 +25,11 @@ use crate::common::report::write_outputs;
 pub const DATASETS: [&str; 4] = ["emotions", "scene", "yeast", "enron"];
 
 /// `okr fit`'s default ridge for the estimators other than IOKR.
-const DEFAULT_LAMBDA: f64 = 1e-3;
+const DEFAULT_LAMBDA: f64 = okr::defaults::LAMBDA;
 /// The median heuristic's width multiplier, `gamma = 1 / (2 median)`; the line search starts there.
 const DEFAULT_WIDTH: f64 = 0.5;
 /// `okr tune`'s default ridges.
-const LAMBDAS: [f64; 8] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1];
+const LAMBDAS: [f64; 8] = okr::defaults::LOO_LAMBDAS;
 /// Folds of the search (`okr tune`'s default).
 const FOLDS: usize = 3;
 
@@ -89,7 +89,7 @@ pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
         pb.set_message(format!("{name}: loading"));
         let data = load_mulan_or_standin(name, seed)?;
         let (x, x_test) = standardized_features(&data)?;
-        let ky = KernelSpec::from(Gaussian::from_sigma2(data.train.y.mean_cardinality().max(f64::MIN_POSITIVE))?);
+        let (ky, _, _) = okr::resolve::label_output_kernel(&okr::KernelRecipe::default(), &data.train.y)?;
         for (est, flags, spec) in &ests {
             pb.set_message(format!("{name}: {est}"));
             records.extend(compare(&data, &x, &x_test, &ky, est, flags, spec.as_ref(), seed)?);

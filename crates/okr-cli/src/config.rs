@@ -126,7 +126,7 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
             bail!("{flag} does not apply to --estimator {estimator} ({why})");
         }
     }
-    if crate::cmd::structured::is_structured_kernel(a.input_kernel) {
+    if a.input_kernel.is_structured() {
         let name = format!("{:?}", a.input_kernel).to_lowercase();
         bail!(
             "--input-kernel {name} is a graph or ranking kernel: okr's inputs are feature vectors (it is an output kernel)"
@@ -148,8 +148,7 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
         ("output", a.output_kernel, a.output_gamma.is_some(), a.output_sigma2.is_some()),
     ] {
         let kernel = format!("{kind:?}").to_lowercase();
-        let widthless = matches!(kind, KernelKind::Linear | KernelKind::Tanimoto)
-            || crate::cmd::structured::is_structured_kernel(kind);
+        let widthless = matches!(kind, KernelKind::Linear | KernelKind::Tanimoto) || kind.is_structured();
         if gamma && widthless {
             bail!("--{side}-gamma does not apply to --{side}-kernel {kernel} (it has no width)");
         }
@@ -166,6 +165,11 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
     }
     okr_eval::check_not_input(&a.model, &inputs)?;
     check_data_flags(&a.train, &a.data, None)
+}
+
+/// The data flags with `--label-count 0`: the input file holds features only.
+pub fn features_only(d: &DataArgs) -> DataArgs {
+    DataArgs { label_count: Some(0), ..d.clone() }
 }
 
 /// Reads a training file as `args` says.
@@ -224,7 +228,7 @@ pub fn build_kernel(
     default_gamma: impl FnOnce() -> f64,
     what: &str,
 ) -> Result<KernelSpec> {
-    if crate::cmd::structured::is_structured_kernel(kind) {
+    if kind.is_structured() {
         let name = format!("{kind:?}").to_lowercase();
         bail!("--{what}-kernel {name} is a graph or ranking kernel: {what} data here are feature vectors")
     }
@@ -261,7 +265,7 @@ mod tests {
     fn kernels_from_flags() {
         for &kind in KernelKind::value_variants() {
             let built = build_kernel(kind, OPTS, || 0.5, "input");
-            assert_eq!(built.is_ok(), !crate::cmd::structured::is_structured_kernel(kind), "{kind:?}");
+            assert_eq!(built.is_ok(), !kind.is_structured(), "{kind:?}");
         }
         let poly = build_kernel(KernelKind::Polynomial, OPTS, || 0.25, "input").unwrap();
         assert_eq!(poly, okr_kernels::Polynomial::new(2, 1.0, 1.0).unwrap().into());

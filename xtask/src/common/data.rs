@@ -97,10 +97,11 @@ impl SparseSplit {
         self.y.n_labels()
     }
 
-    /// The Gaussian output kernel of the experiments: `sigma^2` = the mean
-    /// training label-set size (at least the smallest positive float).
+    /// The Gaussian output kernel of the experiments: okr's default on label
+    /// sets (`sigma^2` = the mean training label-set size, at least 1; the
+    /// recipe layer's [`okr::resolve::label_output_kernel`]).
     pub fn output_kernel(&self) -> Result<Gaussian> {
-        Ok(Gaussian::from_sigma2(self.y.mean_cardinality().max(f64::MIN_POSITIVE))?)
+        Ok(Gaussian::new(okr_kernels::label_set_gamma(&self.y))?)
     }
 }
 
@@ -121,17 +122,13 @@ pub(crate) use dense_or_sparse;
 /// Training and test features as the estimators see them: dense non-binary
 /// ones standardized with training statistics, others as read.
 pub fn standardized_features(data: &LoadedData) -> Result<(Features, Features)> {
-    let (train, test) = (&data.train.x, &data.test.x);
-    if okr_eval::is_binary(train) {
-        return Ok((train.clone(), test.clone()));
-    }
-    let st = Standardizer::fit(train)?;
-    Ok(match (train, test) {
-        (Features::Dense(a), Features::Dense(b)) => {
-            (Features::Dense(st.transform(a)?), Features::Dense(st.transform(b)?))
-        }
-        _ => (train.clone(), test.clone()),
-    })
+    // okr's rule (`okr fit`'s default): the recipe layer decides.
+    let prepared = okr::resolve::prepare_inputs(okr::Standardize::Auto, true, &data.train.x)?;
+    let test = match (&prepared.standardizer, &data.test.x) {
+        (Some(st), Features::Dense(b)) => Features::Dense(st.transform(b)?),
+        _ => data.test.x.clone(),
+    };
+    Ok((prepared.rows, test))
 }
 
 #[cfg(test)]

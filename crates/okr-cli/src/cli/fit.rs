@@ -6,7 +6,8 @@ use clap::{Args, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
 use okr_kernels::KernelOptions;
 
-use super::{DataArgs, GRAM_FILES, OutputFileArgs, OutputKindFlag, StructuredArgs};
+use super::args::{DataArgs, GRAM_FILES};
+use super::outputs::{OutputFileArgs, OutputKindFlag, StructuredArgs};
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
 fn parse_sketch(text: &str) -> Result<SketchSpec, String> {
@@ -102,6 +103,13 @@ pub enum EstimatorKind {
     /// Nystroem reduced-rank IOKR: reduced rank --rank on --anchors, the projection computed
     /// on --subset training rows (--lambda1, --lambda2).
     NystroemReducedRank,
+}
+
+impl KernelKind {
+    /// Whether the kernel is a graph or ranking kernel (`wl`, `kendall`, `mallows`).
+    pub fn is_structured(self) -> bool {
+        matches!(self, KernelKind::Wl | KernelKind::Kendall | KernelKind::Mallows)
+    }
 }
 
 impl EstimatorKind {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{DataArgs, at_least_one};
+use super::args::{DataArgs, at_least_one};
 
 /// Arguments of `okr rank`.
 #[derive(Debug, Clone, Args)]

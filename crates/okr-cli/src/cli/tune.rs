@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::FitArgs;
+use super::fit::FitArgs;
 
 /// How `okr tune` scores a grid point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

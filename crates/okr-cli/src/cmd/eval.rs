@@ -7,8 +7,8 @@ use okr_eval::predictions::PredictionFormat;
 use okr_eval::report::{LabelSetPrediction, LabelSetReport};
 use okr_kernels::Rows;
 
+use super::decoding::{Extras, load_for_decoding, predict_dataset};
 use crate::cli::EvalArgs;
-use crate::cmd::{Extras, load_for_decoding, predict_dataset};
 use crate::config::check_data_flags;
 use crate::output::write_result;
 

@@ -13,7 +13,7 @@ use okr_eval::dataset::Names;
 use okr_eval::{Dataset, read_vectors};
 use okr_kernels::{DenseRows, Graphs, LabelSets, Rankings, Rows};
 
-use crate::cli::{DataArgs, EstimatorKind, FingerprintFormat, FitArgs, OutputFileArgs, OutputKindFlag};
+use crate::cli::{EstimatorKind, FingerprintFormat, FitArgs, OutputFileArgs, OutputKindFlag};
 use crate::config::read_data;
 
 /// Checks the output-kind flags of `okr fit` before any file is read.
@@ -89,11 +89,6 @@ pub(crate) fn check_rows(path: &Path, n_out: usize, input: &Path, n: usize) -> R
     Ok(())
 }
 
-/// The data flags with `--label-count 0`: the input file holds features only.
-pub(crate) fn features_only(d: &DataArgs) -> DataArgs {
-    DataArgs { label_count: Some(0), ..d.clone() }
-}
-
 /// Training outputs read beside the training file (label sets and
 /// fingerprints are the data set's label sets).
 pub(crate) enum Owned {
@@ -131,7 +126,7 @@ pub(crate) fn training_data(a: &FitArgs, kind: OutputKind) -> Result<(Dataset, O
 /// The features of `--train` and the output vectors of `--outputs`, a row each.
 pub(crate) fn vector_data(a: &FitArgs) -> Result<(Dataset, DenseRows)> {
     let Some(path) = a.output_file.outputs.as_deref() else { bail!("--outputs FILE is required") };
-    let data = read_data(&a.train, &features_only(&a.data), None)?;
+    let data = read_data(&a.train, &crate::config::features_only(&a.data), None)?;
     let y = read_vector_file(path, None)?;
     check_rows(path, y.n_rows(), &a.train, data.n_samples())?;
     if y.n_features() == 0 {
@@ -144,7 +139,7 @@ pub(crate) fn vector_data(a: &FitArgs) -> Result<(Dataset, DenseRows)> {
 /// label sets (labels named `bit_0`, `bit_1`, ...).
 pub(crate) fn fingerprint_data(a: &FitArgs) -> Result<Dataset> {
     let Some(path) = a.output_file.outputs.as_deref() else { bail!("--outputs FILE is required") };
-    let mut data = read_data(&a.train, &features_only(&a.data), None)?;
+    let mut data = read_data(&a.train, &crate::config::features_only(&a.data), None)?;
     let fp = read_fingerprints(path, &a.output_file, a.output_file.n_bits)?;
     check_rows(path, fp.n_rows(), &a.train, data.n_samples())?;
     data.label_names = Names::numbered("bit_", fp.n_labels());

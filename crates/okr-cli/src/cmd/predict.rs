@@ -5,8 +5,8 @@ use okr_estimators::persist::Model;
 
 use okr_eval::predictions::{Predicted, write_predictions};
 
+use super::decoding::{Extras, load_for_decoding, predict_dataset};
 use crate::cli::{OutputFormat, PredictArgs};
-use crate::cmd::{Extras, load_for_decoding, predict_dataset};
 use crate::config::check_data_flags;
 use crate::model::label_names;
 use crate::output::write_result;

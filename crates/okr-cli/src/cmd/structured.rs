@@ -35,17 +35,12 @@ pub fn check_fit(a: &FitArgs) -> Result<()> {
     Ok(())
 }
 
-/// Whether `--input-kernel` / `--output-kernel` names a graph or ranking kernel.
-pub fn is_structured_kernel(kind: KernelKind) -> bool {
-    matches!(kind, KernelKind::Wl | KernelKind::Kendall | KernelKind::Mallows)
-}
-
 /// The features of `--train` and the training graphs of `--outputs` (a TU data set).
 pub(crate) fn graph_data(a: &FitArgs) -> Result<(Dataset, Graphs)> {
     let Some(path) = a.output_file.outputs.as_deref() else {
         bail!("--output-kind graph needs --outputs DIR/NAME (a TU data set: the training graphs)")
     };
-    let data = read_data(&a.train, &super::outputs::features_only(&a.data), None)?;
+    let data = read_data(&a.train, &crate::config::features_only(&a.data), None)?;
     let y = okr_eval::read_tu_graphs(path)?;
     if y.n_rows() != data.n_samples() {
         bail!("{}: {} graphs for the {} rows of {}", path.display(), y.n_rows(), data.n_samples(), a.train.display());
