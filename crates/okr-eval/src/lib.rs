@@ -26,7 +26,9 @@
 //! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
 //! - [`catalog`]: the benchmark data sets by name, their files and SHA-256
 //!   checksums; with the `download` feature, their verified download.
-//! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes.
+//! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes;
+//!   [`spectra_standin`]: a seeded metabolite-identification stand-in (spectra,
+//!   fingerprints, formulas, candidate sets).
 //!
 //! # Example
 //! ```
@@ -59,6 +61,7 @@ pub mod readers;
 pub mod report;
 pub mod retrieval_metrics;
 pub mod score_metrics;
+pub mod spectra_standin;
 pub mod split;
 pub mod standin;
 
@@ -84,5 +87,6 @@ pub use readers::{
 };
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
+pub use spectra_standin::{SpectraStandin, SpectraStandinSpec};
 pub use split::{KFold, ShuffleSplit, train_test_split};
 pub use standin::{StandinPreset, StandinSpec};
