@@ -28,6 +28,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("label-ranking", label_ranking),
     ("tu", tu),
     ("usps", usps),
+    ("mgf", mgf),
+    ("msp", msp),
 ];
 
 /// The target called `name`.
@@ -148,6 +150,16 @@ fn split_parts(data: &[u8]) -> Vec<&[u8]> {
 /// USPS text digits.
 pub fn usps(data: &[u8]) {
     let _ = crate::read_usps(file("usps.txt", data));
+}
+
+/// MGF spectral library.
+pub fn mgf(data: &[u8]) {
+    let _ = crate::read_mgf(file("f.mgf", data));
+}
+
+/// MSP spectral library.
+pub fn msp(data: &[u8]) {
+    let _ = crate::read_msp(file("f.msp", data));
 }
 
 /// Joins TU files into one input of the [`tu`] target.

@@ -4,7 +4,8 @@
 //!   every reader returns one.
 //! - [`readers`]: Mulan ARFF ([`read_arff`]), svmlight / libsvm ([`read_svmlight`]),
 //!   Extreme Classification ([`read_xc`]) and CSV ([`read_csv`]) readers, with writers
-//!   that round-trip. Parse errors name the file, the line and what was expected.
+//!   that round-trip; MGF ([`read_mgf`]) and MSP ([`read_msp`]) spectral libraries
+//!   as [`SpectrumLibrary`]. Parse errors name the file, the line and what was expected.
 //! - [`predictions`]: prediction files of label sets (label indices, 0/1
 //!   indicator, CSV, JSON Lines), written and read back.
 //! - [`output_readers`]: binary fingerprints (dense 0/1 or the indices of set
@@ -25,7 +26,9 @@
 //! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
 //! - [`catalog`]: the benchmark data sets by name, their files and SHA-256
 //!   checksums; with the `download` feature, their verified download.
-//! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes.
+//! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes;
+//!   [`spectra_standin`]: a seeded metabolite-identification stand-in (spectra,
+//!   fingerprints, formulas, candidate sets).
 //!
 //! # Example
 //! ```
@@ -58,6 +61,7 @@ pub mod readers;
 pub mod report;
 pub mod retrieval_metrics;
 pub mod score_metrics;
+pub mod spectra_standin;
 pub mod split;
 pub mod standin;
 
@@ -75,12 +79,14 @@ pub use okr_kernels::{Standardizer, is_binary};
 pub use output::{MAX_INPUT_BYTES, check_not_input, remove_temporary_files, write_atomic};
 pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use readers::{
-    CsvHeader, DataFormat, LabelColumns, ModelInput, ModelShape, ReadOptions, SvmlightOptions, TuDataset, USPS_PIXELS,
-    UspsImages, find_usps_in, read_arff, read_arff_for_model, read_csv, read_csv_for_model, read_data_file,
-    read_data_file_for_model, read_indices, read_label_sets, read_svmlight, read_svmlight_for_model, read_thresholds,
-    read_tu, read_tu_graphs, read_usps, read_xc, read_xc_for_model, write_arff, write_csv, write_svmlight, write_xc,
+    CsvHeader, DataFormat, LabelColumns, ModelInput, ModelShape, ReadOptions, SpectrumLibrary, SpectrumMetadata,
+    SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_arff_for_model, read_csv,
+    read_csv_for_model, read_data_file, read_data_file_for_model, read_indices, read_label_sets, read_mgf, read_msp,
+    read_svmlight, read_svmlight_for_model, read_thresholds, read_tu, read_tu_graphs, read_usps, read_xc,
+    read_xc_for_model, write_arff, write_csv, write_svmlight, write_xc,
 };
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
+pub use spectra_standin::{SpectraStandin, SpectraStandinSpec};
 pub use split::{KFold, ShuffleSplit, train_test_split};
 pub use standin::{StandinPreset, StandinSpec};

@@ -98,6 +98,33 @@ pub enum Error {
         /// The tolerance it exceeds.
         tol: f64,
     },
+    /// A peak of a mass spectrum is invalid.
+    #[error("invalid peak {index} (m/z {mz}, intensity {intensity}): expected {expected}")]
+    InvalidPeak {
+        /// Index of the peak in the list given.
+        index: usize,
+        /// Its m/z.
+        mz: f64,
+        /// Its intensity.
+        intensity: f64,
+        /// What is expected.
+        expected: &'static str,
+    },
+    /// A mass spectrum has more peaks than
+    /// [`MAX_PEAKS`](crate::MAX_PEAKS).
+    #[error("a spectrum of {n_peaks} peaks: at most {max} are accepted")]
+    TooManyPeaks {
+        /// Peaks given.
+        n_peaks: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A precursor m/z that is not finite and positive.
+    #[error("invalid precursor m/z {mz}: expected a finite number > 0")]
+    InvalidPrecursor {
+        /// The value given.
+        mz: f64,
+    },
     /// Multiple kernel learning cannot weight these kernels.
     #[error("multiple kernel learning: {0}")]
     Mkl(String),

@@ -5,7 +5,9 @@
 //!   [`LabelSets`] (binary label sets, seen as 0/1 vectors over `n_labels`
 //!   labels), [`Graphs`] (labelled graphs, with the Weisfeiler-Lehman
 //!   subtree kernel [`WlSubtree`]) and [`Rankings`] (total orders of `k` items,
-//!   with the Kendall and Mallows kernels [`RankingKernel`]). Deserialized containers are checked like
+//!   with the Kendall and Mallows kernels [`RankingKernel`]) and [`Spectra`]
+//!   (MS/MS spectra, with the probability product kernel [`Ppk`] on their
+//!   fragment peaks). Deserialized containers are checked like
 //!   constructed ones. [`Standardizer`] standardizes features.
 //! - The [`Kernel`] trait: pointwise evaluation plus block methods that fill
 //!   a Gram block for two row sets ([`Kernel::gram_block_into`]) or the
@@ -71,6 +73,7 @@ pub mod mkl;
 mod precomputed;
 mod products;
 mod rankings;
+mod spectra;
 mod standardize;
 mod traits;
 
@@ -90,5 +93,6 @@ pub use precomputed::{
     GRAM_SYMMETRY_TOL, GramRows, Precomputed, read_gram, read_gram_npy, read_gram_text, read_test_gram, read_train_gram,
 };
 pub use rankings::{MAX_RANKING_ITEMS, RankingKernel, Rankings};
+pub use spectra::{CUTOFF_SIGMAS, IonMode, MAX_PEAKS, PeakWeights, Ppk, PpkParams, Spectra, Spectrum};
 pub use standardize::{Standardizer, is_binary};
 pub use traits::{Kernel, Rows};

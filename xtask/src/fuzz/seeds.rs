@@ -143,6 +143,27 @@ pub fn for_target(target: &str) -> Vec<Vec<u8>> {
             s.push(format!("{}\n", line.collect::<Vec<_>>().join(" ")).into_bytes());
             s
         }
+        "mgf" => {
+            let mut s = data_files(&data, ".mgf");
+            s.extend(hand(&[
+                "BEGIN IONS\nPEPMASS=183.057 1200\nCHARGE=1-\nIONMODE=negative\nNAME=Fuberidazole M-H\n\
+                 SMILES=C1=CC=C2C(=C1)NC(=N2)C3=CC=CO3\nINCHI=InChI=1S/C11H8N2O/c1-2-5-9-8(4-1)12-11(13-9)10-6-3-7-14-10\n\
+                 INCHIKEY=XXXXXXXXXXXXXX-UHFFFAOYSA-N\n70.786774\t213.612045\n94.917038\t10964.588867\nEND IONS\n\n\
+                 BEGIN IONS\nTITLE=t\nPEPMASS=0.0\nCHARGE=2+ and 3+\n1e2 5 1+\nEND IONS\n",
+                "# comment\r\nCOM=global\r\nBEGIN IONS\r\nEND IONS\r\n",
+            ]));
+            s
+        }
+        "msp" => {
+            let mut s = data_files(&data, ".msp");
+            s.extend(hand(&[
+                "Name: ADP\nInChIKey: XTWYTFMLZFPYCI-UHFFFAOYSA-N\nSMILES: C1=NC2=C(C(=N1)N)N=CN2\n\
+                 PrecursorMZ: 428.31\nIon_mode: POSITIVE\nCharge: 1+\nFormula: C10H15N5O10P2\nNum Peaks: 3\n\
+                 135.0 83; 136.0 999;\n210 5 \"y1\"\n\nName: empty\nNum Peaks: 0\n",
+                "Name: JWH 081\r\nNum peaks: 4\r\n  40  147;  41   57;\r\n  42   13;  43   52;\r\n",
+            ]));
+            s
+        }
         _ => Vec::new(),
     }
 }

@@ -1,4 +1,4 @@
-//! Readers and writers of multi-label data files.
+//! Readers and writers of multi-label data files and spectral libraries.
 //!
 //! | format | read | write | features |
 //! |---|---|---|---|
@@ -7,6 +7,8 @@
 //! | Extreme Classification repository | [`read_xc`] | [`write_xc`] | sparse |
 //! | CSV (features, then label columns) | [`read_csv`] | [`write_csv`] | dense |
 //! | USPS zipcode digits (`label v1 .. v256`) | [`read_usps`] | - | dense images |
+//! | MGF spectral library (GNPS, matchms) | [`read_mgf`] | - | MS/MS spectra ([`SpectrumLibrary`]) |
+//! | MSP spectral library (NIST, MoNA) | [`read_msp`] | - | MS/MS spectra ([`SpectrumLibrary`]) |
 //!
 //! [`DataFormat`] tells the first four apart by extension, and
 //! [`read_data_file`] / [`read_data_file_for_model`] read any of them.
@@ -28,8 +30,11 @@ pub mod arff;
 pub mod csv;
 pub mod format;
 pub mod lists;
+pub mod mgf;
 pub mod model_input;
+pub mod msp;
 pub mod ranking;
+pub mod spectra;
 pub mod svmlight;
 pub mod tu;
 pub mod usps;
@@ -39,10 +44,13 @@ pub use arff::{read_arff, write_arff};
 pub use csv::{CsvHeader, read_csv, write_csv};
 pub use format::{DataFormat, ReadOptions, read_data_file, read_data_file_for_model};
 pub use lists::{read_indices, read_label_sets, read_thresholds};
+pub use mgf::read_mgf;
 pub use model_input::{
     LabelColumns, ModelInput, ModelShape, read_arff_for_model, read_csv_for_model, read_svmlight_for_model,
     read_xc_for_model,
 };
+pub use msp::read_msp;
+pub use spectra::{SpectrumLibrary, SpectrumMetadata};
 pub use svmlight::{SvmlightOptions, read_svmlight, write_svmlight};
 pub use tu::{TuDataset, read_tu, read_tu_graphs};
 pub use usps::{USPS_PIXELS, UspsImages, find_usps_in, read_usps};
