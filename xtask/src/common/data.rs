@@ -1,7 +1,7 @@
 //! Loading the benchmark data, or a labelled stand-in when it is missing.
 
 use anyhow::Result;
-use okr_eval::{Dataset, Features, Standardizer, StandinPreset};
+use okr_eval::{Dataset, Features, StandinPreset};
 use okr_kernels::{CsrRows, Gaussian, LabelSets, Rows};
 
 /// A train/test pair and where it came from.
