@@ -58,7 +58,7 @@
 
 mod bits;
 mod block;
-pub mod bounded;
+pub use okr_io::bounded;
 pub mod combinators;
 mod containers;
 mod error;
@@ -87,7 +87,8 @@ pub use kernels::polynomial::Polynomial;
 pub use kernels::spec::KernelSpec;
 pub use kernels::tanimoto::{GaussianTanimoto, Tanimoto};
 pub use precomputed::{
-    GRAM_SYMMETRY_TOL, GramRows, Precomputed, read_gram, read_gram_npy, read_gram_text, read_test_gram, read_train_gram,
+    GRAM_SYMMETRY_TOL, GramRows, Precomputed, npy_shape, read_gram, read_gram_npy, read_gram_text, read_test_gram,
+    read_train_gram,
 };
 pub use rankings::{MAX_RANKING_ITEMS, RankingKernel, Rankings};
 pub use standardize::{Standardizer, is_binary};
