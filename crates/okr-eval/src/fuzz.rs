@@ -161,7 +161,7 @@ pub fn npy(data: &[u8]) {
 /// NumPy pads it, then `data`. Seeds for the [`npy`] target.
 pub fn npy_bytes(header: &str, data: &[u8]) -> Vec<u8> {
     let mut h = header.to_string();
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');

@@ -148,8 +148,8 @@ pub fn parse_bits(row: &str) -> Result<(Vec<usize>, usize), RowError> {
     let mut width = 0;
     for t in fields(row) {
         match t.parse::<f64>() {
-            Ok(v) if v == 1.0 => set.push(width),
-            Ok(v) if v == 0.0 => {}
+            Ok(1.0) => set.push(width),
+            Ok(0.0) => {}
             _ => return Err(token("0 or 1", t)),
         }
         width += 1;
@@ -267,8 +267,8 @@ mod tests {
         let mut s = 0x9E37_79B9_7F4A_7C15;
         for width in [1, 2, 7, 64, 1000] {
             for _ in 0..50 {
-                let mut set: Vec<usize> = (0..width).filter(|_| next(&mut s) % 3 == 0).collect();
-                if next(&mut s) % 4 == 0 {
+                let mut set: Vec<usize> = (0..width).filter(|_| next(&mut s).is_multiple_of(3)).collect();
+                if next(&mut s).is_multiple_of(4) {
                     set.clear();
                 }
                 let row = format_index_set(&set);
@@ -290,7 +290,7 @@ mod tests {
         let mut s = 12345;
         for len in [0, 1, 3, 17] {
             let v: Vec<f64> = (0..len)
-                .map(|_| f64::from_bits(next(&mut s) >> 2) * if next(&mut s) % 2 == 0 { 1.0 } else { -1.0 })
+                .map(|_| f64::from_bits(next(&mut s) >> 2) * if next(&mut s).is_multiple_of(2) { 1.0 } else { -1.0 })
                 .map(|x| if x.is_finite() { x } else { 0.5 })
                 .chain([0.1, -0.0, 1e-310, f64::MAX])
                 .collect();

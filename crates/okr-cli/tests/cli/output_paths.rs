@@ -252,7 +252,7 @@ fn s7_a_data_file_linked_to_dev_null_is_missing_for_fetch_and_list_alike() {
 /// A `.npy` file of `header` (padded as NumPy pads it) and `data`.
 fn npy(header: &str, data: &[u8]) -> Vec<u8> {
     let mut h = header.to_string();
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');
