@@ -380,7 +380,7 @@ fn pool_file_reader_reads_rows_and_names_bad_lines() {
     assert_eq!((y.n_rows(), y.set(0), y.set(1), y.set(2)), (3, &[0, 1][..], &[][..], &[2, 3][..]));
     std::fs::write(&path, "0 1\n7\n").unwrap();
     let err = okr_decode::per_query::read_candidate_pool::<okr_kernels::LabelSets>(&path, 4).unwrap_err();
-    assert!(err.to_string().ends_with(":2: bit index 7 out of range (width 4)"), "{err}");
+    assert!(err.to_string().ends_with(":2: index 7 out of range (width 4)"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

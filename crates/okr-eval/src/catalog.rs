@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 #[cfg(feature = "download")]
 mod fetch;
 #[cfg(feature = "download")]
-pub use fetch::{Outcome, fetch};
+pub use fetch::{MAX_TIMEOUT, Outcome, fetch};
 
 /// One file of a data set, at `path` under the data directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

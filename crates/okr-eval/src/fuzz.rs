@@ -30,6 +30,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("usps", usps),
     ("mgf", mgf),
     ("msp", msp),
+    ("npy", npy),
 ];
 
 /// The target called `name`.
@@ -162,6 +163,27 @@ pub fn msp(data: &[u8]) {
     let _ = crate::read_msp(file("f.msp", data));
 }
 
+/// A `.npy` Gram matrix (`--input-gram`): the header's shape is checked
+/// against the file's size before anything is allocated.
+pub fn npy(data: &[u8]) {
+    let _ = okr_kernels::read_gram_npy(file("g.npy", data));
+}
+
+/// The bytes of a `.npy` file: the magic, version 1.0, `header` padded as
+/// NumPy pads it, then `data`. Seeds for the [`npy`] target.
+pub fn npy_bytes(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = header.to_string();
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&u16::try_from(h.len()).unwrap_or(u16::MAX).to_le_bytes());
+    out.extend_from_slice(h.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
 /// Joins TU files into one input of the [`tu`] target.
 pub fn join_tu_parts(parts: &[&[u8]]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -191,5 +213,28 @@ mod tests {
         let tu_input = join_tu_parts(&[b"1, 2\n2, 1\n", b"1\n1\n", b"1\n"]);
         assert_eq!(split_parts(&tu_input).len(), 3);
         tu(&tu_input);
+    }
+
+    /// C4: headers whose shape product wraps, or exceeds the file, are
+    /// errors before any allocation; a valid file reads.
+    #[test]
+    fn c4_npy_shapes_that_wrap_or_exceed_the_file_are_errors() {
+        let f8 = |shape: &str| format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+        for shape in [
+            "(4294967296, 4294967296)",
+            "(9223372036854775808, 2)",
+            "(18446744073709551615, 18446744073709551615)",
+            "(3, 3)",
+            "(0, 5)",
+            "(99999999999999999999, 1)",
+        ] {
+            let bytes = npy_bytes(&f8(shape), &[0u8; 16]);
+            let e = okr_kernels::read_gram_npy(file("c4.npy", &bytes)).unwrap_err().to_string();
+            assert!(e.contains("shape"), "{shape}: {e}");
+        }
+        let ones: Vec<u8> = [1.0f64, 0.5, 0.5, 1.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let k = okr_kernels::read_gram_npy(file("ok.npy", &npy_bytes(&f8("(2, 2)"), &ones))).unwrap();
+        assert_eq!((k.nrows(), k.ncols(), k[(0, 1)]), (2, 2, 0.5));
+        npy(&npy_bytes(&f8("(4294967296, 4294967296)"), &[]));
     }
 }

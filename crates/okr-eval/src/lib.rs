@@ -52,6 +52,8 @@ pub mod fuzz;
 pub mod label_metrics;
 pub mod metrics;
 pub mod output;
+/// The row syntax of output files (label sets, fingerprints, vectors): [`okr_io::rows`].
+pub use okr_io::rows;
 pub mod output_metrics;
 pub mod output_readers;
 pub mod predictions;
@@ -76,7 +78,7 @@ pub use metrics::{
     output_kernel_losses, precision_at_k, rbf_loss, read_records, rkhs_squared_error, top_k_accuracy, write_records,
 };
 pub use okr_kernels::{Standardizer, is_binary};
-pub use output::{MAX_INPUT_BYTES, check_not_input, remove_temporary_files, write_atomic};
+pub use output::{MAX_INPUT_BYTES, check_distinct_outputs, check_not_input, remove_temporary_files, write_atomic};
 pub use output_readers::{read_fingerprints_dense, read_fingerprints_sparse, read_vectors};
 pub use readers::{
     CsvHeader, DataFormat, LabelColumns, ModelInput, ModelShape, ReadOptions, SpectrumLibrary, SpectrumMetadata,

@@ -1,41 +1,45 @@
 //! Safe file output and bounded file input shared by every okr writer and reader.
 //!
-//! - [`write_atomic`]: the workspace's atomic writer (implemented once, in
-//!   `okr_estimators::persist`, which saves model files with it). The body writes a
+//! - [`write_atomic`]: the workspace's atomic writer ([`okr_io::write_atomic`],
+//!   which saves model files too) with okr-eval's error type. The body writes a
 //!   temporary file created in the target directory with an unpredictable name
 //!   (`O_EXCL`, so an existing file or symlink of that name is never followed);
 //!   the file is synced and renamed over the target. An overwritten file keeps
 //!   its permission bits; a new file gets `0666` less the process umask. On any
-//!   error the temporary file is removed and the target is untouched.
+//!   error the temporary file is removed and the target is untouched. The
+//!   output-path rules (symlinks, devices, read-only files, hard links, stale
+//!   temporary files) are those of [`okr_io::atomic`].
 //! - [`remove_temporary_files`]: what a signal handler calls, so an interrupted
 //!   write leaves no temporary file behind either.
 //! - [`check_not_input`]: refuses an output path that is one of the command's
-//!   inputs (same device and inode, or the same canonical path).
+//!   inputs (same device and inode, or the same canonical path), also any
+//!   file of a TU data set named by its prefix; [`check_distinct_outputs`]
+//!   refuses two outputs of one command that are the same file.
 //! - [`MAX_INPUT_BYTES`]: the size bound of every text reader.
 
 use std::fs;
 use std::io::{self, BufWriter};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use okr_kernels::bounded::ReadError;
+use okr_io::bounded::ReadError;
 
 use crate::{Error, Result};
 
 /// The largest input file a text reader accepts (8 GiB; the bound of
-/// [`okr_kernels::bounded`], which every okr reader shares). Larger inputs,
+/// [`okr_io::bounded`], which every okr reader shares). Larger inputs,
 /// and endless ones such as `/dev/zero` or a pipe that never closes, are an
 /// [`Error::InputTooLarge`] rather than an out-of-memory abort. Memory for the
 /// file is also reserved fallibly, so a smaller file that does not fit is an
 /// [`Error::OutOfMemory`].
-pub use okr_kernels::bounded::MAX_INPUT_BYTES;
+pub use okr_io::bounded::MAX_INPUT_BYTES;
 
 /// Removes the temporary files of writes still in progress. Meant for a
 /// SIGINT / SIGTERM handler just before the process exits (destructors do not
 /// run then); a write in progress fails afterwards, it does not resurrect the file.
-/// The same registry as `okr_estimators::persist::remove_temporary_files`, so
-/// model files saved by the library are covered too.
+/// The same registry as [`okr_io::remove_temporary_files`], so model files
+/// saved by the library are covered too.
 pub fn remove_temporary_files() {
-    okr_estimators::persist::remove_temporary_files();
+    okr_io::remove_temporary_files();
 }
 
 /// Writes `path` atomically: `body` writes a temporary file in the same
@@ -45,10 +49,10 @@ pub fn remove_temporary_files() {
 /// through an existing file or symlink). The result keeps the permission bits
 /// of the file it replaces, or gets `0666` less the umask when new (so model
 /// files that hold training data follow the user's umask). On failure the
-/// temporary file is removed and `path` is untouched. A path that is a device
-/// or a pipe (`/dev/null`, `/dev/full`, a FIFO) is written in place, never
-/// replaced. The implementation is `okr_estimators::persist::write_atomic`,
-/// shared with model files.
+/// temporary file is removed and `path` is untouched. A symlink is followed
+/// and its target replaced; a device or a pipe (`/dev/null`, `/dev/stdout`,
+/// a FIFO) is written in place, never replaced; a directory or a read-only
+/// file is refused (all rules: [`okr_io::atomic`]).
 ///
 /// # Errors
 /// [`Error::Write`] naming `path` for any I/O error of the body, the sync or the rename.
@@ -64,14 +68,15 @@ pub fn remove_temporary_files() {
 /// # Ok::<(), okr_eval::Error>(())
 /// ```
 pub fn write_atomic(path: &Path, body: impl FnOnce(&mut BufWriter<fs::File>) -> io::Result<()>) -> Result<()> {
-    // One implementation for the workspace (model files use it too).
-    okr_estimators::persist::write_atomic(path, body)
-        .map_err(|source| Error::Write { path: path.to_path_buf(), source })
+    okr_io::write_atomic(path, body).map_err(|source| Error::Write { path: path.to_path_buf(), source })
 }
 
 /// Refuses to write `output` when it is one of `inputs`: the same file by
 /// device and inode (hard links, symlinks, `./a` vs `a`), or the same path
-/// once canonicalized. Inputs that do not exist are ignored.
+/// once canonicalized. An input that names a TU data set (its prefix
+/// `DIR/NAME` or one of its files) covers every file of the set
+/// ([`tu_files`](crate::readers::tu_files): `DIR/NAME_A.txt`, ...). Inputs
+/// that do not exist are ignored, and so is an output that is not a regular file.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming the output and the input it would overwrite.
@@ -84,30 +89,83 @@ pub fn write_atomic(path: &Path, body: impl FnOnce(&mut BufWriter<fs::File>) -> 
 /// let same = dir.path().join(".").join("data.arff");
 /// assert!(okr_eval::check_not_input(&same, &[("training file", &data)]).is_err());
 /// assert!(okr_eval::check_not_input(&dir.path().join("m.okr"), &[("training file", &data)]).is_ok());
+/// // A TU data set by its prefix: each of its files is an input.
+/// std::fs::write(dir.path().join("G_A.txt"), "1, 2").unwrap();
+/// let prefix = dir.path().join("G");
+/// assert!(okr_eval::check_not_input(&dir.path().join("G_A.txt"), &[("output file", &prefix)]).is_err());
 /// ```
 pub fn check_not_input(output: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
-    let Ok(out_meta) = fs::metadata(output) else { return Ok(()) };
+    // A device or a pipe (`/dev/stdout` and `/dev/stdin` on one terminal) is
+    // written through, never replaced: only files can be lost.
+    let Some(out_meta) = fs::metadata(output).ok().filter(fs::Metadata::is_file) else { return Ok(()) };
     for (what, input) in inputs {
-        let Ok(in_meta) = fs::metadata(input) else { continue };
-        #[cfg(unix)]
-        let same = {
-            use std::os::unix::fs::MetadataExt;
-            out_meta.dev() == in_meta.dev() && out_meta.ino() == in_meta.ino()
-        };
-        #[cfg(not(unix))]
-        let same = {
-            let _ = (&out_meta, &in_meta);
-            fs::canonicalize(output).ok() == fs::canonicalize(input).ok()
-        };
-        if same {
-            return Err(Error::InvalidArgument {
-                name: "output",
-                value: output.display().to_string(),
-                expected: format!("a file other than the {what} {} (it would be overwritten)", input.display()),
-            });
+        for file in std::iter::once(input.to_path_buf()).chain(crate::readers::tu_files(input)) {
+            let Ok(in_meta) = fs::metadata(&file) else { continue };
+            if same_file(output, &out_meta, &file, &in_meta) {
+                return Err(Error::InvalidArgument {
+                    name: "output",
+                    value: output.display().to_string(),
+                    expected: format!("a file other than the {what} {} (it would be overwritten)", file.display()),
+                });
+            }
         }
     }
     Ok(())
+}
+
+/// Refuses two outputs of one command that are the same file (the second
+/// write would replace the first): the same device and inode when both
+/// exist, else the same canonical folder and name.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming both.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let a = dir.path().join("s.json");
+/// let b = dir.path().join(".").join("s.json");
+/// assert!(okr_eval::output::check_distinct_outputs(&[("output", &a), ("summary", &b)]).is_err());
+/// assert!(okr_eval::output::check_distinct_outputs(&[("output", &a), ("summary", &dir.path().join("t"))]).is_ok());
+/// ```
+pub fn check_distinct_outputs(outputs: &[(&str, &Path)]) -> Result<()> {
+    for (i, (what_a, a)) in outputs.iter().enumerate() {
+        for (what_b, b) in &outputs[i + 1..] {
+            let same = match (fs::metadata(a), fs::metadata(b)) {
+                (Ok(ma), Ok(mb)) => same_file(a, &ma, b, &mb),
+                _ => normalized(a).is_some_and(|na| Some(na) == normalized(b)),
+            };
+            if same {
+                return Err(Error::InvalidArgument {
+                    name: "output",
+                    value: b.display().to_string(),
+                    expected: format!("a file other than the {what_a} {} (the {what_b} would replace it)", a.display()),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The canonical folder of `path` joined with its name (`None` when the
+/// folder does not exist).
+fn normalized(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
+fn same_file(a: &Path, a_meta: &fs::Metadata, b: &Path, b_meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = (a, b);
+        a_meta.dev() == b_meta.dev() && a_meta.ino() == b_meta.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a_meta, b_meta);
+        fs::canonicalize(a).ok() == fs::canonicalize(b).ok()
+    }
 }
 
 /// Reads a whole binary file (a model file) of at most `limit` bytes, with
@@ -137,7 +195,7 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
 }
 
 fn read_limited(path: &Path, limit: u64, text: bool) -> Result<Vec<u8>> {
-    okr_kernels::bounded::read_file(path, limit, text).map_err(|e| read_error(path, e))
+    okr_io::bounded::read_file(path, limit, text).map_err(|e| read_error(path, e))
 }
 
 /// okr-eval's error for a failed bounded read of `path`.

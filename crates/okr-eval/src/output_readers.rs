@@ -5,62 +5,24 @@
 //! | reader | one line per row | example line |
 //! |---|---|---|
 //! | [`read_fingerprints_dense`] | `n_bits` values 0 or 1, separated by commas or whitespace | `0,1,1,0` |
-//! | [`read_fingerprints_sparse`] | the 0-based indices of the set bits, `-` for none | `1 2` |
+//! | [`read_fingerprints_sparse`] | the 0-based indices of the set bits, separated by commas or whitespace, `-` for none | `1 2` |
 //! | [`read_vectors`] | the values, separated by commas or whitespace | `0.5, -1e-3, 2` |
 //!
 //! Lines starting with `#` and blank lines are skipped; every row of a file
-//! has the same width. Errors name the file and the 1-based line.
+//! has the same width. Errors name the file and the 1-based line. The row
+//! syntax is [`okr_io::rows`], shared with the candidate files of okr-decode
+//! and the prediction files.
 
 use std::path::Path;
 
 use faer::Mat;
+use okr_io::rows::{LineError, parse_bit_table, parse_index_set, parse_lines, parse_value_table};
 use okr_kernels::{DenseRows, LabelSets};
 
 use crate::{Error, Result};
 
-/// The data lines of a file with their 1-based line numbers.
-fn data_lines(path: &Path) -> Result<Vec<(usize, String)>> {
-    let text = crate::readers::read_text(path)?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim().to_string()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .collect())
-}
-
-fn fields(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty())
-}
-
-fn parse_error(path: &Path, line: usize, msg: String) -> Error {
-    Error::Parse { path: path.to_path_buf(), line, msg }
-}
-
-/// Reads rows of numbers of one width, checking each value with `check`.
-fn read_numeric_rows(path: &Path, check: impl Fn(f64) -> Option<&'static str>) -> Result<(Vec<Vec<f64>>, usize)> {
-    let mut rows = Vec::new();
-    let mut width = None;
-    for (line, text) in data_lines(path)? {
-        let mut row = Vec::new();
-        for tok in fields(&text) {
-            let v: f64 =
-                tok.parse().map_err(|_| parse_error(path, line, format!("expected a number, found {tok:?}")))?;
-            if let Some(expected) = check(v) {
-                return Err(parse_error(path, line, format!("expected {expected}, found {tok:?}")));
-            }
-            row.push(v);
-        }
-        match width {
-            None => width = Some(row.len()),
-            Some(w) if w != row.len() => {
-                return Err(parse_error(path, line, format!("expected {w} values, found {}", row.len())));
-            }
-            Some(_) => {}
-        }
-        rows.push(row);
-    }
-    Ok((rows, width.unwrap_or(0)))
+fn parse_error(path: &Path, e: LineError) -> Error {
+    Error::Parse { path: path.to_path_buf(), line: e.line, msg: e.error.to_string() }
 }
 
 /// Reads dense 0/1 fingerprints, one per line, as the sets of their set bits.
@@ -80,8 +42,8 @@ fn read_numeric_rows(path: &Path, check: impl Fn(f64) -> Option<&'static str>) -
 /// ```
 pub fn read_fingerprints_dense(path: impl AsRef<Path>) -> Result<LabelSets> {
     let path = path.as_ref();
-    let (rows, width) = read_numeric_rows(path, |v| (v != 0.0 && v != 1.0).then_some("0 or 1"))?;
-    let sets = rows.iter().map(|r| (0..width).filter(|&b| r[b] == 1.0).collect()).collect();
+    let text = crate::readers::read_text(path)?;
+    let (sets, width) = parse_bit_table(&text).map_err(|e| parse_error(path, e))?;
     Ok(LabelSets::new(width, sets)?)
 }
 
@@ -103,21 +65,8 @@ pub fn read_fingerprints_dense(path: impl AsRef<Path>) -> Result<LabelSets> {
 /// ```
 pub fn read_fingerprints_sparse(path: impl AsRef<Path>, n_bits: usize) -> Result<LabelSets> {
     let path = path.as_ref();
-    let mut sets = Vec::new();
-    for (line, text) in data_lines(path)? {
-        let mut set = Vec::new();
-        if text != "-" {
-            for tok in fields(&text) {
-                let b: usize =
-                    tok.parse().map_err(|_| parse_error(path, line, format!("expected a bit index, found {tok:?}")))?;
-                if b >= n_bits {
-                    return Err(parse_error(path, line, format!("bit index {b} out of range (n_bits = {n_bits})")));
-                }
-                set.push(b);
-            }
-        }
-        sets.push(set);
-    }
+    let text = crate::readers::read_text(path)?;
+    let sets = parse_lines(&text, |row| parse_index_set(row, n_bits)).map_err(|e| parse_error(path, e))?;
     Ok(LabelSets::new(n_bits, sets)?)
 }
 
@@ -138,7 +87,8 @@ pub fn read_fingerprints_sparse(path: impl AsRef<Path>, n_bits: usize) -> Result
 /// ```
 pub fn read_vectors(path: impl AsRef<Path>) -> Result<DenseRows> {
     let path = path.as_ref();
-    let (rows, width) = read_numeric_rows(path, |v| (!v.is_finite()).then_some("a finite number"))?;
+    let text = crate::readers::read_text(path)?;
+    let (rows, width) = parse_value_table(&text).map_err(|e| parse_error(path, e))?;
     Ok(DenseRows::new(Mat::from_fn(rows.len(), width, |i, j| rows[i][j]))?)
 }
 
@@ -173,9 +123,9 @@ mod tests {
         let (_d, p) = write("0 1\n1\n");
         assert!(err(read_fingerprints_dense(&p)).ends_with(":2: expected 2 values, found 1"));
         let (_d, p) = write("1\n# c\n9\n");
-        assert!(err(read_fingerprints_sparse(&p, 4)).ends_with(":3: bit index 9 out of range (n_bits = 4)"));
+        assert!(err(read_fingerprints_sparse(&p, 4)).ends_with(":3: index 9 out of range (width 4)"));
         let (_d, p) = write("x\n");
-        assert!(err(read_fingerprints_sparse(&p, 4)).ends_with(":1: expected a bit index, found \"x\""));
+        assert!(err(read_fingerprints_sparse(&p, 4)).ends_with(":1: expected an index, found \"x\""));
         let (_d, p) = write("1 2\n1 inf\n");
         assert!(read_vectors(&p).unwrap_err().to_string().ends_with(":2: expected a finite number, found \"inf\""));
         let (_d, p) = write("1 2\n3 4 5\n");

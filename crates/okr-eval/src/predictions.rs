@@ -4,7 +4,9 @@
 //! back (`okr eval --predictions`).
 //!
 //! - `labels`: one line per input, the predicted label set as comma-separated
-//!   0-based label indices; with several ranked sets, `;`-separated.
+//!   0-based label indices, `-` for the empty set (the row syntax of
+//!   [`okr_io::rows`]; a blank line, as okr wrote the empty set before, reads
+//!   as the empty set too); with several ranked sets, `;`-separated.
 //! - `indicator`: one line per input, a 0/1 value per label, comma-separated,
 //!   no header (`numpy.loadtxt(f, delimiter=",")`).
 //! - `csv`: the indicator with a header of label names; with label scores,
@@ -34,6 +36,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use faer::Mat;
+use okr_io::rows::RowError;
 use okr_kernels::LabelSets;
 use serde_json::{Value, json};
 
@@ -96,7 +99,7 @@ pub fn write_predictions(format: PredictionFormat, p: &Predicted, out: &mut dyn 
     match format {
         PredictionFormat::Labels => {
             for sets in &p.ranked {
-                let line: Vec<String> = sets.iter().map(|s| join(s.iter().map(usize::to_string), ",")).collect();
+                let line: Vec<String> = sets.iter().map(|s| okr_io::rows::format_index_set(s)).collect();
                 writeln!(out, "{}", line.join(";"))?;
             }
         }
@@ -199,7 +202,13 @@ pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String])
             for (i, line) in text.lines().enumerate() {
                 let set: Vec<usize> = if format == PredictionFormat::Labels {
                     let first = line.split(';').next().unwrap_or("");
-                    first.split(',').filter(|t| !t.trim().is_empty()).map(|t| label(t, i)).collect::<Result<_>>()?
+                    okr_io::rows::parse_index_set(first, l).map_err(|e| match e {
+                        RowError::OutOfRange { index, .. } => {
+                            parse(i, format!("label {index} is out of range (the model has {l} labels)"))
+                        }
+                        RowError::Token { found, .. } => parse(i, format!("{found:?} is not a label index")),
+                        other => parse(i, other.to_string()),
+                    })?
                 } else {
                     let cells: Vec<&str> = line.split(',').collect();
                     if cells.len() != l {
@@ -333,6 +342,26 @@ mod tests {
         assert_eq!(v["labels"], json!(["b,c"]));
         assert_eq!(v["top"][1]["label_ids"], json!([0, 1]));
         assert_eq!(v["top"][0]["score"], json!(-0.25));
+    }
+
+    /// One spelling when written (`-`), both when read (a blank line is
+    /// how okr wrote the empty set before).
+    #[test]
+    fn the_empty_set_is_written_as_a_dash_and_a_blank_line_still_reads() {
+        let p = Predicted {
+            names: names(3),
+            ranked: vec![vec![vec![], vec![1]], vec![vec![0, 2]]],
+            ranked_scores: None,
+            label_scores: None,
+        };
+        let mut text = Vec::new();
+        write_predictions(PredictionFormat::Labels, &p, &mut text).unwrap();
+        assert_eq!(String::from_utf8(text).unwrap(), "-;1\n0,2\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.txt");
+        std::fs::write(&path, "\n-\n0,2\n").unwrap();
+        let back = read_predictions(&path, PredictionFormat::Labels, &names(3)).unwrap();
+        assert_eq!((back.sets.set(0), back.sets.set(1), back.sets.set(2)), (&[][..], &[][..], &[0, 2][..]));
     }
 
     #[test]

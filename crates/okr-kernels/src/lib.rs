@@ -60,7 +60,7 @@
 
 mod bits;
 mod block;
-pub mod bounded;
+pub use okr_io::bounded;
 pub mod combinators;
 mod containers;
 mod error;
@@ -90,7 +90,8 @@ pub use kernels::polynomial::Polynomial;
 pub use kernels::spec::KernelSpec;
 pub use kernels::tanimoto::{GaussianTanimoto, Tanimoto};
 pub use precomputed::{
-    GRAM_SYMMETRY_TOL, GramRows, Precomputed, read_gram, read_gram_npy, read_gram_text, read_test_gram, read_train_gram,
+    GRAM_SYMMETRY_TOL, GramRows, Precomputed, npy_shape, read_gram, read_gram_npy, read_gram_text, read_test_gram,
+    read_train_gram,
 };
 pub use rankings::{MAX_RANKING_ITEMS, RankingKernel, Rankings};
 pub use spectra::{CUTOFF_SIGMAS, IonMode, MAX_PEAKS, PeakWeights, Ppk, PpkParams, Spectra, Spectrum};

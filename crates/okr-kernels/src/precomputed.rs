@@ -222,23 +222,131 @@ impl Kernel<GramRows> for Precomputed {
 ///
 /// faer 0.24's `npy` reader wraps the same `npyz` crate, but ignores the byte
 /// order and panics on a truncated file; this reader returns errors instead.
+/// The shape in the header is checked before anything is allocated
+/// ([`npy_shape`]): two dimensions, each at least 1, whose product times the
+/// item size fits in the bytes after the header, so that a 128-byte file
+/// cannot ask for more memory than its own size.
 ///
 /// # Errors
 /// [`Error::Io`], [`Error::Parse`] (line 0) for another dtype, a shape that
-/// is not two-dimensional or a truncated file, [`Error::NonFinite`].
+/// is not two-dimensional or larger than the file, or a truncated file,
+/// [`Error::NonFinite`].
 pub fn read_gram_npy(path: impl AsRef<Path>) -> Result<Mat<f64>> {
-    use npyz::{DType, NpyFile, Order, TypeChar};
     let path = path.as_ref();
     let name = path.display().to_string();
-    let parse = |msg: String| Error::Parse { path: name.clone(), line: 0, msg };
     let bytes = crate::bounded::read_file_starting_with(path, crate::bounded::MAX_INPUT_BYTES, false, b"\x93NUMPY")
         .map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?
-        .ok_or_else(|| parse("not a .npy file (it does not start with \\x93NUMPY)".into()))?;
-    let npy = NpyFile::new(&bytes[..]).map_err(|e| parse(e.to_string()))?;
-    let (nrows, ncols) = match *npy.shape() {
-        [r, c] => (r as usize, c as usize),
-        ref other => return Err(parse(format!("expected a 2-dimensional array, found shape {other:?}"))),
+        .ok_or_else(|| Error::Parse {
+            path: name.clone(),
+            line: 0,
+            msg: "not a .npy file (it does not start with \\x93NUMPY)".into(),
+        })?;
+    gram_from_npy_bytes(&bytes).map_err(|msg| match msg {
+        NpyError::Parse(msg) => Error::Parse { path: name, line: 0, msg },
+        NpyError::Other(e) => e,
+    })
+}
+
+/// Why `.npy` bytes are not a Gram matrix.
+enum NpyError {
+    Parse(String),
+    Other(Error),
+}
+
+/// The smallest item a Gram file holds (`float32`).
+const MIN_NPY_ITEM_BYTES: u64 = 4;
+
+/// The two dimensions declared by the header of `.npy` bytes (which must
+/// start with the magic), checked against the size of the data after the
+/// header: each dimension at least 1, and `nrows * ncols * 4` (`float32`, the
+/// smallest item) at most the data bytes, with checked arithmetic. The header
+/// is parsed here, before `npyz` sees it, so a shape whose product wraps
+/// (`(4294967296, 4294967296)`, `(2**63, 2)`) is an error, never an
+/// allocation.
+///
+/// # Errors
+/// The message of a header that is truncated, has no or several `shape`
+/// keys, a shape that is not two integers, an empty shape or one larger
+/// than the file.
+///
+/// # Example
+/// ```
+/// let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+/// let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+/// bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+/// bytes.extend_from_slice(header.as_bytes());
+/// bytes.extend_from_slice(&[0u8; 48]);
+/// assert_eq!(okr_kernels::npy_shape(&bytes), Ok((2, 3)));
+/// bytes.truncate(bytes.len() - 40);
+/// assert!(okr_kernels::npy_shape(&bytes).unwrap_err().contains("more values than"));
+/// ```
+pub fn npy_shape(bytes: &[u8]) -> std::result::Result<(usize, usize), String> {
+    let truncated = || "truncated .npy header".to_string();
+    let version = *bytes.get(6).ok_or_else(truncated)?;
+    let (len, start) = match version {
+        1 => (u64::from(u16::from_le_bytes(bytes.get(8..10).ok_or_else(truncated)?.try_into().expect("2 bytes"))), 10),
+        2 | 3 => {
+            (u64::from(u32::from_le_bytes(bytes.get(8..12).ok_or_else(truncated)?.try_into().expect("4 bytes"))), 12)
+        }
+        v => return Err(format!("unsupported .npy format version {v}")),
     };
+    let end = usize::try_from(len)
+        .ok()
+        .and_then(|l| l.checked_add(start))
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(truncated)?;
+    let header = String::from_utf8_lossy(&bytes[start..end]);
+    let data_bytes = (bytes.len() - end) as u64;
+    if header.matches("shape").count() != 1 {
+        return Err("expected one 'shape' key in the .npy header".into());
+    }
+    let after = &header[header.find("shape").expect("counted above") + "shape".len()..];
+    let tuple = after
+        .trim_start_matches(['\'', '"'])
+        .trim_start()
+        .strip_prefix(':')
+        .map(str::trim_start)
+        .and_then(|t| t.strip_prefix('('))
+        .and_then(|t| t.split_once(')'))
+        .map(|(inside, _)| inside)
+        .ok_or_else(|| "no shape tuple in the .npy header".to_string())?;
+    let dims = tuple
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.trim_end_matches('L')
+                .parse::<u64>()
+                .map_err(|_| format!("shape dimension {t:?} is not an integer below 2^64"))
+        })
+        .collect::<std::result::Result<Vec<u64>, String>>()?;
+    let [nrows, ncols] = dims[..] else {
+        return Err(format!("expected a 2-dimensional array, found shape {dims:?}"));
+    };
+    if nrows == 0 || ncols == 0 {
+        return Err(format!("empty array (shape ({nrows}, {ncols})): a Gram file holds at least one value"));
+    }
+    let fits =
+        nrows.checked_mul(ncols).and_then(|n| n.checked_mul(MIN_NPY_ITEM_BYTES)).is_some_and(|b| b <= data_bytes);
+    let too_large = || {
+        format!(
+            "the header declares shape ({nrows}, {ncols}), more values than the file's {data_bytes} data bytes hold"
+        )
+    };
+    if !fits {
+        return Err(too_large());
+    }
+    Ok((usize::try_from(nrows).map_err(|_| too_large())?, usize::try_from(ncols).map_err(|_| too_large())?))
+}
+
+fn gram_from_npy_bytes(bytes: &[u8]) -> std::result::Result<Mat<f64>, NpyError> {
+    use npyz::{DType, NpyFile, Order, TypeChar};
+    let (nrows, ncols) = npy_shape(bytes).map_err(NpyError::Parse)?;
+    let parse = |msg: String| NpyError::Parse(msg);
+    let npy = NpyFile::new(bytes).map_err(|e| parse(e.to_string()))?;
+    if npy.shape() != [nrows as u64, ncols as u64] {
+        return Err(parse(format!("ambiguous .npy header (shape {:?} and ({nrows}, {ncols}))", npy.shape())));
+    }
     let fortran = npy.order() == Order::Fortran;
     let values: Vec<f64> = match npy.dtype() {
         DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 8 => npy.into_vec::<f64>(),
@@ -256,7 +364,7 @@ pub fn read_gram_npy(path: impl AsRef<Path>) -> Result<Mat<f64>> {
     } else {
         Mat::from_fn(nrows, ncols, |i, j| values[i * ncols + j])
     };
-    check_finite(&k, "Gram file")?;
+    check_finite(&k, "Gram file").map_err(NpyError::Other)?;
     Ok(k)
 }
 
@@ -272,29 +380,12 @@ pub fn read_gram_text(path: impl AsRef<Path>) -> Result<Mat<f64>> {
     let name = path.display().to_string();
     let text = crate::bounded::read_text(path, crate::bounded::MAX_INPUT_BYTES)
         .map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
-    let mut rows: Vec<Vec<f64>> = Vec::new();
-    for (no, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        let parse = |msg: String| Error::Parse { path: name.clone(), line: no + 1, msg };
-        let row = t
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(|| parse(format!("expected a finite number, found {s:?}")))
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        if let Some(first) = rows.first().filter(|f| f.len() != row.len()) {
-            return Err(parse(format!("expected {} values, found {}", first.len(), row.len())));
-        }
-        rows.push(row);
-    }
-    let ncols = rows.first().map_or(0, Vec::len);
+    // The vector row syntax of okr's output files (okr_io::rows).
+    let (rows, ncols) = okr_io::rows::parse_value_table(&text).map_err(|e| Error::Parse {
+        path: name.clone(),
+        line: e.line,
+        msg: e.error.to_string(),
+    })?;
     Ok(Mat::from_fn(rows.len(), ncols, |i, j| rows[i][j]))
 }
 

@@ -164,6 +164,17 @@ pub fn for_target(target: &str) -> Vec<Vec<u8>> {
             ]));
             s
         }
+        "npy" => {
+            use okr_eval::fuzz::npy_bytes;
+            let f8: Vec<u8> = [1.0f64, 0.25, 0.25, 1.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+            let f4: Vec<u8> = [1.0f32, 0.5, 0.5, 1.0, 0.0, 2.0].iter().flat_map(|v| v.to_be_bytes()).collect();
+            vec![
+                npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", &f8),
+                npy_bytes("{'descr': '>f4', 'fortran_order': True, 'shape': (2, 3), }", &f4),
+                // C4: a shape whose product wraps.
+                npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", &f8),
+            ]
+        }
         _ => Vec::new(),
     }
 }

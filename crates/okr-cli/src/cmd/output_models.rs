@@ -33,7 +33,7 @@ trait Written: Rows {
 impl Written for DenseRows {
     fn values(&self, j: usize) -> Option<String> {
         let c = self.as_mat();
-        Some((0..c.ncols()).map(|f| format!("{:?}", c[(j, f)])).collect::<Vec<_>>().join(","))
+        Some(okr_eval::rows::format_values(&(0..c.ncols()).map(|f| c[(j, f)]).collect::<Vec<_>>()))
     }
     fn json(&self, j: usize) -> Value {
         let c = self.as_mat();

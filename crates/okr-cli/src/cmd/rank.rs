@@ -30,6 +30,9 @@ pub fn run(a: &RankArgs) -> Result<()> {
     for out in [&a.output, &a.summary].into_iter().flatten() {
         okr_eval::check_not_input(out, &files)?;
     }
+    if let (Some(output), Some(summary)) = (&a.output, &a.summary) {
+        okr_eval::check_distinct_outputs(&[("output file", output), ("summary", summary)])?;
+    }
     let mf = crate::model::load(&a.model)?;
     let width = mf.info.n_labels;
     super::gram::check_test_flags(&mf.model, &a.model, a.input_gram_test.as_deref(), a.input.as_deref())?;

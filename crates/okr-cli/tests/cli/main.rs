@@ -8,6 +8,7 @@ mod data;
 mod gram;
 mod memory;
 mod metrics;
+mod output_paths;
 mod outputs;
 mod rank;
 mod recipe;
@@ -114,7 +115,7 @@ fn predict_recovers_training_labels_and_reads_candidates() {
     let cands = dir.write("c.txt", "# only two candidates\n1\n\n");
     let out = okr(&["predict", "-m", p(&model), "--input", p(&train), "--candidates", p(&cands)]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8(out.stdout).unwrap().lines().all(|l| l == "1" || l.is_empty()));
+    assert!(String::from_utf8(out.stdout).unwrap().lines().all(|l| l == "1" || l == "-"));
 }
 
 #[test]

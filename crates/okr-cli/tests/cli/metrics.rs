@@ -42,7 +42,8 @@ fn arff_labels(text: &str, l: usize) -> Vec<Vec<bool>> {
 fn predicted(text: &str, l: usize) -> Vec<Vec<bool>> {
     text.lines()
         .map(|line| {
-            let set: Vec<usize> = line.split(',').filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+            let set: Vec<usize> =
+                line.split(",").filter(|s| !s.is_empty() && *s != "-").map(|s| s.parse().unwrap()).collect();
             (0..l).map(|j| set.contains(&j)).collect()
         })
         .collect()

@@ -24,49 +24,31 @@ pub trait TextRows: Rows {
 }
 
 fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty())
+    okr_io::rows::fields(text)
 }
 
 /// Label sets and binary fingerprints: the 0-based indices of the set bits
-/// (`-` for none), each `< width`.
+/// (`-` for none), each `< width` ([`okr_io::rows::parse_index_set`]).
 impl TextRows for LabelSets {
     fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
-        let mut sets = Vec::with_capacity(rows.len());
-        for (i, row) in rows.iter().enumerate() {
-            let mut set = Vec::new();
-            if row.trim() != "-" {
-                for tok in tokens(row) {
-                    let b: usize = tok.parse().map_err(|_| (i, format!("expected a bit index, found {tok:?}")))?;
-                    if b >= width {
-                        return Err((i, format!("bit index {b} out of range (width {width})")));
-                    }
-                    set.push(b);
-                }
-            }
-            sets.push(set);
-        }
+        let sets = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| okr_io::rows::parse_index_set(row, width).map_err(|e| (i, e.to_string())))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
         LabelSets::new(width, sets).map_err(|e| (0, e.to_string()))
     }
 }
 
-/// Dense vectors: `width` finite values.
+/// Dense vectors: `width` finite values ([`okr_io::rows::parse_values`]).
 impl TextRows for DenseRows {
     fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
         let mut data = Mat::zeros(rows.len(), width);
         for (i, row) in rows.iter().enumerate() {
-            let mut n = 0;
-            for tok in tokens(row) {
-                let v: f64 = tok.parse().map_err(|_| (i, format!("expected a number, found {tok:?}")))?;
-                if !v.is_finite() {
-                    return Err((i, format!("non-finite value {tok}")));
-                }
-                if n < width {
-                    data[(i, n)] = v;
-                }
-                n += 1;
-            }
-            if n != width {
-                return Err((i, format!("expected {width} values, found {n}")));
+            let values = okr_io::rows::parse_values(row).map_err(|e| (i, e.to_string()))?;
+            okr_io::rows::check_width(&mut Some(width), values.len()).map_err(|e| (i, e.to_string()))?;
+            for (j, v) in values.into_iter().enumerate() {
+                data[(i, j)] = v;
             }
         }
         DenseRows::new(data).map_err(|e| (0, e.to_string()))
@@ -112,7 +94,7 @@ impl TextRows for Graphs {
 pub fn read_candidate_pool<Y: TextRows>(path: impl AsRef<Path>, width: usize) -> Result<Y> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = okr_kernels::bounded::read_text(path, okr_kernels::bounded::MAX_INPUT_BYTES)
+    let text = okr_io::bounded::read_text(path, okr_io::bounded::MAX_INPUT_BYTES)
         .map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
     let (lines, rows): (Vec<usize>, Vec<&str>) = text
         .lines()
@@ -207,11 +189,9 @@ impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
             line.clear();
             // Bounded: a stream without newlines (a device, a binary file)
             // must not grow one line without limit.
-            let n = okr_kernels::bounded::read_line(&mut self.reader, &mut line, okr_kernels::bounded::MAX_INPUT_BYTES)
-                .map_err(|e| Error::Io {
-                    path: format!("{} line {}", self.path, self.line_no + 1),
-                    msg: e.to_string(),
-                })?;
+            let n = okr_io::bounded::read_line(&mut self.reader, &mut line, okr_io::bounded::MAX_INPUT_BYTES).map_err(
+                |e| Error::Io { path: format!("{} line {}", self.path, self.line_no + 1), msg: e.to_string() },
+            )?;
             if n == 0 {
                 return Ok(None);
             }

@@ -688,7 +688,7 @@ mod tests {
         };
         assert!(bad("okr-candidates 2 inline\n").starts_with("f.txt:1:"));
         assert!(bad("okr-candidates 1 inline\nquery a\n").starts_with("f.txt:2:"));
-        assert!(bad("okr-candidates 1 inline\nquery a 0\n1\n9\n").starts_with("f.txt:4: bit index 9"));
+        assert!(bad("okr-candidates 1 inline\nquery a 0\n1\n9\n").starts_with("f.txt:4: index 9"));
         assert!(bad("okr-candidates 1 inline\nquery a 0\n*1\n*2\n").contains("f.txt:4: query a: a second true"));
         assert!(bad("okr-candidates 1 pool\nquery a 0\n1 x\n").starts_with("f.txt:3:"));
         assert!(bad("okr-candidates 1 inline\n1 2\n").starts_with("f.txt:2: expected `query"));

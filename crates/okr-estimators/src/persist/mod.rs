@@ -54,7 +54,6 @@
 //! Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod atomic;
 mod check;
 mod describe;
 mod format;
@@ -69,7 +68,6 @@ use std::path::{Path, PathBuf};
 use okr_kernels::Standardizer;
 use serde::{Deserialize, Serialize};
 
-pub use atomic::{remove_temporary_files, write_atomic};
 pub(crate) use check::{
     Check, check_params, cholesky, ensure, finite, finite_slice, grouping, indices, kernel_fits, matrix, rows,
 };
@@ -77,6 +75,7 @@ pub use check::{MAX_WL_ITERATIONS, StoredKernel};
 pub use format::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
 pub use gram::{GramModel, SavedGramSurrogate};
 pub use model::{Model, OutputKind, SavedSurrogate};
+pub use okr_io::atomic::{remove_temporary_files, write_atomic};
 pub use outputs::{GraphModel, OutputModel, RankingModel, SavedOutputSurrogate, SavedVectorSurrogate, VectorModel};
 #[doc(hidden)]
 pub use probe::{fuzz_model_file, probe};

@@ -21,21 +21,39 @@ pub enum Outcome {
     Present,
 }
 
+/// The longest time allowed for one file (one week): a larger timeout
+/// would overflow the clock arithmetic of the HTTP client.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
+
 /// Downloads every file of `entry` from `base_url` (`<base_url>/<path>`)
 /// into `dir`, skipping files already present with the right checksum.
 ///
+/// A data file is a regular file (or a symlink to one): a path that is a
+/// FIFO, a device or a directory, or a symlink to one (`/dev/null`), is
+/// refused before it is opened, so it neither blocks (a FIFO) nor swallows
+/// the download (`/dev/null`); `okr data list` calls it missing too.
+///
 /// # Errors
+/// [`Error::InvalidArgument`] for a `timeout` above [`MAX_TIMEOUT`];
 /// [`Error::Download`] for an unreachable or failing server or a transfer
 /// cut short, [`Error::Refused`] for a file whose size or SHA-256 differs
 /// from the catalog's (the message names the expected and the received
 /// checksum); in both cases the file is not written. [`Error::Write`] when
-/// the file or its folder cannot be created.
+/// the file or its folder cannot be created, or the path is not a regular file.
 pub fn fetch(entry: &Entry, dir: &Path, base_url: &str, timeout: Duration) -> Result<Vec<(PathBuf, Outcome)>> {
+    if timeout > MAX_TIMEOUT {
+        return Err(Error::InvalidArgument {
+            name: "timeout",
+            value: format!("{} s", timeout.as_secs()),
+            expected: format!("at most {} seconds (one week)", MAX_TIMEOUT.as_secs()),
+        });
+    }
     let agent: ureq::Agent =
         ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(true).build().into();
     let mut done = Vec::new();
     for file in entry.files {
         let dest = dir.join(file.path);
+        check_regular(&dest)?;
         if file.is_verified_in(dir) {
             done.push((dest, Outcome::Present));
             continue;
@@ -48,6 +66,47 @@ pub fn fetch(entry: &Entry, dir: &Path, base_url: &str, timeout: Duration) -> Re
         done.push((dest, Outcome::Downloaded));
     }
     Ok(done)
+}
+
+/// Refuses a data file path that exists and is not a regular file (after
+/// symlinks): checked on the metadata, before any open, which would block
+/// on a FIFO.
+fn check_regular(path: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(path) else { return Ok(()) };
+    if meta.is_file() {
+        return Ok(());
+    }
+    let what = describe(&meta.file_type());
+    let link =
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) { "a symlink to " } else { "" };
+    Err(Error::Write {
+        path: path.to_path_buf(),
+        source: io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is {link}{what}, not a regular file; remove it to download the data file"),
+        ),
+    })
+}
+
+/// A file type in words (`a FIFO`, `a character device`, ...).
+fn describe(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() { "a directory" } else { "a special file" }
 }
 
 /// Why a download was refused, kept apart from I/O errors of the file.

@@ -3,14 +3,15 @@
 
 use std::path::Path;
 
+use okr_io::rows::RowError;
 use okr_kernels::LabelSets;
 
 use super::{excerpt, lines, read_text};
 use crate::{Error, Result};
 
-/// Reads candidate label sets: one set per line as comma-separated 0-based
-/// labels below `n_labels`; an empty line is the empty set; a line starting
-/// with `#` is a comment. Labels are sorted, and each may appear once a line.
+/// Reads candidate label sets: one set per line as 0-based labels below
+/// `n_labels`, separated by commas or whitespace ([`okr_io::rows`]); `-` or
+/// an empty line is the empty set; a line starting with `#` is a comment. Labels are sorted, and each may appear once a line.
 ///
 /// # Errors
 /// [`Error::Io`]; [`Error::Parse`] for a token that is not a label index, a
@@ -20,10 +21,11 @@ use crate::{Error, Result};
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("c.txt");
-/// std::fs::write(&path, "# candidates\n2,0\n\n1\n")?;
+/// std::fs::write(&path, "# candidates\n2,0\n\n1\n-\n")?;
 /// use okr_kernels::Rows;
 /// let sets = okr_eval::read_label_sets(&path, 3)?;
-/// assert_eq!(sets.n_rows(), 3);
+/// assert_eq!(sets.n_rows(), 4);
+/// assert!(sets.set(3).is_empty());
 /// assert_eq!(sets.set(0), &[0, 2]);
 /// assert!(sets.set(1).is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -41,20 +43,17 @@ pub fn read_label_sets(path: impl AsRef<Path>, n_labels: usize) -> Result<LabelS
         if line.starts_with('#') {
             continue;
         }
-        let mut set = Vec::new();
-        for tok in line.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let l: usize = tok.parse().map_err(|_| {
-                Error::parse(path, no, format!("expected a 0-based label index, got '{}'", excerpt(tok)))
-            })?;
-            if l >= n_labels {
-                return Err(Error::parse(
-                    path,
-                    no,
-                    format!("expected labels < {n_labels} (the model's label count), got {l}"),
-                ));
+        // The row syntax of every label-set file (okr_io::rows): `-` or a
+        // blank line is the empty set.
+        let mut set = okr_io::rows::parse_index_set(line, n_labels).map_err(|e| match e {
+            RowError::OutOfRange { index, .. } => {
+                Error::parse(path, no, format!("expected labels < {n_labels} (the model's label count), got {index}"))
             }
-            set.push(l);
-        }
+            RowError::Token { found, .. } => {
+                Error::parse(path, no, format!("expected a 0-based label index, got '{}'", excerpt(&found)))
+            }
+            other => Error::parse(path, no, other.to_string()),
+        })?;
         set.sort_unstable();
         if let Some(w) = set.windows(2).find(|w| w[0] == w[1]) {
             return Err(Error::parse(path, no, format!("expected each label at most once, got {} twice", w[0])));

@@ -52,7 +52,7 @@ pub use model_input::{
 pub use msp::read_msp;
 pub use spectra::{SpectrumLibrary, SpectrumMetadata};
 pub use svmlight::{SvmlightOptions, read_svmlight, write_svmlight};
-pub use tu::{TuDataset, read_tu, read_tu_graphs};
+pub use tu::{TuDataset, read_tu, read_tu_graphs, tu_files};
 pub use usps::{USPS_PIXELS, UspsImages, find_usps_in, read_usps};
 pub use xc::{read_xc, write_xc};
 

@@ -161,6 +161,29 @@ pub fn read_tu(dir: &Path, name: &str) -> Result<TuDataset> {
 const TU_SUFFIXES: [&str; 5] =
     ["_A.txt", "_graph_indicator.txt", "_graph_labels.txt", "_node_labels.txt", "_edge_labels.txt"];
 
+/// The prefix `DIR/NAME` of the TU data set named by `path` (the prefix
+/// itself or any one of its files).
+fn tu_prefix(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    TU_SUFFIXES.iter().find_map(|s| text.strip_suffix(s)).unwrap_or(&text).to_string()
+}
+
+/// Every file a TU data set named by `path` (its prefix `DIR/NAME`, or any
+/// one of its files) may have: `DIR/NAME_A.txt`, `DIR/NAME_graph_indicator.txt`,
+/// `DIR/NAME_graph_labels.txt`, `DIR/NAME_node_labels.txt`,
+/// `DIR/NAME_edge_labels.txt`, whether they exist or not.
+///
+/// # Example
+/// ```
+/// let files = okr_eval::readers::tu_files("g/G_A.txt".as_ref());
+/// assert_eq!(files[1], std::path::Path::new("g/G_graph_indicator.txt"));
+/// assert_eq!(files, okr_eval::readers::tu_files("g/G".as_ref()));
+/// ```
+pub fn tu_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let prefix = tu_prefix(path);
+    TU_SUFFIXES.iter().map(|s| std::path::PathBuf::from(format!("{prefix}{s}"))).collect()
+}
+
 /// Reads the graphs of the TU data set named by `path`: the prefix
 /// `DIR/NAME` of its files, or any one of them (`DIR/NAME_A.txt`, ...).
 /// This is how `okr` takes graph outputs and candidates.
@@ -168,9 +191,8 @@ const TU_SUFFIXES: [&str; 5] =
 /// # Errors
 /// As [`read_tu`].
 pub fn read_tu_graphs(path: &Path) -> Result<Graphs> {
-    let text = path.to_string_lossy();
-    let prefix = TU_SUFFIXES.iter().find_map(|s| text.strip_suffix(s)).unwrap_or(&text);
-    let prefix = Path::new(prefix);
+    let prefix = tu_prefix(path);
+    let prefix = Path::new(&prefix);
     let dir = prefix.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = prefix.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(read_tu(dir, &name)?.graphs)

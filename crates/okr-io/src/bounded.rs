@@ -1,5 +1,5 @@
-//! Bounded reads of user files, shared by the readers of okr-kernels,
-//! okr-decode and okr-eval.
+//! Bounded reads of user files, shared by every okr reader (okr-kernels,
+//! okr-decode, okr-eval).
 //!
 //! A path on the command line may name a device (`/dev/zero`), a pipe that
 //! never closes or a file larger than memory. Reading it whole, or one
@@ -52,7 +52,7 @@ pub enum ReadError {
 ///
 /// # Example
 /// ```
-/// use okr_kernels::bounded::{ReadError, read_file};
+/// use okr_io::bounded::{ReadError, read_file};
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("a.txt");
 /// std::fs::write(&path, "1 2\n")?;
@@ -78,8 +78,8 @@ pub fn read_file(path: &Path, limit: u64, text: bool) -> Result<Vec<u8>, ReadErr
 /// # Example
 /// ```
 /// # #[cfg(unix)]
-/// assert!(okr_kernels::bounded::read_file_starting_with("/dev/zero".as_ref(), 1 << 30, false, b"\x93NUMPY")?.is_none());
-/// # Ok::<(), okr_kernels::bounded::ReadError>(())
+/// assert!(okr_io::bounded::read_file_starting_with("/dev/zero".as_ref(), 1 << 30, false, b"\x93NUMPY")?.is_none());
+/// # Ok::<(), okr_io::bounded::ReadError>(())
 /// ```
 pub fn read_file_starting_with(
     path: &Path,
@@ -134,7 +134,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
 ///
 /// # Example
 /// ```
-/// use okr_kernels::bounded::{ReadError, read_line};
+/// use okr_io::bounded::{ReadError, read_line};
 /// let mut reader = std::io::Cursor::new("query a 0\n1 2\n");
 /// let mut line = String::new();
 /// assert_eq!(read_line(&mut reader, &mut line, 100)?, 10);
