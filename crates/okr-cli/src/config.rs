@@ -156,8 +156,17 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
             bail!("--{side}-sigma2 does not apply to --{side}-kernel {kernel} (only to kernels with a Gaussian width)");
         }
     }
+    check_fit_paths(a)
+}
+
+/// Checks `okr fit`'s files, also with `--recipe`: the model must not
+/// overwrite any file the fit reads, and the data flags must suit the
+/// training file's format.
+pub fn check_fit_paths(a: &FitArgs) -> Result<()> {
     let mut inputs: Vec<(&str, &Path)> = vec![("training file", a.train.as_path())];
     inputs.extend(a.input_gram.as_deref().map(|p| ("Gram file", p)));
+    inputs.extend(a.output_file.outputs.as_deref().map(|p| ("output file", p)));
+    inputs.extend(a.recipe.as_deref().map(|p| ("recipe file", p)));
     if let Some(anchors) = &a.anchors
         && anchors.parse::<usize>().is_err()
     {

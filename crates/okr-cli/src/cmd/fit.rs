@@ -22,6 +22,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let recipe = match &a.recipe {
         Some(path) => {
             crate::recipe::check_no_model_flags(a)?;
+            crate::config::check_fit_paths(a)?;
             let mut r = crate::recipe::read(path)?;
             if a.threads.is_some() {
                 r.runtime.threads = a.threads;

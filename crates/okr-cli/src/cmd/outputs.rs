@@ -32,7 +32,7 @@ pub fn check_fit(a: &FitArgs) -> Result<()> {
         if matches!(a.estimator, EstimatorKind::Leml | EstimatorKind::Kae | EstimatorKind::K2ae) {
             bail!("--output-kind {name} needs a kernel-output estimator, not --estimator {}", a.estimator.name());
         }
-        let Some(outputs) = &f.outputs else {
+        let Some(_) = &f.outputs else {
             if kind == OutputKindFlag::Ranking {
                 return Ok(()); // the label-ranking --train file holds the rankings
             }
@@ -41,7 +41,6 @@ pub fn check_fit(a: &FitArgs) -> Result<()> {
         if let Some(l) = a.data.label_count.filter(|&l| l > 0) {
             bail!("--output-kind {name} reads its outputs from --outputs: --train holds features only, not {l} labels");
         }
-        okr_eval::check_not_input(&a.model, &[("output file", outputs.as_path())])?;
     }
     let fingerprint_flags = f.fingerprint_format != FingerprintFormat::Dense || f.n_bits.is_some();
     if fingerprint_flags && kind != OutputKindFlag::Fingerprint {
