@@ -15,7 +15,8 @@ kernel, ``1 / n_features`` otherwise), ``degree`` and ``coef0``
 (polynomial), ``output_kernel`` and ``output_gamma`` (the output kernel;
 ``None``: ``sigma^2 =`` the mean number of labels per sample for label
 sets, the median heuristic for vectors), ``n_jobs`` (okr's threads:
-``None`` or ``-1`` every core, ``k`` exactly ``k``), ``precision``
+``None`` or ``-1`` every core, ``k`` exactly ``k`` up to the cores: more
+is capped at the cores with a ``UserWarning``), ``precision``
 (decoding arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
 precision, about twice as fast for large candidate sets, with each
 row's best candidates re-scored in double precision before the choice,
