@@ -251,11 +251,17 @@ pub fn build_kernel(
     })
 }
 
-/// Sets the global rayon pool size (faer uses it too).
+/// Sets the global rayon pool size (faer uses it too); a count above the
+/// cores is capped at the cores with a warning
+/// ([`okr_linalg::threads::effective_threads`]).
 pub fn set_threads(threads: Option<usize>) -> Result<()> {
     if let Some(t) = threads {
         if t == 0 {
             bail!("invalid --threads 0: expected at least 1");
+        }
+        let (t, capped) = okr_linalg::threads::effective_threads(t);
+        if let Some(cap) = capped {
+            eprintln!("okr: warning: --threads: {cap}");
         }
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().context("cannot configure the thread pool")?;
     }

@@ -368,7 +368,7 @@ struct SparseSplit {
     b_heavy_t: Mat<f64>,
     /// Light part of `a` per row tile, weights folded in.
     a_tiles: Vec<CscTile>,
-    /// Light part of `b`, CSR.
+    /// Light part of `b`, CSR over column ids (see [`SparseSplit::new`]).
     b_ptr: Vec<usize>,
     b_idx: Vec<usize>,
     b_val: Vec<f64>,
@@ -376,12 +376,24 @@ struct SparseSplit {
 
 impl SparseSplit {
     fn new(a: &CsrRows, b: &CsrRows, w: Option<&[f64]>, heavy_threshold: f64) -> Self {
-        let d = a.n_features();
+        // Per-column arrays are indexed by column id: the feature itself, or,
+        // when the declared width dwarfs the stored entries (a CSR matrix
+        // may declare 2^24 columns for 80 nonzeros), the feature's rank among
+        // the features either side stores, so that memory follows the
+        // entries and not the declared width. Weights stay by feature.
+        let used: Option<Vec<usize>> = (a.n_features() > 2 * (a.nnz() + b.nnz()) + 64).then(|| {
+            let mut u: Vec<usize> = a.indices().iter().chain(b.indices()).copied().collect();
+            u.sort_unstable();
+            u.dedup();
+            u
+        });
+        let id = |f: usize| used.as_ref().map_or(f, |u| u.binary_search(&f).expect("every stored feature is listed"));
+        let d = used.as_ref().map_or(a.n_features(), Vec::len);
         let (na, nb) = (a.n_rows(), b.n_rows());
         let mut ca = vec![0usize; d];
         let mut cb = vec![0usize; d];
-        a.indices().iter().for_each(|&f| ca[f] += 1);
-        b.indices().iter().for_each(|&f| cb[f] += 1);
+        a.indices().iter().for_each(|&f| ca[id(f)] += 1);
+        b.indices().iter().for_each(|&f| cb[id(f)] += 1);
         const LIGHT: usize = usize::MAX;
         let mut pos = vec![LIGHT; d];
         let mut h = 0;
@@ -399,16 +411,16 @@ impl SparseSplit {
             for i in 0..na {
                 let (idx, val) = a.row(i);
                 for (&f, &v) in idx.iter().zip(val) {
-                    if pos[f] != LIGHT {
-                        a_heavy[(i, pos[f])] = weight(w, f) * v;
+                    if pos[id(f)] != LIGHT {
+                        a_heavy[(i, pos[id(f)])] = weight(w, f) * v;
                     }
                 }
             }
             for j in 0..nb {
                 let (idx, val) = b.row(j);
                 for (&f, &v) in idx.iter().zip(val) {
-                    if pos[f] != LIGHT {
-                        b_heavy_t[(pos[f], j)] = v;
+                    if pos[id(f)] != LIGHT {
+                        b_heavy_t[(pos[id(f)], j)] = v;
                     }
                 }
             }
@@ -425,8 +437,8 @@ impl SparseSplit {
             let mut colptr = vec![0usize; d + 1];
             for i in r0..r1 {
                 for &f in a.row(i).0 {
-                    if pos[f] == LIGHT {
-                        colptr[f + 1] += 1;
+                    if pos[id(f)] == LIGHT {
+                        colptr[id(f) + 1] += 1;
                     }
                 }
             }
@@ -440,11 +452,12 @@ impl SparseSplit {
             for i in r0..r1 {
                 let (idx, val) = a.row(i);
                 for (&f, &v) in idx.iter().zip(val) {
-                    if pos[f] == LIGHT {
-                        let k = next[f];
+                    let c = id(f);
+                    if pos[c] == LIGHT {
+                        let k = next[c];
                         rows[k] = u32::try_from(i - r0).expect("row tile shorter than 2^32");
                         vals[k] = weight(w, f) * v;
-                        next[f] += 1;
+                        next[c] += 1;
                     }
                 }
             }
@@ -459,8 +472,8 @@ impl SparseSplit {
         for j in 0..nb {
             let (idx, val) = b.row(j);
             for (&f, &v) in idx.iter().zip(val) {
-                if pos[f] == LIGHT {
-                    b_idx.push(f);
+                if pos[id(f)] == LIGHT {
+                    b_idx.push(id(f));
                     b_val.push(v);
                 }
             }
@@ -718,6 +731,36 @@ mod tests {
         let a = random_csr(&mut rng, 50, 20, 0.01);
         let split = SparseSplit::new(&a, &a, None, PRODUCT_HEAVY);
         assert_eq!(split.a_heavy.ncols(), 0);
+    }
+
+    /// Rows spread over a declared width far beyond their entries (issue 35,
+    /// C2): per-column arrays follow the stored features, products and L1
+    /// distances stay exact (weights still by feature), heavy columns too.
+    #[test]
+    fn wide_declared_widths_use_column_ids() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let d = 1 << 24;
+        for &(na, nb, density) in &[(30, 20, 0.1), (60, 60, 0.9), (1, 0, 0.5)] {
+            let spread = |x: &CsrRows| {
+                let rows = (0..x.n_rows())
+                    .map(|i| {
+                        let (idx, val) = x.row(i);
+                        idx.iter().zip(val).map(|(&f, &v)| (f * 1_000_003 % d, v)).collect()
+                    })
+                    .collect();
+                CsrRows::from_rows(d, rows).unwrap()
+            };
+            let (a, b) =
+                (spread(&random_csr(&mut rng, na, 16, density)), spread(&random_csr(&mut rng, nb, 16, density)));
+            let split = SparseSplit::new(&a, &b, None, PRODUCT_HEAVY);
+            assert!(split.a_tiles.iter().all(|t| t.colptr.len() <= 33), "column ids, not features");
+            let mut w = vec![0.0; d];
+            for (f, x) in w.iter_mut().enumerate().filter(|(f, _)| f % 7 == 3) {
+                *x = 0.5 + (f % 5) as f64;
+            }
+            check_engine(&a, &b, None);
+            check_engine(&a, &b, Some(&w));
+        }
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //!   trust-region Newton ([`tron`]) for smooth convex objectives;
 //! - [`serde_mat`]: a serde representation of faer matrices (faer has none);
 //! - [`profile`]: wall / CPU seconds and flops per named phase of a long
-//!   computation, collected on request (`cargo xtask bench --scale`).
+//!   computation, collected on request (`cargo xtask bench --scale`);
+//! - [`threads`]: the thread count okr starts for a request (capped at the
+//!   cores), shared by the CLI and the Python package.
 //!
 //! Shapes are checked with `#[track_caller]` assertions (programmer contracts);
 //! numerical failures are returned as [`Error`]. The decompositions run with
@@ -33,6 +35,7 @@ pub mod products;
 pub mod profile;
 pub mod serde_mat;
 pub mod svd;
+pub mod threads;
 
 pub use chol::{Cholesky, JitterPolicy, SolveInfo};
 pub use eigh::{SelfAdjointEigen, eigh};

@@ -18,9 +18,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::convert;
-use crate::errors::to_py;
-use crate::params::{KernelChoice, Params};
-use crate::threads;
+use crate::errors::{guard, to_py};
+use crate::params::{KernelChoice, Params, count, degree_error, usize_list};
+use crate::threads::{self, NJobs};
 
 /// What a code model needs to encode new rows.
 enum Encoder {
@@ -56,8 +56,8 @@ fn kae_first_kernel(p: &Params<'_, '_>) -> PyResult<LayerKernel> {
     // Only the polynomial kernel reads (and so checks) degree and coef0.
     let (degree, coef0) = match name.as_str() {
         "polynomial" | "poly" => {
-            let degree = u32::try_from(p.usize_or("degree", 3)?)
-                .map_err(|_| PyValueError::new_err("invalid parameter degree: too large"))?;
+            let degree = p.usize_or("degree", 3)?;
+            let degree = u32::try_from(degree).map_err(|_| to_py(degree_error(degree)))?;
             (degree, p.f64_or("coef0", 1.0)?)
         }
         _ => (3, 1.0),
@@ -77,48 +77,51 @@ pub fn fit_autoencoder(
     py: Python<'_>,
     kind: &str,
     params: &Bound<'_, PyDict>,
-    hidden_dims: Vec<usize>,
+    hidden_dims: &Bound<'_, PyAny>,
     x: &Bound<'_, PyAny>,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<CodeModel> {
-    let p = Params(params);
-    if hidden_dims.is_empty() {
-        return Err(PyValueError::new_err("invalid parameter hidden_dims = []: expected at least one inner layer"));
-    }
-    let x = convert::inputs(x)?;
-    let mut info = ModelInfo::new(x.n_features(), 0);
-    info.seed = p.seed()?;
-    let start = std::time::Instant::now();
-    let model = match kind {
-        "kae" => {
-            let params = autoencoder_params(&p, hidden_dims, kae_first_kernel(&p)?)?;
-            // The finite KAE works on dense rows (one copy of sparse input).
-            let fitted = py.detach(|| {
-                threads::run(n_jobs, || -> PyResult<_> {
+    guard(|| {
+        let p = Params(params);
+        // okr caps each width at max(n_samples, n_features) before allocating.
+        let hidden_dims = usize_list("hidden_dims", hidden_dims)?;
+        if hidden_dims.is_empty() {
+            return Err(PyValueError::new_err("invalid parameter hidden_dims = []: expected at least one inner layer"));
+        }
+        let x = convert::inputs(x)?;
+        let mut info = ModelInfo::new(x.n_features(), 0);
+        info.seed = p.seed()?;
+        let start = std::time::Instant::now();
+        let model = match kind {
+            "kae" => {
+                let params = autoencoder_params(&p, hidden_dims, kae_first_kernel(&p)?)?;
+                // The finite KAE works on dense rows (one copy of sparse input),
+                // and its last layer reconstructs them: refuse a width the
+                // machine cannot hold densely before allocating it.
+                convert::check_dense("KAE's dense copy of X", x.n_rows(), x.n_features())?;
+                let fitted = threads::run(py, n_jobs, || -> PyResult<_> {
                     let dense = match &x {
                         Features::Dense(d) => d.as_mat().to_owned(),
                         Features::Sparse(_) => x.to_dense(),
                     };
                     params.check_ref().map_err(to_py)?.fit(dense.as_ref()).map_err(to_py)
-                })
-            })??;
-            Model::Kae(fitted)
-        }
-        "k2ae" => {
-            let kx = KernelChoice::input(&p)?.build_input(&x)?;
-            let params = autoencoder_params(&p, hidden_dims, LayerKernel::Linear)?;
-            let fitted = py.detach(|| {
-                threads::run(n_jobs, || -> PyResult<_> {
+                })??;
+                Model::Kae(fitted)
+            }
+            "k2ae" => {
+                let kx = KernelChoice::input(&p)?.build_input(&x)?;
+                let params = autoencoder_params(&p, hidden_dims, LayerKernel::Linear)?;
+                let fitted = threads::run(py, n_jobs, || -> PyResult<_> {
                     params.check_ref().map_err(to_py)?.fit_k2ae_rows(kx, &x).map_err(to_py)
-                })
-            })??;
-            Model::K2ae(fitted)
-        }
-        other => return Err(PyValueError::new_err(format!("unknown autoencoder {other:?}"))),
-    };
-    info.fit_seconds = start.elapsed().as_secs_f64();
-    let saved = SavedModel::new(model, info).map_err(to_py)?;
-    Ok(CodeModel { saved, encoder: Encoder::Autoencoder })
+                })??;
+                Model::K2ae(fitted)
+            }
+            other => return Err(PyValueError::new_err(format!("unknown autoencoder {other:?}"))),
+        };
+        info.fit_seconds = start.elapsed().as_secs_f64();
+        let saved = SavedModel::new(model, info).map_err(to_py)?;
+        Ok(CodeModel { saved, encoder: Encoder::Autoencoder })
+    })
 }
 
 /// Kernel PCA with `n_components` on `x` (`kernel`, `gamma`, `degree`,
@@ -129,24 +132,25 @@ pub fn fit_autoencoder(
 pub fn fit_kpca(
     py: Python<'_>,
     params: &Bound<'_, PyDict>,
-    n_components: usize,
+    n_components: &Bound<'_, PyAny>,
     x: &Bound<'_, PyAny>,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<CodeModel> {
-    let p = Params(params);
-    let x = convert::inputs(x)?;
-    let kernel = KernelChoice::input(&p)?.build_input(&x)?;
-    let start = std::time::Instant::now();
-    let kpca = py.detach(|| {
-        threads::run(n_jobs, || -> PyResult<Kpca> {
+    guard(|| {
+        let p = Params(params);
+        let n_components = count("n_components", n_components, 1)?;
+        let x = convert::inputs(x)?;
+        let kernel = KernelChoice::input(&p)?.build_input(&x)?;
+        let start = std::time::Instant::now();
+        let kpca = threads::run(py, n_jobs, || -> PyResult<Kpca> {
             let gram = Kernel::<Features>::gram(&kernel, &x);
             Kpca::fit(gram.as_ref(), n_components).map_err(to_py)
-        })
-    })??;
-    let mut info = ModelInfo::new(x.n_features(), 0);
-    info.fit_seconds = start.elapsed().as_secs_f64();
-    let saved = SavedModel::new(Model::Kpca(kpca), info).map_err(to_py)?;
-    Ok(CodeModel { saved, encoder: Encoder::Kpca { x_train: x, kernel } })
+        })??;
+        let mut info = ModelInfo::new(x.n_features(), 0);
+        info.fit_seconds = start.elapsed().as_secs_f64();
+        let saved = SavedModel::new(Model::Kpca(kpca), info).map_err(to_py)?;
+        Ok(CodeModel { saved, encoder: Encoder::Kpca { x_train: x, kernel } })
+    })
 }
 
 impl CodeModel {
@@ -159,7 +163,10 @@ impl CodeModel {
             )));
         }
         match (&self.saved.model, &self.encoder) {
-            (Model::Kae(m), _) => m.encode(x.to_dense().as_ref()).map_err(to_py),
+            (Model::Kae(m), _) => {
+                convert::check_dense("KAE's dense copy of X", x.n_rows(), x.n_features())?;
+                m.encode(x.to_dense().as_ref()).map_err(to_py)
+            }
             (Model::K2ae(m), _) => m.encode(x).map_err(to_py),
             (Model::Kpca(m), Encoder::Kpca { x_train, kernel }) => {
                 let cross = Kernel::<Features>::gram_block(kernel, x, x_train);
@@ -178,87 +185,102 @@ impl CodeModel {
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
-        n_jobs: Option<i64>,
+        n_jobs: Option<NJobs>,
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-        let x = convert::inputs(x)?;
-        let codes = py.detach(|| threads::run(n_jobs, || self.codes(&x)))??;
-        Ok(convert::to_numpy(py, codes.as_ref()))
+        guard(|| {
+            let x = convert::inputs(x)?;
+            let codes = threads::run(py, n_jobs, || self.codes(&x))??;
+            Ok(convert::to_numpy(py, codes.as_ref()))
+        })
     }
 
     /// The codes of the training rows.
     fn train_codes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-        let codes = match &self.saved.model {
-            Model::Kae(m) => m.train_codes()[m.code_layer() - 1].clone(),
-            Model::K2ae(m) => m.model().train_code().to_owned(),
-            Model::Kpca(m) => m.train_codes(),
-            other => return Err(PyValueError::new_err(format!("a {} model gives no codes", other.name()))),
-        };
-        Ok(convert::to_numpy(py, codes.as_ref()))
+        guard(|| {
+            let codes = match &self.saved.model {
+                Model::Kae(m) => m.train_codes()[m.code_layer() - 1].clone(),
+                Model::K2ae(m) => m.model().train_code().to_owned(),
+                Model::Kpca(m) => m.train_codes(),
+                other => return Err(PyValueError::new_err(format!("a {} model gives no codes", other.name()))),
+            };
+            Ok(convert::to_numpy(py, codes.as_ref()))
+        })
     }
 
     /// Mean squared reconstruction error of `x` (KAE: in input space;
     /// K2AE: the test distortion in the input RKHS).
     #[pyo3(signature = (x, n_jobs=None))]
-    fn reconstruction_error(&self, py: Python<'_>, x: &Bound<'_, PyAny>, n_jobs: Option<i64>) -> PyResult<f64> {
-        let x = convert::inputs(x)?;
-        py.detach(|| {
-            threads::run(n_jobs, || -> PyResult<f64> {
+    fn reconstruction_error(&self, py: Python<'_>, x: &Bound<'_, PyAny>, n_jobs: Option<NJobs>) -> PyResult<f64> {
+        guard(|| {
+            let x = convert::inputs(x)?;
+            threads::run(py, n_jobs, || -> PyResult<f64> {
                 match &self.saved.model {
-                    Model::Kae(m) => m.reconstruction_error(x.to_dense().as_ref()).map_err(to_py),
+                    Model::Kae(m) => {
+                        convert::check_dense("KAE's dense copy of X", x.n_rows(), x.n_features())?;
+                        m.reconstruction_error(x.to_dense().as_ref()).map_err(to_py)
+                    }
                     Model::K2ae(m) => {
                         let d = m.test_distortion(&x).map_err(to_py)?;
                         Ok(d.iter().sum::<f64>() / d.len().max(1) as f64)
                     }
                     other => Err(PyValueError::new_err(format!("a {} model reconstructs nothing", other.name()))),
                 }
-            })
-        })?
+            })?
+        })
     }
 
     /// Gradient steps run (autoencoders), 0 for kernel PCA.
     #[getter]
-    fn n_iter(&self) -> usize {
-        match &self.saved.model {
-            Model::Kae(m) => m.train_info().n_iter,
-            Model::K2ae(m) => m.model().train_info().n_iter,
-            _ => 0,
-        }
+    fn n_iter(&self) -> PyResult<usize> {
+        guard(|| {
+            Ok(match &self.saved.model {
+                Model::Kae(m) => m.train_info().n_iter,
+                Model::K2ae(m) => m.model().train_info().n_iter,
+                _ => 0,
+            })
+        })
     }
 
     /// Final training objective (autoencoders), `None` for kernel PCA.
     #[getter]
-    fn objective(&self) -> Option<f64> {
-        match &self.saved.model {
-            Model::Kae(m) => Some(m.train_info().final_objective),
-            Model::K2ae(m) => Some(m.model().train_info().final_objective),
-            _ => None,
-        }
+    fn objective(&self) -> PyResult<Option<f64>> {
+        guard(|| {
+            Ok(match &self.saved.model {
+                Model::Kae(m) => Some(m.train_info().final_objective),
+                Model::K2ae(m) => Some(m.model().train_info().final_objective),
+                _ => None,
+            })
+        })
     }
 
     /// Number of input features.
     #[getter]
-    fn n_features(&self) -> usize {
-        self.saved.info.n_features
+    fn n_features(&self) -> PyResult<usize> {
+        guard(|| Ok(self.saved.info.n_features))
     }
 
     /// okr's model bytes (versioned, checksummed); what pickling stores.
     /// For kernel PCA the training rows travel beside them.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
-        Ok(PyBytes::new(py, &bytes))
+        guard(|| {
+            let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
+            Ok(PyBytes::new(py, &bytes))
+        })
     }
 
     /// An autoencoder from okr's model bytes.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
-        match &saved.model {
-            Model::Kae(_) | Model::K2ae(_) => Ok(Self { saved, encoder: Encoder::Autoencoder }),
-            Model::Kpca(_) => {
-                Err(PyValueError::new_err("a kernel PCA model needs its training rows: use from_kpca_bytes"))
+        guard(|| {
+            let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
+            match &saved.model {
+                Model::Kae(_) | Model::K2ae(_) => Ok(Self { saved, encoder: Encoder::Autoencoder }),
+                Model::Kpca(_) => {
+                    Err(PyValueError::new_err("a kernel PCA model needs its training rows: use from_kpca_bytes"))
+                }
+                other => Err(PyValueError::new_err(format!("expected an autoencoder, got a {} model", other.name()))),
             }
-            other => Err(PyValueError::new_err(format!("expected an autoencoder, got a {} model", other.name()))),
-        }
+        })
     }
 
     /// A kernel PCA model from okr's model bytes, its training rows `x` and
@@ -270,24 +292,26 @@ impl CodeModel {
         params: &Bound<'_, PyDict>,
         x: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
-        let Model::Kpca(kpca) = &saved.model else {
-            return Err(PyValueError::new_err(format!(
-                "expected a kernel PCA model, got a {} model",
-                saved.model.name()
-            )));
-        };
-        let x_train = convert::inputs(x)?;
-        if x_train.n_rows() != kpca.vectors().nrows() || x_train.n_features() != saved.info.n_features {
-            return Err(PyValueError::new_err(format!(
-                "the training rows ({} x {}) do not match the kernel PCA model ({} x {})",
-                x_train.n_rows(),
-                x_train.n_features(),
-                kpca.vectors().nrows(),
-                saved.info.n_features
-            )));
-        }
-        let kernel = KernelChoice::input(&Params(params))?.build_input(&x_train)?;
-        Ok(Self { saved, encoder: Encoder::Kpca { x_train, kernel } })
+        guard(|| {
+            let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
+            let Model::Kpca(kpca) = &saved.model else {
+                return Err(PyValueError::new_err(format!(
+                    "expected a kernel PCA model, got a {} model",
+                    saved.model.name()
+                )));
+            };
+            let x_train = convert::inputs(x)?;
+            if x_train.n_rows() != kpca.vectors().nrows() || x_train.n_features() != saved.info.n_features {
+                return Err(PyValueError::new_err(format!(
+                    "the training rows ({} x {}) do not match the kernel PCA model ({} x {})",
+                    x_train.n_rows(),
+                    x_train.n_features(),
+                    kpca.vectors().nrows(),
+                    saved.info.n_features
+                )));
+            }
+            let kernel = KernelChoice::input(&Params(params))?.build_input(&x_train)?;
+            Ok(Self { saved, encoder: Encoder::Kpca { x_train, kernel } })
+        })
     }
 }

@@ -11,11 +11,18 @@
 //! - scipy.sparse CSR matrices are copied once into [`CsrRows`]: okr's CSR
 //!   indices are `usize`, scipy's `int32` or `int64`.
 //! - label indicator matrices become [`LabelSets`] (lists of label indices).
+//!
+//! Every width an input declares (a CSR matrix's `shape[1]`, a label
+//! count, a dense array's columns) is checked against okr's one width limit,
+//! [`MAX_WIDTH`] (the bound of model files and of okr-eval's readers), before
+//! anything is allocated for it: a 1 KB CSR matrix may declare 2^31 columns,
+//! and per-feature work arrays would then take gigabytes.
 
 use std::sync::Arc;
 
 use faer::MatRef;
 use numpy::PyReadonlyArray1;
+use okr_estimators::persist::MAX_WIDTH;
 use okr_kernels::{CsrRows, DenseRows, DenseSource, Features, LabelSets};
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
@@ -106,7 +113,87 @@ impl DenseSource for NumpySource {
 
 /// A dense 2-D float64 array, read in place.
 pub fn dense_rows(obj: &Bound<'_, PyAny>) -> PyResult<DenseRows> {
-    DenseRows::from_shared(Arc::new(NumpySource::new(obj)?)).map_err(to_py)
+    let source = NumpySource::new(obj)?;
+    check_width("columns", source.ncols)?;
+    DenseRows::from_shared(Arc::new(source)).map_err(to_py)
+}
+
+/// A width declared by an input (`what`: columns, labels), refused above
+/// [`MAX_WIDTH`] with a `ValueError` naming it.
+pub fn check_width(what: &str, width: usize) -> PyResult<()> {
+    if width > MAX_WIDTH {
+        return Err(PyValueError::new_err(format!(
+            "the input declares {width} {what}: okr takes at most {MAX_WIDTH} (2^24, MAX_WIDTH)"
+        )));
+    }
+    Ok(())
+}
+
+/// Bytes this process may still allocate, where the system tells: the
+/// smaller of the memory it reports available (`MemAvailable` in
+/// /proc/meminfo) and the room left under the address-space limit
+/// (`ulimit -v`: /proc/self/limits minus `VmSize` in /proc/self/status).
+/// `None` elsewhere (then only overflow is refused).
+fn memory_room() -> Option<u64> {
+    fn field(path: &str, name: &str, column: usize) -> Option<u64> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        line[name.len()..].split_whitespace().nth(column)?.parse().ok()
+    }
+    let available = field("/proc/meminfo", "MemAvailable:", 0).map(|kb| kb.saturating_mul(1024));
+    // "Max address space   <soft> <hard> bytes"; "unlimited" does not parse.
+    let as_room = field("/proc/self/limits", "Max address space", 0)
+        .map(|limit| limit.saturating_sub(field("/proc/self/status", "VmSize:", 0).unwrap_or(0).saturating_mul(1024)));
+    match (available, as_room) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A dense `(rows, cols)` float64 matrix (`what`) okr is about to allocate
+/// for an input whose size does not bound it (a sparse matrix densified):
+/// refused with a `ValueError` naming its size when it cannot be held.
+pub fn check_dense(what: &str, rows: usize, cols: usize) -> PyResult<()> {
+    let bytes = rows.checked_mul(cols).and_then(|n| n.checked_mul(8)).map(|b| b as u64);
+    let room = memory_room();
+    match (bytes, room) {
+        (Some(b), Some(r)) if b <= r => Ok(()),
+        (Some(_), None) => Ok(()),
+        _ => Err(PyValueError::new_err(format!(
+            "{what} would be {rows} x {cols} float64 ({:.3} GB), more than the {} this process can allocate",
+            rows as f64 * cols as f64 * 8e-9,
+            room.map_or("memory".to_string(), |r| format!("{:.3} GB", r as f64 * 1e-9)),
+        ))),
+    }
+}
+
+/// The `(n_rows, n_cols)` of a sparse matrix's `shape`.
+fn shape(obj: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    obj.getattr("shape")?
+        .extract()
+        .map_err(|_| PyValueError::new_err("a sparse matrix's shape must be two integers >= 0"))
+}
+
+/// A CSR row structure: `indptr` of `n_rows + 1` offsets from 0,
+/// non-decreasing, ending at `nnz`; the message names the first violation.
+fn check_indptr(indptr: &[usize], n_rows: usize, nnz: usize, what: &str) -> PyResult<()> {
+    if n_rows.checked_add(1) != Some(indptr.len()) {
+        return Err(PyValueError::new_err(format!(
+            "{what}: indptr has {} entries for {n_rows} rows (expected one more)",
+            indptr.len()
+        )));
+    }
+    if indptr.first() != Some(&0) || indptr.last() != Some(&nnz) {
+        return Err(PyValueError::new_err(format!(
+            "{what}: indptr must run from 0 to the {nnz} stored entries, got {:?} to {:?}",
+            indptr.first(),
+            indptr.last()
+        )));
+    }
+    if let Some(row) = indptr.windows(2).position(|w| w[0] > w[1]) {
+        return Err(PyValueError::new_err(format!("{what}: indptr decreases at row {row}")));
+    }
+    Ok(())
 }
 
 /// Reads an index array of any integer dtype as `usize` (one copy).
@@ -124,18 +211,19 @@ fn indices(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
 /// The three arrays of a scipy.sparse CSR matrix (sorted indices, no
 /// duplicates) and its width, copied once into [`CsrRows`].
 pub fn csr_rows(obj: &Bound<'_, PyAny>) -> PyResult<CsrRows> {
-    let (n_rows, n_cols): (usize, usize) = obj.getattr("shape")?.extract()?;
+    let (n_rows, n_cols) = shape(obj)?;
+    check_width("columns", n_cols)?;
     let indptr = indices(&obj.getattr("indptr")?, "indptr")?;
     let idx = indices(&obj.getattr("indices")?, "indices")?;
     let data = obj.getattr("data")?;
-    let values: Vec<f64> = data.extract::<PyReadonlyArray1<'_, f64>>()?.as_array().iter().copied().collect();
-    if indptr.len() != n_rows + 1 {
-        return Err(PyValueError::new_err(format!(
-            "indptr has {} entries for {n_rows} rows (expected {})",
-            indptr.len(),
-            n_rows + 1
-        )));
-    }
+    let values: Vec<f64> = data
+        .extract::<PyReadonlyArray1<'_, f64>>()
+        .map_err(|_| PyValueError::new_err("a CSR matrix's data must be a 1-D float64 array"))?
+        .as_array()
+        .iter()
+        .copied()
+        .collect();
+    check_indptr(&indptr, n_rows, idx.len(), "sparse features")?;
     CsrRows::new(n_cols, indptr, idx, values).map_err(to_py)
 }
 
@@ -146,14 +234,14 @@ pub fn inputs(obj: &Bound<'_, PyAny>) -> PyResult<Inputs> {
 }
 
 /// Label sets from the CSR arrays of a 0/1 indicator matrix (the Python
-/// layer checked the values and sorted the indices).
+/// layer checked the values and sorted the indices; the structure is
+/// checked here again, as the module is callable directly).
 pub fn label_sets(obj: &Bound<'_, PyAny>) -> PyResult<LabelSets> {
-    let (n_rows, n_labels): (usize, usize) = obj.getattr("shape")?.extract()?;
+    let (n_rows, n_labels) = shape(obj)?;
+    check_width("labels", n_labels)?;
     let indptr = indices(&obj.getattr("indptr")?, "indptr")?;
     let idx = indices(&obj.getattr("indices")?, "indices")?;
-    if indptr.len() != n_rows + 1 || indptr.last() != Some(&idx.len()) {
-        return Err(PyValueError::new_err("inconsistent CSR label indicator"));
-    }
+    check_indptr(&indptr, n_rows, idx.len(), "label indicator")?;
     let sets = indptr.windows(2).map(|w| idx[w[0]..w[1]].to_vec()).collect();
     LabelSets::new(n_labels, sets).map_err(to_py)
 }

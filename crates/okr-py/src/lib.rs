@@ -19,6 +19,7 @@ mod stream;
 mod surrogate;
 mod threads;
 
+use errors::guard;
 use pyo3::prelude::*;
 
 /// Reads a Mulan ARFF file whose last `n_labels` attributes are the labels:
@@ -27,42 +28,44 @@ use pyo3::prelude::*;
 /// the tuple `(indices, indptr, shape)` of the CSR label indicator.
 #[pyfunction]
 fn read_arff<'py>(py: Python<'py>, path: std::path::PathBuf, n_labels: usize) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
-    use numpy::{IntoPyArray, ndarray::Array2};
-    use okr_eval::Features;
-    use okr_kernels::Rows;
-    let data = py.detach(|| okr_eval::read_arff(&path, n_labels)).map_err(errors::to_py)?;
-    let x: Py<PyAny> = match &data.x {
-        Features::Dense(d) => {
-            let m = d.as_mat();
-            Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)]).into_pyarray(py).into_any().unbind()
+    guard(|| {
+        use numpy::{IntoPyArray, ndarray::Array2};
+        use okr_eval::Features;
+        use okr_kernels::Rows;
+        let data = py.detach(|| okr_eval::read_arff(&path, n_labels)).map_err(errors::to_py)?;
+        let x: Py<PyAny> = match &data.x {
+            Features::Dense(d) => {
+                let m = d.as_mat();
+                Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)]).into_pyarray(py).into_any().unbind()
+            }
+            Features::Sparse(s) => {
+                let idx: Vec<i64> = s.indices().iter().map(|&i| i as i64).collect();
+                let ptr: Vec<i64> = s.indptr().iter().map(|&i| i as i64).collect();
+                let parts = (
+                    s.values().to_vec().into_pyarray(py),
+                    idx.into_pyarray(py),
+                    ptr.into_pyarray(py),
+                    (s.n_rows(), s.n_features()),
+                );
+                parts.into_pyobject(py)?.into_any().unbind()
+            }
+        };
+        let mut idx = Vec::new();
+        let mut ptr = vec![0i64];
+        for set in data.y.iter() {
+            idx.extend(set.iter().map(|&l| l as i64));
+            ptr.push(idx.len() as i64);
         }
-        Features::Sparse(s) => {
-            let idx: Vec<i64> = s.indices().iter().map(|&i| i as i64).collect();
-            let ptr: Vec<i64> = s.indptr().iter().map(|&i| i as i64).collect();
-            let parts = (
-                s.values().to_vec().into_pyarray(py),
-                idx.into_pyarray(py),
-                ptr.into_pyarray(py),
-                (s.n_rows(), s.n_features()),
-            );
-            parts.into_pyobject(py)?.into_any().unbind()
-        }
-    };
-    let mut idx = Vec::new();
-    let mut ptr = vec![0i64];
-    for set in data.y.iter() {
-        idx.extend(set.iter().map(|&l| l as i64));
-        ptr.push(idx.len() as i64);
-    }
-    let y = (idx.into_pyarray(py), ptr.into_pyarray(py), (data.y.n_rows(), data.y.n_labels()));
-    Ok((x, y.into_pyobject(py)?.into_any().unbind()))
+        let y = (idx.into_pyarray(py), ptr.into_pyarray(py), (data.y.n_rows(), data.y.n_labels()));
+        Ok((x, y.into_pyobject(py)?.into_any().unbind()))
+    })
 }
 
 /// okr's data directory: `OKR_DATA_DIR`, else `../shared/data` next to the
 /// working directory's repository.
 #[pyfunction]
-fn data_dir() -> std::path::PathBuf {
-    okr_eval::data_dir()
+fn data_dir() -> PyResult<std::path::PathBuf> {
+    guard(|| Ok(okr_eval::data_dir()))
 }
 
 #[pymodule]

@@ -1,16 +1,19 @@
 //! `okr._okr.fit` and the fitted `Model`: the GIL is released around every
 //! computation (`Python::detach`), which runs on `n_jobs` threads.
 
-use numpy::{PyArray2, ndarray::Array2};
+use numpy::{PyArray1, PyArray2, ndarray::Array2};
 use okr::TrainOutputs;
 use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::convert::{self, Inputs, Outputs};
-use crate::errors::to_py;
+use crate::errors::{guard, to_py};
 use crate::surrogate::Expansion;
-use crate::threads;
+use crate::threads::{self, NJobs};
+
+/// Label-set candidates as CSR arrays: `(indices, indptr, shape)`.
+type CandidateSets<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, (usize, usize));
 
 /// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
 type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
@@ -57,26 +60,25 @@ pub fn fit_recipe(
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     y_kind: &str,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<(Model, Vec<String>)> {
-    let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
-    let x = convert::inputs(x)?;
-    let y = convert::outputs(y, y_kind)?;
-    let fitted = py
-        .detach(|| {
-            threads::run(n_jobs, || match &y {
-                Outputs::Labels(l) => okr::fit(&recipe, &x, &TrainOutputs::Labels(l)),
-                Outputs::Vectors(v) => okr::fit(&recipe, &x, &TrainOutputs::Vectors(v)),
-            })
+    guard(|| {
+        let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
+        let x = convert::inputs(x)?;
+        let y = convert::outputs(y, y_kind)?;
+        let fitted = threads::run(py, n_jobs, || match &y {
+            Outputs::Labels(l) => okr::fit(&recipe, &x, &TrainOutputs::Labels(l)),
+            Outputs::Vectors(v) => okr::fit(&recipe, &x, &TrainOutputs::Vectors(v)),
         })?
         .map_err(to_py)?;
-    let output_dim = match &y {
-        Outputs::Labels(l) => l.n_labels(),
-        Outputs::Vectors(v) => v.n_features(),
-    };
-    let warnings = fitted.warnings.clone();
-    let saved = fitted.into_saved(ModelInfo::new(x.n_features(), output_dim)).map_err(to_py)?;
-    Ok((Model::new(saved)?, warnings))
+        let output_dim = match &y {
+            Outputs::Labels(l) => l.n_labels(),
+            Outputs::Vectors(v) => v.n_features(),
+        };
+        let warnings = fitted.warnings.clone();
+        let saved = fitted.into_saved(ModelInfo::new(x.n_features(), output_dim)).map_err(to_py)?;
+        Ok((Model::new(saved)?, warnings))
+    })
 }
 
 /// The inputs as the model reads them: standardized with the model's
@@ -105,20 +107,22 @@ impl Model {
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         k: usize,
-        n_jobs: Option<i64>,
+        n_jobs: Option<NJobs>,
         precision: &str,
     ) -> PyResult<TopK<'py>> {
-        let precision: okr_decode::Precision = precision.parse().map_err(to_py)?;
-        let x = prepared(&self.saved, convert::inputs(x)?)?;
-        let decoded = py.detach(|| threads::run(n_jobs, || self.expansion().decode(&x, k, precision)))??;
-        let k = decoded.k();
-        let n = decoded.n_rows();
-        let idx = int_array(py, n, k, |t, j| decoded.top(t).get(j).map_or(-1, |&c| c as i64));
-        let scores = PyArray2::from_owned_array(
-            py,
-            Array2::from_shape_fn((n, k), |(t, j)| decoded.top_scores(t).get(j).copied().unwrap_or(f64::INFINITY)),
-        );
-        Ok((idx, scores))
+        guard(|| {
+            let precision: okr_decode::Precision = precision.parse().map_err(to_py)?;
+            let x = prepared(&self.saved, convert::inputs(x)?)?;
+            let decoded = threads::run(py, n_jobs, || self.expansion().decode(&x, k, precision))??;
+            let k = decoded.k();
+            let n = decoded.n_rows();
+            let idx = int_array(py, n, k, |t, j| decoded.top(t).get(j).map_or(-1, |&c| c as i64));
+            let scores = PyArray2::from_owned_array(
+                py,
+                Array2::from_shape_fn((n, k), |(t, j)| decoded.top_scores(t).get(j).copied().unwrap_or(f64::INFINITY)),
+            );
+            Ok((idx, scores))
+        })
     }
 
     /// `h(x)` read with a linear output kernel, `(n, output_dim)`: label
@@ -128,32 +132,58 @@ impl Model {
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
-        n_jobs: Option<i64>,
+        n_jobs: Option<NJobs>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let x = prepared(&self.saved, convert::inputs(x)?)?;
-        let s = py.detach(|| threads::run(n_jobs, || self.expansion().output_scores(&x)))??;
-        Ok(convert::to_numpy(py, s.as_ref()))
+        guard(|| {
+            let x = prepared(&self.saved, convert::inputs(x)?)?;
+            let s = threads::run(py, n_jobs, || self.expansion().output_scores(&x))??;
+            Ok(convert::to_numpy(py, s.as_ref()))
+        })
     }
 
     /// The candidates (distinct training outputs, first-occurrence order),
-    /// `(n_candidates, output_dim)`.
-    fn candidates<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        convert::to_numpy(py, self.expansion().candidates().as_ref())
+    /// `(n_candidates, output_dim)`, dense (label sets as 0/1 rows; see
+    /// `candidate_sets` for label spaces too wide to densify).
+    fn candidates<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        guard(|| Ok(convert::to_numpy(py, self.expansion().candidates().as_ref())))
+    }
+
+    /// The label-set candidates as the CSR arrays of their indicator,
+    /// `(indices, indptr, (n_candidates, n_labels))`, without a dense copy
+    /// (a sparse `Y` may have millions of labels); `ValueError` for vector
+    /// outputs.
+    fn candidate_sets<'py>(&self, py: Python<'py>) -> PyResult<CandidateSets<'py>> {
+        guard(|| {
+            let Expansion::Labels(_, sets) = self.expansion() else {
+                return Err(PyValueError::new_err("a vector-output model has no label-set candidates"));
+            };
+            let mut indices = Vec::new();
+            let mut indptr = vec![0i64];
+            for set in sets.iter() {
+                indices.extend(set.iter().map(|&l| l as i64));
+                indptr.push(indices.len() as i64);
+            }
+            Ok((PyArray1::from_vec(py, indices), PyArray1::from_vec(py, indptr), (sets.n_rows(), sets.n_labels())))
+        })
     }
 
     /// okr's model bytes (the format of `okr fit`'s model files: versioned,
     /// checksummed); what pickling stores.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
-        Ok(PyBytes::new(py, &bytes))
+        guard(|| {
+            let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
+            Ok(PyBytes::new(py, &bytes))
+        })
     }
 
     /// A model from okr's model bytes; `ValueError` with okr's message for
     /// bytes that are not a (kernel-output) model or are damaged.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
-        Self::new(saved)
+        guard(|| {
+            let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
+            Self::new(saved)
+        })
     }
 
     /// Reads a model file written by `okr fit` or [`save`](Self::save);
@@ -161,13 +191,15 @@ impl Model {
     /// kernel-output model on features.
     #[staticmethod]
     fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
-        let saved = py.detach(|| SavedModel::load(&path)).map_err(to_py)?;
-        Self::new(saved)
+        guard(|| {
+            let saved = py.detach(|| SavedModel::load(&path)).map_err(to_py)?;
+            Self::new(saved)
+        })
     }
 
     /// Writes the model file (atomically), which `okr predict` reads.
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
-        py.detach(|| self.saved.save(&path)).map_err(to_py)
+        guard(|| py.detach(|| self.saved.save(&path)).map_err(to_py))
     }
 
     /// The recipe the model was fitted from (JSON), or `None`.
@@ -184,37 +216,37 @@ impl Model {
 
     /// Estimator name (`iokr`, `reduced-rank`, `sisokr`, ...).
     #[getter]
-    fn estimator(&self) -> String {
-        self.saved.model.name()
+    fn estimator(&self) -> PyResult<String> {
+        guard(|| Ok(self.saved.model.name()))
     }
 
     /// Number of input features.
     #[getter]
-    fn n_features(&self) -> usize {
-        self.saved.info.n_features
+    fn n_features(&self) -> PyResult<usize> {
+        guard(|| Ok(self.saved.info.n_features))
     }
 
     /// `labels` or `vectors`.
     #[getter]
-    fn output_kind(&self) -> &str {
-        if matches!(self.saved.model, SavedEstimator::Vectors(_)) { "vectors" } else { "labels" }
+    fn output_kind(&self) -> PyResult<&str> {
+        guard(|| Ok(if matches!(self.saved.model, SavedEstimator::Vectors(_)) { "vectors" } else { "labels" }))
     }
 
     /// Number of labels (label sets) or output dimension (vectors).
     #[getter]
-    fn output_dim(&self) -> usize {
-        self.saved.info.n_labels
+    fn output_dim(&self) -> PyResult<usize> {
+        guard(|| Ok(self.saved.info.n_labels))
     }
 
     /// Number of atoms of the output basis.
     #[getter]
-    fn n_atoms(&self) -> usize {
-        self.expansion().n_atoms()
+    fn n_atoms(&self) -> PyResult<usize> {
+        guard(|| Ok(self.expansion().n_atoms()))
     }
 
     /// `(requested, used)` rank of low-rank models, else `None`.
     #[getter]
-    fn ranks(&self) -> Option<(usize, usize)> {
-        self.saved.model.ranks()
+    fn ranks(&self) -> PyResult<Option<(usize, usize)>> {
+        guard(|| Ok(self.saved.model.ranks()))
     }
 }

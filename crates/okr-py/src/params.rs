@@ -65,6 +65,34 @@ impl Params<'_, '_> {
     }
 }
 
+/// okr's error for a polynomial degree beyond `u32` (the kernel refuses
+/// anything outside `1..=i32::MAX` with this message).
+pub fn degree_error(degree: usize) -> okr_kernels::Error {
+    okr_kernels::Error::InvalidParameter {
+        name: "degree",
+        value: degree as f64,
+        expected: "an integer in 1..=i32::MAX",
+    }
+}
+
+/// An integer argument of at least `min`: a `ValueError` naming the
+/// parameter for anything else (smaller, beyond 64 bits, not an integer).
+pub fn count(key: &str, obj: &Bound<'_, PyAny>, min: usize) -> PyResult<usize> {
+    match obj.extract::<usize>() {
+        Ok(v) if v >= min => Ok(v),
+        _ => Err(PyValueError::new_err(format!("invalid parameter {key} = {obj}: expected an integer >= {min}"))),
+    }
+}
+
+/// A list of non-negative integers (`hidden_dims`): a `ValueError` naming
+/// the parameter for anything else (negative, too large, not an integer).
+pub fn usize_list(key: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    let bad = || PyValueError::new_err(format!("invalid parameter {key} = {obj}: expected a list of integers >= 1"));
+    let items: Vec<Bound<'_, PyAny>> =
+        obj.try_iter().map_err(|_| bad())?.collect::<PyResult<_>>().map_err(|_| bad())?;
+    items.iter().map(|v| v.extract::<usize>().map_err(|_| bad())).collect()
+}
+
 /// A kernel as the parameters name it; widths left unset are resolved
 /// on the data at fit time.
 pub struct KernelChoice {
@@ -103,9 +131,12 @@ impl KernelChoice {
     /// The kernel ([`KernelSpec::from_name`]); `default_gamma` is used when
     /// `gamma` is unset.
     fn build(&self, default_gamma: impl FnOnce() -> f64) -> PyResult<KernelSpec> {
-        // Only the polynomial kernel reads the degree, so only it refuses one beyond u32.
+        // Only the polynomial kernel reads the degree, so only it refuses one
+        // beyond u32, with okr's message for a degree out of range.
         let degree = match u32::try_from(self.degree) {
-            Err(e) if matches!(self.name.as_str(), "polynomial" | "poly") => return Err(to_py(e)),
+            Err(_) if matches!(self.name.as_str(), "polynomial" | "poly") => {
+                return Err(to_py(degree_error(self.degree)));
+            }
             d => d.unwrap_or(0),
         };
         let options = KernelOptions { gamma: self.gamma, sigma2: None, degree, coef0: self.coef0 };

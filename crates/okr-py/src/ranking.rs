@@ -12,10 +12,10 @@ use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyDict};
 
 use crate::convert::{self, Outputs};
-use crate::errors::to_py;
+use crate::errors::{guard, to_py};
 use crate::model::Model;
 use crate::surrogate::Expansion;
-use crate::threads;
+use crate::threads::{self, NJobs};
 
 /// Flattened rankings: candidate pool indices and scores of all queries,
 /// query `q`'s at `offsets[q]..offsets[q + 1]`, and the true candidate's
@@ -142,42 +142,44 @@ pub fn rank_per_query<'py>(
     truth: PyReadonlyArray1<'py, i64>,
     top_k: Option<usize>,
     memory_budget: usize,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<Ranked<'py>> {
-    let x: Features = convert::inputs(x)?;
-    let pool = convert::outputs(pool, y_kind)?;
-    let n_pool = match &pool {
-        Outputs::Labels(p) => p.n_rows(),
-        Outputs::Vectors(p) => p.n_rows(),
-    };
-    let groups = match (indptr, indices) {
-        (Some(indptr), Some(indices)) => {
-            Groups::Lists { indptr: usizes("indptr", &indptr)?, indices: usizes("indices", &indices)? }
+    guard(|| {
+        let x: Features = convert::inputs(x)?;
+        let pool = convert::outputs(pool, y_kind)?;
+        let n_pool = match &pool {
+            Outputs::Labels(p) => p.n_rows(),
+            Outputs::Vectors(p) => p.n_rows(),
+        };
+        let groups = match (indptr, indices) {
+            (Some(indptr), Some(indices)) => {
+                Groups::Lists { indptr: usizes("indptr", &indptr)?, indices: usizes("indices", &indices)? }
+            }
+            (None, None) => Groups::WholePool(n_pool),
+            _ => return Err(PyValueError::new_err("candidate groups need both indptr and indices")),
+        };
+        groups.check(x.n_rows())?;
+        let truth: Vec<i64> = truth.as_array().to_vec();
+        if truth.len() != x.n_rows() {
+            return Err(PyValueError::new_err(format!("{} true candidates for {} test rows", truth.len(), x.n_rows())));
         }
-        (None, None) => Groups::WholePool(n_pool),
-        _ => return Err(PyValueError::new_err("candidate groups need both indptr and indices")),
-    };
-    groups.check(x.n_rows())?;
-    let truth: Vec<i64> = truth.as_array().to_vec();
-    if truth.len() != x.n_rows() {
-        return Err(PyValueError::new_err(format!("{} true candidates for {} test rows", truth.len(), x.n_rows())));
-    }
-    let decoder = PerQueryDecoder::new().memory_budget(memory_budget).top_k(top_k);
-    let ranked = match (model.expansion(), &pool) {
-        (Expansion::Labels(m, _), Outputs::Labels(pool)) => {
-            py.detach(|| threads::run(n_jobs, || rank_all(&decoder, m, &x, pool, &groups, &truth)))?
+        let decoder = PerQueryDecoder::new().memory_budget(memory_budget).top_k(top_k);
+        let ranked = match (model.expansion(), &pool) {
+            (Expansion::Labels(m, _), Outputs::Labels(pool)) => {
+                threads::run(py, n_jobs, || rank_all(&decoder, m, &x, pool, &groups, &truth))?
+            }
+            (Expansion::Vectors(m, _), Outputs::Vectors(pool)) => {
+                threads::run(py, n_jobs, || rank_all(&decoder, m, &x, pool, &groups, &truth))?
+            }
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "candidates of kind {y_kind:?} do not match the model's outputs"
+                )));
+            }
         }
-        (Expansion::Vectors(m, _), Outputs::Vectors(pool)) => {
-            py.detach(|| threads::run(n_jobs, || rank_all(&decoder, m, &x, pool, &groups, &truth)))?
-        }
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "candidates of kind {y_kind:?} do not match the model's outputs"
-            )));
-        }
-    }
-    .map_err(to_py)?;
-    Ok(flatten(py, ranked))
+        .map_err(to_py)?;
+        Ok(flatten(py, ranked))
+    })
 }
 
 /// Retrieval metrics of true-candidate ranks (1 = first): top-1/5/10/20
@@ -189,11 +191,13 @@ pub fn retrieval_metrics<'py>(
     optimistic: Vec<usize>,
     pessimistic: Vec<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let m = okr_eval::retrieval_metrics(&optimistic, &pessimistic).map_err(to_py)?;
-    let out = PyDict::new(py);
-    out.set_item("n_queries", m.n_queries)?;
-    for (name, s) in [("optimistic", m.optimistic), ("pessimistic", m.pessimistic)] {
-        out.set_item(name, s.named().into_py_dict(py)?)?;
-    }
-    Ok(out)
+    guard(|| {
+        let m = okr_eval::retrieval_metrics(&optimistic, &pessimistic).map_err(to_py)?;
+        let out = PyDict::new(py);
+        out.set_item("n_queries", m.n_queries)?;
+        for (name, s) in [("optimistic", m.optimistic), ("pessimistic", m.pessimistic)] {
+            out.set_item(name, s.named().into_py_dict(py)?)?;
+        }
+        Ok(out)
+    })
 }

@@ -12,9 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::convert;
-use crate::errors::to_py;
+use crate::errors::{guard, to_py};
 use crate::params::Params;
-use crate::threads;
+use crate::threads::{self, NJobs};
 
 /// A fitted LEML model.
 #[pyclass(module = "okr._okr", name = "ScoreModel", frozen)]
@@ -48,33 +48,33 @@ pub fn fit_leml(
     params: &Bound<'_, PyDict>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<ScoreModel> {
-    let p = Params(params);
-    let loss_name = p.string("loss")?.unwrap_or_else(|| "sq".into());
-    let loss = Loss::from_name(&loss_name).ok_or_else(|| {
-        PyValueError::new_err(format!("invalid parameter loss = {loss_name:?}: expected sq, lr or sh"))
-    })?;
-    let x = convert::inputs(x)?;
-    let y = convert::label_sets(y)?;
-    // The rank is capped at the label count (a larger label-space rank adds
-    // nothing, and okr refuses it); the parameter itself is left as given.
-    let params = Leml::params()
-        .rank(p.usize_or("rank", 10)?.min(y.n_labels().max(1)))
-        .lambda(p.f64_or("lam", 1.0)?)
-        .loss(loss)
-        .max_iter(p.usize_or("max_iter", 10)?)
-        .seed(p.seed()?);
-    let mut info = ModelInfo::new(x.n_features(), y.n_labels());
-    info.seed = p.seed()?;
-    let start = std::time::Instant::now();
-    let model = py.detach(|| {
-        threads::run(n_jobs, || -> PyResult<Leml> {
+    guard(|| {
+        let p = Params(params);
+        let loss_name = p.string("loss")?.unwrap_or_else(|| "sq".into());
+        let loss = Loss::from_name(&loss_name).ok_or_else(|| {
+            PyValueError::new_err(format!("invalid parameter loss = {loss_name:?}: expected sq, lr or sh"))
+        })?;
+        let x = convert::inputs(x)?;
+        let y = convert::label_sets(y)?;
+        // The rank is capped at the label count (a larger label-space rank adds
+        // nothing, and okr refuses it); the parameter itself is left as given.
+        let params = Leml::params()
+            .rank(p.usize_or("rank", 10)?.min(y.n_labels().max(1)))
+            .lambda(p.f64_or("lam", 1.0)?)
+            .loss(loss)
+            .max_iter(p.usize_or("max_iter", 10)?)
+            .seed(p.seed()?);
+        let mut info = ModelInfo::new(x.n_features(), y.n_labels());
+        info.seed = p.seed()?;
+        let start = std::time::Instant::now();
+        let model = threads::run(py, n_jobs, || -> PyResult<Leml> {
             params.fit(x.sparse_rows().map_err(to_py)?.as_ref(), Targets::Full(&y)).map_err(to_py)
-        })
-    })??;
-    info.fit_seconds = start.elapsed().as_secs_f64();
-    ScoreModel::new(SavedModel::new(Model::Leml(model), info).map_err(to_py)?)
+        })??;
+        info.fit_seconds = start.elapsed().as_secs_f64();
+        ScoreModel::new(SavedModel::new(Model::Leml(model), info).map_err(to_py)?)
+    })
 }
 
 #[pymethods]
@@ -85,57 +85,61 @@ impl ScoreModel {
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
-        n_jobs: Option<i64>,
+        n_jobs: Option<NJobs>,
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-        let x = convert::inputs(x)?;
-        let s = py.detach(|| {
-            threads::run(n_jobs, || -> PyResult<_> {
+        guard(|| {
+            let x = convert::inputs(x)?;
+            let s = threads::run(py, n_jobs, || -> PyResult<_> {
                 self.leml().scores(x.sparse_rows().map_err(to_py)?.as_ref()).map_err(to_py)
-            })
-        })??;
-        Ok(convert::to_numpy(py, s.as_ref()))
+            })??;
+            Ok(convert::to_numpy(py, s.as_ref()))
+        })
     }
 
     /// Scores above it predict the label (the midpoint of the training encoding).
     #[getter]
-    fn threshold(&self) -> f64 {
-        self.leml().decision_threshold()
+    fn threshold(&self) -> PyResult<f64> {
+        guard(|| Ok(self.leml().decision_threshold()))
     }
 
     /// Number of input features.
     #[getter]
-    fn n_features(&self) -> usize {
-        self.saved.info.n_features
+    fn n_features(&self) -> PyResult<usize> {
+        guard(|| Ok(self.saved.info.n_features))
     }
 
     /// Number of labels.
     #[getter]
-    fn n_labels(&self) -> usize {
-        self.saved.info.n_labels
+    fn n_labels(&self) -> PyResult<usize> {
+        guard(|| Ok(self.saved.info.n_labels))
     }
 
     /// okr's model bytes (versioned, checksummed); what pickling stores.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
-        Ok(PyBytes::new(py, &bytes))
+        guard(|| {
+            let bytes = py.detach(|| self.saved.to_bytes()).map_err(to_py)?;
+            Ok(PyBytes::new(py, &bytes))
+        })
     }
 
     /// A LEML model from okr's model bytes.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
-        Self::new(saved)
+        guard(|| {
+            let saved = py.detach(|| SavedModel::from_bytes(data)).map_err(to_py)?;
+            Self::new(saved)
+        })
     }
 
     /// Number of alternating iterations run.
     #[getter]
-    fn n_iter(&self) -> usize {
-        self.leml().history().len()
+    fn n_iter(&self) -> PyResult<usize> {
+        guard(|| Ok(self.leml().history().len()))
     }
 
     /// The rank of the factorization.
     #[getter]
-    fn rank(&self) -> usize {
-        self.leml().fitted_params().rank()
+    fn rank(&self) -> PyResult<usize> {
+        guard(|| Ok(self.leml().fitted_params().rank()))
     }
 }

@@ -29,11 +29,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::convert::{self, Outputs};
-use crate::errors::to_py;
+use crate::errors::{guard, to_py};
 use crate::model::{Model, sketch_spec};
 use crate::params::{KernelChoice, Params};
 use crate::surrogate::SavedOutputs;
-use crate::threads;
+use crate::threads::{self, NJobs};
 
 /// A plan of either estimator, with what the fitted model records.
 #[derive(Serialize, Deserialize)]
@@ -153,6 +153,7 @@ fn params_for(estimator: &str, dict: &Bound<'_, PyDict>, x: &Features, y: &Outpu
 /// Placeholder outputs of the right kind and width (the kernels only read
 /// their width when the widths are given).
 fn empty_outputs(y_kind: &str, output_dim: usize) -> PyResult<Outputs> {
+    convert::check_width("outputs", output_dim)?;
     match y_kind {
         "labels" => Ok(Outputs::Labels(LabelSets::new(output_dim, vec![Vec::new()]).map_err(to_py)?)),
         "vectors" => Ok(Outputs::Vectors(DenseRows::new(faer::Mat::zeros(1, output_dim)).map_err(to_py)?)),
@@ -172,14 +173,17 @@ pub fn stream_plan_rows(
     y_kind: &str,
     output_dim: usize,
 ) -> PyResult<(Vec<usize>, Vec<usize>)> {
-    let x = Features::Dense(DenseRows::new(faer::Mat::zeros(1, n_features)).map_err(to_py)?);
-    let rows: PlanRows = match params_for(estimator, params, &x, &empty_outputs(y_kind, output_dim)?, n)? {
-        Params2::Nystroem(p) => p.plan_rows(n),
-        Params2::Sketched(p) => p.plan_rows(n),
-        Params2::NystroemReducedRank(p) => p.plan_rows(n),
-    }
-    .map_err(to_py)?;
-    Ok((rows.x, rows.y))
+    guard(|| {
+        convert::check_width("columns", n_features)?;
+        let x = Features::Dense(DenseRows::new(faer::Mat::zeros(1, n_features)).map_err(to_py)?);
+        let rows: PlanRows = match params_for(estimator, params, &x, &empty_outputs(y_kind, output_dim)?, n)? {
+            Params2::Nystroem(p) => p.plan_rows(n),
+            Params2::Sketched(p) => p.plan_rows(n),
+            Params2::NystroemReducedRank(p) => p.plan_rows(n),
+        }
+        .map_err(to_py)?;
+        Ok((rows.x, rows.y))
+    })
 }
 
 fn plan_typed<Y: StreamOutputs>(
@@ -222,14 +226,16 @@ pub fn stream_plan(
     y_kind: &str,
     output_dim: usize,
 ) -> PyResult<Encoded> {
-    let x = convert::inputs(x)?;
-    let y = convert::outputs(y, y_kind)?;
-    let p = params_for(estimator, params, &x, &y, n)?;
-    let info = (x.n_features(), output_dim, Params(params).seed()?);
-    match y {
-        Outputs::Labels(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),
-        Outputs::Vectors(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),
-    }
+    guard(|| {
+        let x = convert::inputs(x)?;
+        let y = convert::outputs(y, y_kind)?;
+        let p = params_for(estimator, params, &x, &y, n)?;
+        let info = (x.n_features(), output_dim, Params(params).seed()?);
+        match y {
+            Outputs::Labels(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),
+            Outputs::Vectors(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),
+        }
+    })
 }
 
 fn statistics_typed<Y: StreamOutputs>(
@@ -238,18 +244,16 @@ fn statistics_typed<Y: StreamOutputs>(
     x: &Features,
     y: &Y,
     first_row: usize,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<Encoded>
 where
     KernelSpec: Kernel<Y>,
 {
     let plan = decode_plan::<Y>(plan)?;
-    let stats = py.detach(|| {
-        threads::run(n_jobs, || match &plan.estimator {
-            AnyPlan::Nystroem(p) => p.statistics(x, y, first_row),
-            AnyPlan::Sketched(p) => p.statistics(x, y, first_row),
-            AnyPlan::NystroemReducedRank(p) => p.statistics(x, y, first_row),
-        })
+    let stats = threads::run(py, n_jobs, || match &plan.estimator {
+        AnyPlan::Nystroem(p) => p.statistics(x, y, first_row),
+        AnyPlan::Sketched(p) => p.statistics(x, y, first_row),
+        AnyPlan::NystroemReducedRank(p) => p.statistics(x, y, first_row),
     })?;
     encode(py, &stats.map_err(to_py)?)
 }
@@ -265,14 +269,16 @@ pub fn stream_statistics(
     y: &Bound<'_, PyAny>,
     y_kind: &str,
     first_row: usize,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<Encoded> {
-    let plan = bytes_of(&plan)?;
-    let x = convert::inputs(x)?;
-    match convert::outputs(y, y_kind)? {
-        Outputs::Labels(y) => statistics_typed(py, plan, &x, &y, first_row, n_jobs),
-        Outputs::Vectors(y) => statistics_typed(py, plan, &x, &y, first_row, n_jobs),
-    }
+    guard(|| {
+        let plan = bytes_of(&plan)?;
+        let x = convert::inputs(x)?;
+        match convert::outputs(y, y_kind)? {
+            Outputs::Labels(y) => statistics_typed(py, plan, &x, &y, first_row, n_jobs),
+            Outputs::Vectors(y) => statistics_typed(py, plan, &x, &y, first_row, n_jobs),
+        }
+    })
 }
 
 fn merge_typed<Y: StreamOutputs>(py: Python<'_>, a: &[u8], b: &[u8]) -> PyResult<Encoded> {
@@ -290,33 +296,32 @@ pub fn stream_merge(
     b: PyReadonlyArray1<'_, u8>,
     y_kind: &str,
 ) -> PyResult<Encoded> {
-    let (a, b) = (bytes_of(&a)?, bytes_of(&b)?);
-    match y_kind {
-        "labels" => merge_typed::<LabelSets>(py, a, b),
-        "vectors" => merge_typed::<DenseRows>(py, a, b),
-        other => Err(bad_kind(other)),
-    }
+    guard(|| {
+        let (a, b) = (bytes_of(&a)?, bytes_of(&b)?);
+        match y_kind {
+            "labels" => merge_typed::<LabelSets>(py, a, b),
+            "vectors" => merge_typed::<DenseRows>(py, a, b),
+            other => Err(bad_kind(other)),
+        }
+    })
 }
 
-fn finalize_typed<Y: StreamOutputs>(py: Python<'_>, plan: &[u8], stats: &[u8], n_jobs: Option<i64>) -> PyResult<Model>
+fn finalize_typed<Y: StreamOutputs>(py: Python<'_>, plan: &[u8], stats: &[u8], n_jobs: Option<NJobs>) -> PyResult<Model>
 where
     KernelSpec: Kernel<Y>,
 {
     let plan = decode_plan::<Y>(plan)?;
     let stats = decode_stats::<Y>(stats)?;
     let start = std::time::Instant::now();
-    let model: SavedEstimator = py
-        .detach(|| {
-            threads::run(n_jobs, || {
-                let fitted = match &plan.estimator {
-                    AnyPlan::Nystroem(p) => p.finalize(stats).map(OutputModel::Nystroem),
-                    AnyPlan::Sketched(p) => p.finalize(stats).map(OutputModel::Sketched),
-                    AnyPlan::NystroemReducedRank(p) => p.finalize(stats).map(OutputModel::NystroemReducedRank),
-                };
-                fitted.map(Y::saved)
-            })
-        })?
-        .map_err(to_py)?;
+    let model: SavedEstimator = threads::run(py, n_jobs, || {
+        let fitted = match &plan.estimator {
+            AnyPlan::Nystroem(p) => p.finalize(stats).map(OutputModel::Nystroem),
+            AnyPlan::Sketched(p) => p.finalize(stats).map(OutputModel::Sketched),
+            AnyPlan::NystroemReducedRank(p) => p.finalize(stats).map(OutputModel::NystroemReducedRank),
+        };
+        fitted.map(Y::saved)
+    })?
+    .map_err(to_py)?;
     let mut info = ModelInfo::new(plan.n_features, plan.output_dim);
     info.seed = plan.seed;
     info.fit_seconds = start.elapsed().as_secs_f64();
@@ -331,24 +336,28 @@ pub fn stream_finalize(
     plan: PyReadonlyArray1<'_, u8>,
     stats: PyReadonlyArray1<'_, u8>,
     y_kind: &str,
-    n_jobs: Option<i64>,
+    n_jobs: Option<NJobs>,
 ) -> PyResult<Model> {
-    let (plan, stats) = (bytes_of(&plan)?, bytes_of(&stats)?);
-    match y_kind {
-        "labels" => finalize_typed::<LabelSets>(py, plan, stats, n_jobs),
-        "vectors" => finalize_typed::<DenseRows>(py, plan, stats, n_jobs),
-        other => Err(bad_kind(other)),
-    }
+    guard(|| {
+        let (plan, stats) = (bytes_of(&plan)?, bytes_of(&stats)?);
+        match y_kind {
+            "labels" => finalize_typed::<LabelSets>(py, plan, stats, n_jobs),
+            "vectors" => finalize_typed::<DenseRows>(py, plan, stats, n_jobs),
+            other => Err(bad_kind(other)),
+        }
+    })
 }
 
 /// `(rows, numbers)` of encoded statistics: the rows covered and the size in
 /// bytes of their numbers (for reports of what was shipped).
 #[pyfunction]
 pub fn stream_stats_info(stats: PyReadonlyArray1<'_, u8>, y_kind: &str) -> PyResult<(usize, usize)> {
-    let stats = bytes_of(&stats)?;
-    match y_kind {
-        "labels" => decode_stats::<LabelSets>(stats).map(|s| (s.n_samples(), s.size_bytes())),
-        "vectors" => decode_stats::<DenseRows>(stats).map(|s| (s.n_samples(), s.size_bytes())),
-        other => Err(bad_kind(other)),
-    }
+    guard(|| {
+        let stats = bytes_of(&stats)?;
+        match y_kind {
+            "labels" => decode_stats::<LabelSets>(stats).map(|s| (s.n_samples(), s.size_bytes())),
+            "vectors" => decode_stats::<DenseRows>(stats).map(|s| (s.n_samples(), s.size_bytes())),
+            other => Err(bad_kind(other)),
+        }
+    })
 }

@@ -109,7 +109,7 @@ def test_a_cli_model_opened_with_okr_load_predicts_as_okr_predict(tmp_path, spar
             with open(path, "w") as f:
                 for i, row in enumerate(X):
                     labels = ",".join(str(j) for j in np.flatnonzero(Y[i])) if Y is not None else ""
-                    feats = " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row) if v != 0)
+                    feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row) if v != 0)
                     f.write(f"{labels} {feats}\n")
             return path
         train, test = svm(tmp_path / "t.svm", X, Y), svm(tmp_path / "x.svm", Xt, np.zeros((15, 3)))

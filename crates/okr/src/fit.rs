@@ -134,13 +134,13 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
     let prepared = resolve::prepare_inputs(standardize, gaussian, x)?;
     out.notes.push(format!("features {}", prepared.note));
     // Sparse models keep the raw rows (their standardization is in the kernel's weights).
-    let rows = if x.is_sparse() { x } else { &prepared.rows };
+    let rows = if x.is_sparse() { x } else { prepared.rows() };
     let fitted = match y {
         TrainOutputs::Labels(y) | TrainOutputs::Fingerprints(y) => {
             let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
             out.output_kernel(kr, &ky, &note);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, rows, y, kx.clone(), &ky), true)?;
+            let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, rows, y, kx.clone(), &ky), true, x.n_rows())?;
             let spec = out.spec(recipe, x.n_rows(), lambda)?;
             Model::from(spec.fit(kx, ky, rows, *y)?)
         }
@@ -148,7 +148,7 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
             out.output_kernel(kr, &ky, &note);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on vectors"), false)?;
+            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on vectors"), false, x.n_rows())?;
             Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
         }
         TrainOutputs::Graphs(y) => {
@@ -156,7 +156,7 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             out.notes.push(format!("output kernel normalized WL subtree, {} iterations", kr.iterations.unwrap_or(0)));
             out.recipe.output.kernel = Some(kr);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on graphs"), false)?;
+            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on graphs"), false, x.n_rows())?;
             Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
         }
         TrainOutputs::Rankings(y) => {
@@ -164,7 +164,7 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             out.notes.push(format!("output kernel {ky:?}"));
             out.recipe.output.kernel = Some(kr);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on rankings"), false)?;
+            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on rankings"), false, x.n_rows())?;
             Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
         }
     };
@@ -190,7 +190,7 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
     let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
     out.output_kernel(kr, &ky, &note);
     out.notes.push("input kernel precomputed".into());
-    let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true)?;
+    let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true, gram.n_train())?;
     let spec = out.spec(recipe, gram.n_train(), lambda)?;
     let model = Model::Gram(spec.fit_gram(ky, gram, y)?);
     Ok(out.finish(model, None, start))
@@ -216,7 +216,8 @@ fn check_outputs(recipe: &Recipe, n: usize, y: &TrainOutputs<'_>) -> Result<()> 
         )));
     }
     if y.n_rows() != n {
-        return Err(Error::Refused(format!("{} training outputs for {n} training inputs", y.n_rows())));
+        let what = "number of training outputs";
+        return Err(okr_estimators::Error::ShapeMismatch { what, expected: n, got: y.n_rows() }.into());
     }
     if n == 0 {
         return Err(Error::Refused("no training samples".into()));
@@ -278,10 +279,12 @@ impl Resolution {
         recipe: &Recipe,
         loo: impl FnOnce(u64) -> Result<(f64, String)>,
         label_sets: bool,
+        n: usize,
     ) -> Result<f64> {
+        // Leave-one-out needs two samples; with one, the default ridge.
         let (lambda, note) = match recipe.estimator.lambda {
             Some(l) => (l, "given".to_string()),
-            None if label_sets && recipe.estimator.name == Estimator::Iokr => loo(recipe.seed)?,
+            None if label_sets && n >= 2 && recipe.estimator.name == Estimator::Iokr => loo(recipe.seed)?,
             None => (defaults::LAMBDA, format!("default of {}", recipe.estimator.name)),
         };
         self.notes.push(format!("lambda = {lambda:e} ({note})"));

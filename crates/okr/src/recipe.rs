@@ -10,6 +10,33 @@
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Estimator, Family, Param};
+
+/// Reads an optional number that may be spelled `"NaN"`, `"inf"` or
+/// `"-inf"` (JSON has no such numbers; front doors send them so that the
+/// checks, not the JSON parser, explain why the value is invalid).
+mod lenient {
+    use serde::{Deserialize, Deserializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Number {
+        Value(f64),
+        Text(String),
+    }
+
+    pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        match Option::<Number>::deserialize(d)? {
+            None => Ok(None),
+            Some(Number::Value(v)) => Ok(Some(v)),
+            Some(Number::Text(t)) => match t.to_ascii_lowercase().as_str() {
+                "nan" => Ok(Some(f64::NAN)),
+                "inf" | "infinity" | "+inf" => Ok(Some(f64::INFINITY)),
+                "-inf" | "-infinity" => Ok(Some(f64::NEG_INFINITY)),
+                _ => Err(serde::de::Error::custom(format!("expected a number, got {t:?}"))),
+            },
+        }
+    }
+}
 use crate::{Error, Result};
 
 /// A request for a model: input side x estimator x output side x runtime.
@@ -49,13 +76,13 @@ pub struct EstimatorRecipe {
     pub name: Estimator,
     /// Ridge `lambda` of `(K + n lambda I)` (scikit-learn `alpha = n lambda`);
     /// LEML's penalty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub lambda: Option<f64>,
     /// Reduced rank: ridge of the fitted values that define the subspace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub lambda1: Option<f64>,
     /// Reduced rank: ridge of the projected estimator.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub lambda2: Option<f64>,
     /// Rank (reduced rank, KDE, Nystroem reduced rank, trace norm, LEML).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,7 +109,7 @@ pub struct EstimatorRecipe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<String>,
     /// LEML: the fraction of label entries observed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub observed_fraction: Option<f64>,
     /// Autoencoders: number of layers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,16 +142,16 @@ pub struct KernelRecipe {
     /// and `mallows` (rankings).
     pub name: String,
     /// Width `gamma` (Gaussian-type kernels, polynomial scale, Mallows `lambda`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub gamma: Option<f64>,
     /// Gaussian width as `sigma^2` (`gamma = 1 / (2 sigma^2)`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub sigma2: Option<f64>,
     /// Polynomial degree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degree: Option<u32>,
     /// Polynomial offset.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub coef0: Option<f64>,
     /// Weisfeiler-Lehman iterations (`wl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -158,11 +185,11 @@ impl KernelRecipe {
         let vector = ["gaussian", "linear", "laplacian", "polynomial", "tanimoto", "gaussian-tanimoto"];
         let structured = ["wl", "kendall", "mallows"];
         if !vector.contains(&name.as_str()) && !structured.contains(&name.as_str()) {
-            return Err(Error::invalid(
-                format!("{side} kernel"),
-                &self.name,
-                "gaussian, linear, laplacian, polynomial, tanimoto, gaussian-tanimoto, wl, kendall or mallows",
-            ));
+            return Err(Error::Refused(format!(
+                "unknown kernel {:?} for the {side} (expected gaussian, linear, laplacian, polynomial, tanimoto, \
+                 gaussian-tanimoto, wl, kendall or mallows)",
+                self.name
+            )));
         }
         let gaussian = self.has_gaussian_width();
         let takes_gamma = gaussian || name == "polynomial" || name == "mallows";
@@ -607,6 +634,13 @@ mod tests {
         assert!(err.contains("unknown field `lamda`"), "{err}");
         let err = Recipe::from_json(r#"{"estimator": {"name": "svm"}}"#).unwrap_err().to_string();
         assert!(err.contains("unknown estimator"), "{err}");
+        // Non-finite numbers spelled as text reach the checks, which explain them.
+        let nan = Recipe::from_json(r#"{"estimator": {"name": "iokr", "lambda": "NaN"}}"#).unwrap();
+        assert!(nan.estimator.lambda.unwrap().is_nan());
+        assert!(nan.check().unwrap_err().to_string().contains("lambda = NaN"));
+        let inf = Recipe::from_json(r#"{"estimator": {"name": "kde", "lambda": "-inf"}}"#).unwrap();
+        assert_eq!(inf.estimator.lambda, Some(f64::NEG_INFINITY));
+        assert!(Recipe::from_json(r#"{"estimator": {"name": "kde", "lambda": "big"}}"#).is_err());
     }
 
     #[test]

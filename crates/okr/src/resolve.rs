@@ -148,16 +148,24 @@ pub fn record(name: Estimator, spec: &EstimatorSpec) -> EstimatorRecipe {
 
 /// Training inputs as the input kernel sees them.
 #[derive(Debug, Clone)]
-pub struct PreparedInputs {
+pub struct PreparedInputs<'a> {
     /// Standardization of dense inputs, stored in the model.
     pub standardizer: Option<Standardizer>,
     /// Standardization of sparse inputs, as Gaussian feature weights.
     pub weights: Option<Vec<f64>>,
     /// Rows for the width heuristics: standardized dense rows, or sparse
-    /// rows divided by their scale (the same distances).
-    pub rows: Features,
+    /// rows divided by their scale (the same distances); the caller's rows,
+    /// not a copy, when nothing is scaled.
+    pub rows: std::borrow::Cow<'a, Features>,
     /// How the inputs were treated.
     pub note: &'static str,
+}
+
+impl PreparedInputs<'_> {
+    /// The prepared rows.
+    pub fn rows(&self) -> &Features {
+        &self.rows
+    }
 }
 
 /// Standardizes the features as `standardize` says. Dense features are
@@ -169,7 +177,7 @@ pub struct PreparedInputs {
 /// # Errors
 /// [`Error::Refused`] for `Yes` on sparse data with another kernel;
 /// errors of [`Standardizer::fit`].
-pub fn prepare_inputs(standardize: Standardize, gaussian: bool, x: &Features) -> Result<PreparedInputs> {
+pub fn prepare_inputs(standardize: Standardize, gaussian: bool, x: &Features) -> Result<PreparedInputs<'_>> {
     let (on, note) = match standardize {
         Standardize::No => (false, "used as given (no standardization)"),
         Standardize::Yes => (true, "standardized (as asked)"),
@@ -178,12 +186,13 @@ pub fn prepare_inputs(standardize: Standardize, gaussian: bool, x: &Features) ->
         Standardize::Auto => (true, "standardized (dense, not binary)"),
     };
     if !on {
-        return Ok(PreparedInputs { standardizer: None, weights: None, rows: x.clone(), note });
+        return Ok(PreparedInputs { standardizer: None, weights: None, rows: std::borrow::Cow::Borrowed(x), note });
     }
     let st = Standardizer::fit(x)?;
     Ok(match x {
         Features::Dense(d) => {
-            PreparedInputs { rows: Features::Dense(st.transform(d)?), standardizer: Some(st), weights: None, note }
+            let rows = std::borrow::Cow::Owned(Features::Dense(st.transform(d)?));
+            PreparedInputs { rows, standardizer: Some(st), weights: None, note }
         }
         Features::Sparse(s) => {
             if !gaussian {
@@ -194,7 +203,7 @@ pub fn prepare_inputs(standardize: Standardize, gaussian: bool, x: &Features) ->
                 ));
             }
             PreparedInputs {
-                rows: Features::Sparse(st.scale_sparse(s)?),
+                rows: std::borrow::Cow::Owned(Features::Sparse(st.scale_sparse(s)?)),
                 standardizer: None,
                 weights: Some(st.feature_weights()),
                 note,
@@ -257,7 +266,7 @@ where
 /// # Errors
 /// As [`vector_kernel`].
 pub fn input_kernel(k: &KernelRecipe, p: &PreparedInputs) -> Result<(KernelSpec, KernelRecipe, String)> {
-    let (median, gamma) = median_width(&p.rows);
+    let (median, gamma) = median_width(p.rows());
     let (spec, resolved) = vector_kernel(k, p.rows.n_features(), || gamma)?;
     let note = match (k.gamma.is_some() || k.sigma2.is_some(), k.has_gaussian_width()) {
         (true, _) => "given".to_string(),
@@ -295,7 +304,7 @@ pub fn combined_kernel(
     fit_rows: &Features,
     output_gram: impl FnOnce() -> faer::Mat<f64>,
 ) -> Result<(KernelSpec, Vec<KernelRecipe>, Vec<f64>)> {
-    let (_, gamma) = median_width(&p.rows);
+    let (_, gamma) = median_width(p.rows());
     let mut specs = Vec::with_capacity(kernels.len());
     let mut resolved = Vec::with_capacity(kernels.len());
     for k in kernels {

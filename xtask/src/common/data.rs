@@ -128,7 +128,7 @@ pub fn standardized_features(data: &LoadedData) -> Result<(Features, Features)> 
         (Some(st), Features::Dense(b)) => Features::Dense(st.transform(b)?),
         _ => data.test.x.clone(),
     };
-    Ok((prepared.rows, test))
+    Ok((prepared.rows.into_owned(), test))
 }
 
 #[cfg(test)]

@@ -119,12 +119,12 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     let (coarse, result) = match &screen {
         None => {
             let widths = a.widths.as_deref().map(Widths::Given).unwrap_or(Widths::LineSearch);
-            (None, search.on(&inputs.rows, &outputs, &ky, widths, &mut on_step)?)
+            (None, search.on(inputs.rows(), &outputs, &ky, widths, &mut on_step)?)
         }
         Some(rows) => {
             let coarse =
-                search.on(&inputs.rows.select(rows), &outputs.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
-            let fine = search.on(&inputs.rows, &outputs, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
+                search.on(&inputs.rows().select(rows), &outputs.select(rows), &ky, Widths::LineSearch, &mut on_step)?;
+            let fine = search.on(inputs.rows(), &outputs, &ky, Widths::Given(&[coarse.c()]), &mut on_step)?;
             (Some(coarse), fine)
         }
     };

@@ -2,6 +2,7 @@
 
 import json
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -49,18 +50,99 @@ def _inputs(est, X, reset):
     return X
 
 
-def _label_csr(Y):
-    """A 0/1 indicator (dense or sparse) as a CSR matrix of its ones."""
-    Y = sp.csr_matrix(Y) if sp.issparse(Y) else sp.csr_matrix(np.asarray(Y) != 0)
+def _label_csr(Y, what="Y"):
+    """A label indicator (dense or sparse) as a CSR matrix of its ones.
+
+    Its values must be 0 and 1 (any numeric dtype) or booleans, dense and
+    sparse alike, as scikit-learn's multilabel-indicator format: anything
+    else (-1, 2, 0.5, NaN) is a ``ValueError`` naming the values, never a
+    silent "nonzero means present".
+    """
+    if sp.issparse(Y):
+        Y = sp.csr_matrix(Y, copy=True)
+        values = Y.data
+    else:
+        Y = np.asarray(Y)
+        if Y.ndim != 2:
+            raise ValueError(f"{what} must be a 2-D label indicator, got {Y.ndim} dimension(s)")
+        values = Y
+    if values.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must be a 0/1 or boolean label indicator, got dtype {values.dtype}")
+    ok = (values == 0) | (values == 1)
+    if not np.all(ok):
+        bad = np.unique(values[~ok])
+        shown = ", ".join(str(v) for v in bad[:5]) + (", ..." if len(bad) > 5 else "")
+        raise ValueError(f"{what} must be a 0/1 or boolean label indicator; it holds {shown}")
+    Y = sp.csr_matrix(Y != 0) if not sp.issparse(Y) else Y
     Y.eliminate_zeros()
     Y.sort_indices()
     return Y
 
 
+def _json_ready(value):
+    """``value`` with non-finite floats spelled as okr's recipes read them
+    (``"NaN"``, ``"inf"``, ``"-inf"``: JSON has no such numbers), so that
+    okr, not the JSON encoder, explains why the value is invalid."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return "NaN" if np.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def _fitted_candidates(est):
+    """The fitted model's candidates as ``candidates_`` holds them: vectors
+    as a float array; label sets as a 0/1 array when ``Y`` was dense (no
+    larger than ``Y`` itself), else (sparse ``Y``, class labels) as a CSR
+    matrix, so that a label space of millions costs its nonzeros only."""
+    if est._mode == "vectors":
+        return est.model_.candidates()
+    indices, indptr, shape = est.model_.candidate_sets()
+    C = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape)
+    return C.toarray() if (est._mode == "labels" and not est._y_sparse) else C
+
+
+def _candidate_classes(C):
+    """The class index of each candidate of a class-label fit (one-hot rows,
+    a CSR matrix or, in pickles of earlier versions, an array)."""
+    return C.indices if sp.issparse(C) else np.argmax(C, axis=-1)
+
+
+def _n_candidates(est):
+    return est.candidates_.shape[0]
+
+
+def _pool_rows(values, n_pool, what, unknown=None, check_range=True):
+    """Pool row indices as int64: an integer array (or list) of values in
+    ``[0, n_pool)`` (or ``unknown``), else a ``ValueError`` naming ``what``:
+    floats are refused rather than truncated (an empty list is fine).
+    Without ``check_range`` the range is left to okr (groups: its message
+    names the query)."""
+    a = np.asarray(values)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"{what} must hold integer pool row indices, got dtype {a.dtype}")
+    a = a.ravel()
+    if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{what} holds {a.max()}: expected pool rows in [0, {n_pool})")
+    if not check_range:
+        return a.astype(np.int64)
+    bad = (a >= n_pool) | (a < 0)
+    if unknown is not None:
+        bad &= a != unknown
+    if np.any(bad):
+        allowed = f"in [0, {n_pool})" + ("" if unknown is None else f" or {unknown}")
+        raise ValueError(f"{what} holds {a[bad][0]}: expected pool rows {allowed}")
+    return a.astype(np.int64)
+
+
 def f1_samples(Y_true, Y_pred):
     """Example-based F1: the mean over samples of ``2 |y & p| / (|y| + |p|)``,
     0 when both sets are empty (scikit-learn's ``f1_score(average='samples')``)."""
-    t, p = _label_csr(Y_true), _label_csr(Y_pred)
+    t, p = _label_csr(Y_true, "Y_true"), _label_csr(Y_pred, "Y_pred")
     if t.shape != p.shape:
         raise ValueError(f"shape mismatch: Y_true {t.shape} vs Y_pred {p.shape}")
     inter = np.asarray(t.multiply(p).sum(axis=1)).ravel()
@@ -183,14 +265,23 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         }
 
     def _seed(self):
-        return int(check_random_state(getattr(self, "random_state", None)).randint(np.iinfo(np.int32).max))
+        """okr's seed: an integer ``random_state`` as it is (so that a
+        recipe's seed round-trips through ``okr.from_recipe``), a seed drawn
+        from a ``RandomState`` or from the global one for ``None``, and 0 for
+        estimators without randomness."""
+        if not hasattr(self, "random_state"):
+            return 0
+        rs = self.random_state
+        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and 0 <= rs < 2**63:
+            return int(rs)
+        return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
 
     def _params_for_okr(self):
         params = dict(self.get_params(deep=False))
         params.pop("random_state", None)
         params.pop("n_jobs", None)
         params.pop("precision", None)
-        params["seed"] = int(check_random_state(getattr(self, "random_state", None)).randint(np.iinfo(np.int32).max))
+        params["seed"] = self._seed()
         return params
 
     def _targets(self, y):
@@ -198,8 +289,6 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self._y_sparse = sp.issparse(y)
         if self._y_sparse:
             Y = _label_csr(y)
-            if not np.all(sp.csr_matrix(y).data[sp.csr_matrix(y).data != 0] == 1):
-                raise ValueError("a sparse Y must be a 0/1 label indicator matrix")
             self._mode, self._y_dtype = "labels", y.dtype
             return Y, "labels"
         y = np.asarray(y)
@@ -234,11 +323,11 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         _check_precision(self)
         X = _inputs(self, X, reset=True)
         Y, kind = self._targets(y)
-        recipe = json.dumps(self._recipe(kind))
+        recipe = json.dumps(_json_ready(self._recipe(kind)))
         self.model_, notes = _okr.fit_recipe(recipe, X, Y, kind, self.n_jobs)
         for note in notes:
             warnings.warn(f"okr: {note}", UserWarning, stacklevel=2)
-        self.candidates_ = self.model_.candidates()
+        self.candidates_ = _fitted_candidates(self)
         self.n_outputs_ = self.model_.output_dim
         return self
 
@@ -256,7 +345,7 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def _outputs(self, idx):
         """Candidate rows as the targets looked at fit."""
         if self._mode == "classes":
-            return self.classes_[np.argmax(self.candidates_[idx], axis=-1)]
+            return self.classes_[_candidate_classes(self.candidates_)[idx]]
         out = self.candidates_[idx]
         if self._mode == "labels":
             out = out.astype(self._y_dtype)
@@ -275,9 +364,11 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         also their scores ``k(c, c) - 2 <h(x), psi(c)>`` (lower is better)."""
         if not (isinstance(k, numbers.Integral) and k >= 1):
             raise ValueError(f"invalid k = {k!r}: expected an integer >= 1")
-        idx, scores = self._decode(X, int(min(k, len(self.candidates_))))
+        idx, scores = self._decode(X, int(min(k, _n_candidates(self))))
         if self._mode == "classes":
-            out = self.classes_[np.argmax(self.candidates_[idx], axis=-1)]
+            out = self.classes_[_candidate_classes(self.candidates_)[idx]]
+        elif sp.issparse(self.candidates_):
+            out = self.candidates_[idx.ravel()].toarray().reshape(*idx.shape, -1).astype(self._y_dtype)
         else:
             out = self.candidates_[idx]
             if self._mode == "labels":
@@ -328,22 +419,27 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         X = _inputs(self, X, reset=False)
         n = X.shape[0]
         pool, kind = self._candidate_pool(candidates)
+        n_pool = pool.shape[0]
         indptr = indices = None  # the whole pool for every row, without an index list
         if groups is not None:
             if len(groups) != n:
                 raise ValueError(f"{len(groups)} candidate groups for {n} rows of X")
-            lists = [np.asarray(g, dtype=np.int64).ravel() for g in groups]
+            lists = [_pool_rows(g, n_pool, f"groups[{q}]", check_range=False) for q, g in enumerate(groups)]
             indptr = np.concatenate([[0], np.cumsum([len(g) for g in lists])]).astype(np.int64)
             indices = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
         truth = np.full(n, -1, dtype=np.int64)
         if true_candidates is not None:
-            truth = np.asarray(true_candidates, dtype=np.int64).ravel()
+            truth = _pool_rows(true_candidates, n_pool, "true_candidates", unknown=-1)
             if truth.shape != (n,):
                 raise ValueError(f"true_candidates has {truth.size} entries for {n} rows of X")
-        if k is not None and not (isinstance(k, numbers.Integral) and k >= 1):
+        if k is not None and not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1):
             raise ValueError(f"invalid k = {k!r}: expected an integer >= 1 or None")
+        if not (isinstance(memory_budget, numbers.Integral) and not isinstance(memory_budget, bool) and memory_budget >= 1):
+            raise ValueError(f"invalid memory_budget = {memory_budget!r}: expected an integer >= 1 (bytes)")
+        # Beyond 64 bits both mean "no limit".
+        k = None if k is None else int(min(k, sys.maxsize))
         ids, scores, offsets, ranks = _okr.rank_per_query(
-            self.model_, X, pool, kind, indptr, indices, truth, k, int(memory_budget), self.n_jobs
+            self.model_, X, pool, kind, indptr, indices, truth, k, int(min(memory_budget, sys.maxsize)), self.n_jobs
         )
         return RankedCandidates(ids, scores, offsets, ranks if true_candidates is not None else None)
 

@@ -92,7 +92,8 @@ class _Autoencoder(_CodeBase):
         dims = params.pop("hidden_dims")
         if np.ndim(dims) == 0:
             dims = [dims]
-        dims = [int(d) for d in dims]
+        # okr checks the widths (integers >= 1, ValueError naming hidden_dims).
+        dims = list(dims)
         self.model_ = _okr.fit_autoencoder(self._kind, params, dims, X, self.n_jobs)
         self.embedding_ = self.model_.train_codes()
         self.n_iter_ = self.model_.n_iter
@@ -131,7 +132,12 @@ class KPCA(_CodeBase):
     from the top ``n_components`` eigenpairs of the Gram matrix of ``kernel``
     (``gamma``, ``degree``, ``coef0`` as for the other estimators). Keeps
     ``X_fit_`` (new rows are compared with it), as scikit-learn's
-    ``KernelPCA`` does."""
+    ``KernelPCA`` does.
+
+    Codes have ``min(n_components, n_samples)`` columns, as scikit-learn's
+    ``KernelPCA`` (``remove_zero_eig=False``) gives: components beyond the
+    Gram's numerical rank (eigenvalues below ``1e-12`` times the largest)
+    are zero columns."""
 
     def __init__(self, n_components=2, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0, n_jobs=None):
         self.n_components = n_components
@@ -149,10 +155,23 @@ class KPCA(_CodeBase):
     def fit(self, X, y=None):
         """Eigendecompose the Gram matrix of ``X``; sets ``embedding_``."""
         X = _rows(self, X, reset=True)
+        # okr checks n_components (an integer >= 1, ValueError naming it).
+        self.model_ = _okr.fit_kpca(self._okr_params(), self.n_components, X, self.n_jobs)
         self.X_fit_ = X
-        self.model_ = _okr.fit_kpca(self._okr_params(), int(self.n_components), X, self.n_jobs)
-        self.embedding_ = self.model_.train_codes()
+        self.embedding_ = self._padded(self.model_.train_codes())
         return self
+
+    def _padded(self, codes):
+        """``codes`` with zero columns up to ``min(n_components, n_samples)``
+        (components of zero eigenvalue, as scikit-learn's ``KernelPCA``)."""
+        width = min(int(self.n_components), self.X_fit_.shape[0])
+        if codes.shape[1] >= width:
+            return codes
+        return np.hstack([codes, np.zeros((codes.shape[0], width - codes.shape[1]))])
+
+    def transform(self, X):
+        """The code of each row of ``X``, ``(n_samples, min(n_components, n_samples_fit))``."""
+        return self._padded(super().transform(X))
 
     def _model_from_bytes(self, data, state):
         params = {k: state[k] for k in ("kernel", "gamma", "degree", "coef0")}

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _okr
 from . import estimators as _est
+from ._base import _fitted_candidates
 
 # okr's canonical estimator names (the recipe's) -> the Python classes.
 _CLASSES = {
@@ -73,7 +74,6 @@ def load(path):
             raise ValueError(f"{path}: a {model.estimator} model has no Python estimator")
         est = cls()
     est.model_ = model
-    est.candidates_ = model.candidates()
     est.n_outputs_ = model.output_dim
     est.n_features_in_ = model.n_features
     est._y_sparse = False
@@ -81,6 +81,7 @@ def load(path):
         est._mode, est._y_dtype = "vectors", np.dtype(np.float64)
     else:
         est._mode, est._y_dtype = "labels", np.dtype(np.int64)
+    est.candidates_ = _fitted_candidates(est)
     if model.label_names:
         est.label_names_ = np.asarray(model.label_names, dtype=object)
     return est

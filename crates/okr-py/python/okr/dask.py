@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _okr
-from ._base import _label_csr
+from ._base import _fitted_candidates, _label_csr
 from .estimators import SIOKR, SISOKR, NystroemKRR, NystroemReducedRankIOKR
 
 __all__ = ["fit", "predict", "decision_function"]
@@ -225,12 +225,12 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
     reduced = time.perf_counter()
     estimator.model_ = _okr.stream_finalize(plan, merged, y_kind, estimator.n_jobs)
     finalized = time.perf_counter()
-    estimator.candidates_ = estimator.model_.candidates()
     estimator.n_outputs_ = estimator.model_.output_dim
     estimator.n_features_in_ = d
     estimator._mode = y_kind
     estimator._y_sparse = False
     estimator._y_dtype = y_dtype
+    estimator.candidates_ = _fitted_candidates(estimator)
     estimator.dask_report_ = {
         "partitions": len(parts),
         "plan_bytes": len(plan),
@@ -312,7 +312,7 @@ def predict_topk(estimator, X, k=5, return_scores=False, client=None):
     if not (isinstance(k, numbers.Integral) and k >= 1):
         raise ValueError(f"invalid k = {k!r}: expected an integer >= 1")
     dask, da = _dask()
-    k = int(min(k, len(estimator.candidates_)))
+    k = int(min(k, estimator.candidates_.shape[0]))
     est = client.scatter(estimator, broadcast=True) if client is not None else dask.delayed(estimator, pure=True)
     if isinstance(X, (list, tuple)):
         return [dask.delayed(_topk_block)(est, b, k) for b in X]

@@ -16,19 +16,20 @@ Gaussian-type kernels, ``1 / n_features`` for the polynomial kernel),
 ``output_kernel`` and ``output_gamma`` (the output kernel; ``None``:
 ``sigma^2 =`` the mean number of labels per sample for label sets, the
 median heuristic for vectors), ``n_jobs`` (okr's threads: ``None`` or
-``-1`` every core, ``k`` exactly ``k``), ``precision`` (decoding
-arithmetic: ``"f64"``, or ``"f32"``: candidate scores in single
-precision with each row's best candidates re-scored in double precision
-before the choice, so decisions differ from ``"f64"`` only at near-ties;
-docs/performance.md measures 0.65x of the f64 decode time at best and
-0.98x on Bibtex IOKR).
+``-1`` every core, ``k`` exactly ``k`` up to the cores: more is capped at
+the cores with a ``UserWarning``), ``precision`` (decoding arithmetic:
+``"f64"``, or ``"f32"``: candidate scores in single precision with each
+row's best candidates re-scored in double precision before the choice,
+so decisions differ from ``"f64"`` only at near-ties; docs/performance.md
+measures 0.65x of the f64 decode time at best and 0.98x on Bibtex IOKR).
+Every parameter left ``None`` takes okr's default (the table in
+docs/recipes.md), resolved by the same library code as ``okr fit``:
+``lam`` is 1e-3, except IOKR on label sets, where it is chosen by
+closed-form leave-one-out F1. The fitted ``model_.recipe`` holds every
+value used. Features are used as given (in scikit-learn, scaling is a
+pipeline step).
 ``lam`` is okr's ridge ``lambda`` in ``(K + n lambda I)``, i.e.
-scikit-learn's ``KernelRidge(alpha=n * lam)``. Every parameter left
-``None`` takes okr's default (the table in docs/recipes.md), resolved by
-the same library code as ``okr fit``: ``lam`` is 1e-3, except IOKR on
-label sets, where it is chosen by closed-form leave-one-out F1. The
-fitted ``model_.recipe`` holds every value used. Features are used as
-given (``standardize=False``: in scikit-learn, scaling is a pipeline step).
+scikit-learn's ``KernelRidge(alpha=n * lam)``.
 """
 
 
