@@ -7,7 +7,7 @@
 //!   fitted model that keeps its training rows (IOKR, reduced rank, KDE,
 //!   trace norm) keeps this reference, as scikit-learn's `KernelRidge` keeps
 //!   `X_fit_`. Other dtypes and non-contiguous views are converted by the
-//!   Python layer (`okr._validation`) into one float64 copy first.
+//!   Python layer (`okr._base._inputs`) into one float64 copy first.
 //! - scipy.sparse CSR matrices are copied once into [`CsrRows`]: okr's CSR
 //!   indices are `usize`, scipy's `int32` or `int64`.
 //! - label indicator matrices become [`LabelSets`] (lists of label indices).

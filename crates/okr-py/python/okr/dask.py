@@ -48,7 +48,7 @@ from . import _okr
 from ._base import _fitted_candidates, _label_csr
 from .estimators import SIOKR, SISOKR, NystroemKRR, NystroemReducedRankIOKR
 
-__all__ = ["fit", "predict", "decision_function"]
+__all__ = ["fit", "predict", "predict_topk", "decision_function"]
 
 _ESTIMATORS = (
     (NystroemKRR, "nystroem"),
