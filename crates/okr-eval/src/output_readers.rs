@@ -65,6 +65,15 @@ pub fn read_fingerprints_dense(path: impl AsRef<Path>) -> Result<LabelSets> {
 /// ```
 pub fn read_fingerprints_sparse(path: impl AsRef<Path>, n_bits: usize) -> Result<LabelSets> {
     let path = path.as_ref();
+    // A declared width is checked before anything of that width exists (issue 35, C1).
+    let max = crate::readers::svmlight::MAX_DIMENSION;
+    if n_bits == 0 || n_bits > max {
+        return Err(crate::Error::InvalidArgument {
+            name: "n_bits",
+            value: n_bits.to_string(),
+            expected: format!("a fingerprint length from 1 to {max}"),
+        });
+    }
     let text = crate::readers::read_text(path)?;
     let sets = parse_lines(&text, |row| parse_index_set(row, n_bits)).map_err(|e| parse_error(path, e))?;
     Ok(LabelSets::new(n_bits, sets)?)
@@ -94,6 +103,21 @@ pub fn read_vectors(path: impl AsRef<Path>) -> Result<DenseRows> {
 
 #[cfg(test)]
 mod tests {
+
+    /// C1: a declared fingerprint length beyond what any file holds is one
+    /// clear error, before anything of that length is allocated.
+    #[test]
+    fn c1_n_bits_beyond_the_limit_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fp.txt");
+        std::fs::write(&path, "0,3\n-\n").unwrap();
+        for n in [0, (1usize << 24) + 1, 1_000_000_000_000, usize::MAX] {
+            let err = read_fingerprints_sparse(&path, n).unwrap_err().to_string();
+            assert!(err.contains("n_bits") && err.contains(&n.to_string()), "{err}");
+        }
+        assert_eq!(read_fingerprints_sparse(&path, 1 << 24).unwrap().n_labels(), 1 << 24);
+    }
+
     use super::*;
     use okr_kernels::Rows;
 
