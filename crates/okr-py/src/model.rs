@@ -4,6 +4,8 @@
 use numpy::{PyArray1, PyArray2, ndarray::Array2};
 use okr::TrainOutputs;
 use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
+use okr_kernels::Rows;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 

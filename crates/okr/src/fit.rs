@@ -140,7 +140,8 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
             out.output_kernel(kr, &ky, &note);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, rows, y, kx.clone(), &ky), true, x.n_rows())?;
+            let lambda =
+                out.lambda(recipe, |seed| resolve::loo_lambda(seed, rows, y, kx.clone(), &ky), true, x.n_rows())?;
             let spec = out.spec(recipe, x.n_rows(), lambda)?;
             Model::from(spec.fit(kx, ky, rows, *y)?)
         }
@@ -148,7 +149,8 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
             out.output_kernel(kr, &ky, &note);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on vectors"), false, x.n_rows())?;
+            let lambda =
+                out.lambda(recipe, |_| unreachable!("no leave-one-out choice on vectors"), false, x.n_rows())?;
             Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
         }
         TrainOutputs::Graphs(y) => {
@@ -156,7 +158,8 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             out.notes.push(format!("output kernel normalized WL subtree, {} iterations", kr.iterations.unwrap_or(0)));
             out.recipe.output.kernel = Some(kr);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on graphs"), false, x.n_rows())?;
+            let lambda =
+                out.lambda(recipe, |_| unreachable!("no leave-one-out choice on graphs"), false, x.n_rows())?;
             Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
         }
         TrainOutputs::Rankings(y) => {
@@ -164,7 +167,8 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             out.notes.push(format!("output kernel {ky:?}"));
             out.recipe.output.kernel = Some(kr);
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
-            let lambda = out.lambda(recipe, |_| unreachable!("no leave-one-out choice on rankings"), false, x.n_rows())?;
+            let lambda =
+                out.lambda(recipe, |_| unreachable!("no leave-one-out choice on rankings"), false, x.n_rows())?;
             Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
         }
     };
@@ -190,7 +194,8 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
     let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
     out.output_kernel(kr, &ky, &note);
     out.notes.push("input kernel precomputed".into());
-    let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true, gram.n_train())?;
+    let lambda =
+        out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true, gram.n_train())?;
     let spec = out.spec(recipe, gram.n_train(), lambda)?;
     let model = Model::Gram(spec.fit_gram(ky, gram, y)?);
     Ok(out.finish(model, None, start))
