@@ -133,8 +133,9 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
         );
     }
     for (flag, given) in [("--degree", a.degree.is_some()), ("--coef0", a.coef0.is_some())] {
-        if given && a.input_kernel != KernelKind::Polynomial {
-            bail!("{flag} applies to --input-kernel polynomial only");
+        // With --input-kernels, a polynomial item takes them (checked with the list).
+        if given && a.input_kernels.is_none() && a.input_kernel != KernelKind::Polynomial {
+            bail!("{flag} applies to --input-kernel polynomial (or a polynomial in --input-kernels) only");
         }
     }
     if a.data.label_count == Some(0) && !autoencoder && a.output_kind == crate::cli::OutputKindFlag::Labels {

@@ -151,10 +151,11 @@ impl RefitSearch {
         Self { widths, lambdas, median_rows: 2000, decoder: CandidateDecoder::new(), error_score: None }
     }
 
-    /// The score of a fit that fails (NaN: its cell is never chosen), instead
+    /// The score of a cell that fails (its fit, the decoding of its
+    /// validation rows or its metric; NaN: the cell is never chosen), instead
     /// of ending the search with its error, as scikit-learn's `error_score`:
     /// a ridge too small for one estimator should not end the search of the
-    /// others. When every fit of the grid fails, the first error is returned.
+    /// others. When every cell of the grid fails, the first error is returned.
     pub fn error_score(mut self, score: f64) -> Self {
         self.error_score = Some(score);
         self
@@ -217,19 +218,25 @@ impl RefitSearch {
             let truth = y.select(validation);
             for (wi, &c) in self.widths.iter().enumerate() {
                 for (li, &lambda) in self.lambdas.iter().enumerate() {
-                    let model = match (fit(&x_tr, &y_tr, c / median, lambda), self.error_score) {
-                        (Ok(model), _) => model,
+                    // A cell that fails (its fit, decoding or metric) scores
+                    // `error_score` when one is set, else ends the search.
+                    let mut cell = || -> Result<f64, E> {
+                        let model = fit(&x_tr, &y_tr, c / median, lambda)?;
+                        let candidates = model.training_outputs();
+                        let best = self.decoder.decode(&model, &x_va, candidates)?.best();
+                        metric(&truth, &candidates.select(&best))
+                    };
+                    match (cell(), self.error_score) {
+                        (Ok(score), _) => {
+                            fitted += 1;
+                            fold_scores[wi][li].push(score);
+                        }
                         (Err(e), None) => return Err(e),
                         (Err(e), Some(score)) => {
                             first_error.get_or_insert(e);
                             fold_scores[wi][li].push(score);
-                            continue;
                         }
-                    };
-                    fitted += 1;
-                    let candidates = model.training_outputs();
-                    let best = self.decoder.decode(&model, &x_va, candidates)?.best();
-                    fold_scores[wi][li].push(metric(&truth, &candidates.select(&best))?);
+                    }
                 }
                 on_step();
             }

@@ -10,7 +10,8 @@
 //! - `indicator`: one line per input, a 0/1 value per label, comma-separated,
 //!   no header (`numpy.loadtxt(f, delimiter=",")`).
 //! - `csv`: the indicator with a header of label names; with label scores,
-//!   one more column per label, `score:<name>` (`pandas.read_csv(f)`).
+//!   one more column per label, `score:<name>` (`pandas.read_csv(f)`). Read
+//!   back, the columns are matched to the labels by name, in any order.
 //! - `json`: JSON Lines, one object per input: `labels` (names), `label_ids`;
 //!   with several ranked sets or their scores, a `top` list of `{labels,
 //!   label_ids, score}` (the decoding score `k(c, c) - 2 <h(x), psi(c)>`, lower
@@ -179,7 +180,8 @@ pub struct ReadBack {
 /// # Errors
 /// [`Error::Io`] when the file cannot be read; [`Error::Parse`] naming the
 /// line for a label index out of range or not a number, a value other than
-/// 0/1, a wrong column count, a line that is not JSON, or label scores on
+/// 0/1, a wrong column count, a CSV header naming a column the model has no
+/// label for or missing a label, a line that is not JSON, or label scores on
 /// some lines only.
 pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String]) -> Result<ReadBack> {
     let l = names.len();
@@ -222,17 +224,18 @@ pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String])
         PredictionFormat::Csv => {
             let mut r = csv::Reader::from_reader(text.as_bytes());
             let header = r.headers().map_err(|e| parse(0, e.to_string()))?.clone();
-            let has_scores = header.len() == 2 * l;
-            if header.len() != l && !has_scores {
-                return Err(parse(0, format!("{} columns, expected {l} labels (and {l} score columns)", header.len())));
-            }
+            let columns = csv_columns(&header, names).map_err(|m| parse(0, m))?;
             for (i, rec) in r.records().enumerate() {
                 let rec = rec.map_err(|e| parse(i + 1, e.to_string()))?;
                 let cells: Vec<&str> = rec.iter().collect();
-                sets.push(zero_one(&cells[..l]).map_err(|m| parse(i + 1, m))?);
-                if has_scores {
-                    let score = |c: &&str| c.trim().parse::<f64>().map_err(|_| parse(i + 1, format!("score {c:?}")));
-                    scores.push(cells[l..].iter().map(score).collect::<Result<_>>()?);
+                let labels: Vec<&str> = columns.labels.iter().map(|&c| cells[c]).collect();
+                sets.push(zero_one(&labels).map_err(|m| parse(i + 1, m))?);
+                if let Some(cols) = &columns.scores {
+                    let score = |c: &usize| {
+                        let t = cells[*c];
+                        t.trim().parse::<f64>().map_err(|_| parse(i + 1, format!("score {t:?}")))
+                    };
+                    scores.push(cols.iter().map(score).collect::<Result<_>>()?);
                 }
             }
         }
@@ -267,6 +270,68 @@ pub fn read_predictions(path: &Path, format: PredictionFormat, names: &[String])
     )?;
     let scores = (!scores.is_empty()).then(|| Mat::from_fn(n, l, |i, j| scores[i][j]));
     Ok(ReadBack { sets, scores })
+}
+
+/// Where each label's columns are in a CSV prediction file.
+struct CsvColumns {
+    /// Per label (in the model's order), its 0/1 column.
+    labels: Vec<usize>,
+    /// Per label, its `score:<name>` column, when the file has scores.
+    scores: Option<Vec<usize>>,
+}
+
+/// Matches a CSV header to the model's label `names` by name: every label
+/// once, its `score:<name>` column for all labels or none, in any order. A
+/// name the model does not have, a repeated name, or a missing label is
+/// an error naming them.
+fn csv_columns(header: &csv::StringRecord, names: &[String]) -> std::result::Result<CsvColumns, String> {
+    let index: std::collections::HashMap<&str, usize> =
+        names.iter().enumerate().map(|(j, n)| (n.as_str(), j)).collect();
+    let mut labels = vec![None; names.len()];
+    let mut scores = vec![None; names.len()];
+    let mut unknown = Vec::new();
+    let mut repeated = Vec::new();
+    for (c, name) in header.iter().enumerate() {
+        // A label named `score:x` itself is a label column first.
+        let (slot, j) = match index.get(name) {
+            Some(&j) => (&mut labels, j),
+            None => match name.strip_prefix("score:").and_then(|n| index.get(n)) {
+                Some(&j) => (&mut scores, j),
+                None => {
+                    unknown.push(format!("{name:?}"));
+                    continue;
+                }
+            },
+        };
+        if slot[j].replace(c).is_some() {
+            repeated.push(format!("{name:?}"));
+        }
+    }
+    let list = |v: &[String]| {
+        const SHOWN: usize = 5;
+        let more = v.len().saturating_sub(SHOWN);
+        let head = v[..v.len().min(SHOWN)].join(", ");
+        if more > 0 { format!("{head} and {more} more") } else { head }
+    };
+    if !unknown.is_empty() {
+        return Err(format!("the header names columns the model has no label for: {}", list(&unknown)));
+    }
+    if !repeated.is_empty() {
+        return Err(format!("the header repeats the columns {}", list(&repeated)));
+    }
+    let missing: Vec<String> =
+        names.iter().zip(&labels).filter(|(_, c)| c.is_none()).map(|(n, _)| format!("{n:?}")).collect();
+    if !missing.is_empty() {
+        return Err(format!("the header has no column for the labels {}", list(&missing)));
+    }
+    let n_scores = scores.iter().filter(|c| c.is_some()).count();
+    if n_scores != 0 && n_scores != names.len() {
+        let missing: Vec<String> =
+            names.iter().zip(&scores).filter(|(_, c)| c.is_none()).map(|(n, _)| format!("\"score:{n}\"")).collect();
+        return Err(format!("the header has score columns for some labels only, none for {}", list(&missing)));
+    }
+    let all = |v: Vec<Option<usize>>| v.into_iter().collect::<Option<Vec<usize>>>();
+    Ok(CsvColumns { labels: all(labels).unwrap_or_default(), scores: if n_scores == 0 { None } else { all(scores) } })
 }
 
 /// The indices of the `1` cells; a cell other than 0 or 1 is an error.
@@ -321,6 +386,25 @@ mod tests {
                 assert_eq!(s, scores, "{format:?}");
             }
         }
+    }
+
+    /// CSV columns are matched to the labels by name: reordered columns read
+    /// as the same sets and scores.
+    #[test]
+    fn csv_columns_are_matched_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = |text: &str| {
+            let path = dir.path().join("p.csv");
+            std::fs::write(&path, text).unwrap();
+            read_predictions(&path, PredictionFormat::Csv, &names(3)).unwrap()
+        };
+        let in_order = read("n0,n1,n2,score:n0,score:n1,score:n2\n1,0,1,0.5,0.25,2\n0,1,0,1,2,3\n");
+        let shuffled = read("score:n2,n2,n0,score:n1,n1,score:n0\n2,1,1,0.25,0,0.5\n3,0,0,2,1,1\n");
+        for i in 0..2 {
+            assert_eq!(in_order.sets.set(i), shuffled.sets.set(i), "row {i}");
+        }
+        assert_eq!(in_order.sets.set(0), &[0, 2]);
+        assert_eq!(in_order.scores, shuffled.scores);
     }
 
     #[test]
@@ -387,6 +471,14 @@ mod tests {
         assert_eq!(
             read("{\"label_ids\": [0], \"label_scores\": [1, 2]}\n{\"label_ids\": [1]}\n", PredictionFormat::Json),
             format!("{}label_scores on some lines only", at(2))
+        );
+        assert_eq!(
+            read("n0,x,n1\n0,1,1\n", PredictionFormat::Csv),
+            format!("{}the header names columns the model has no label for: \"x\"", at(1))
+        );
+        assert_eq!(
+            read("n1\n1\n", PredictionFormat::Csv),
+            format!("{}the header has no column for the labels \"n0\"", at(1))
         );
         let missing = read_predictions(&dir.path().join("none"), PredictionFormat::Labels, &names(2)).unwrap_err();
         assert!(matches!(missing, Error::Io { .. }), "{missing}");

@@ -4,7 +4,8 @@ use crate::{Kernel, LabelSets, Linear, Rows};
 
 /// Median squared Euclidean distance $\|x_i - x_j\|^2$ over the pairs of at
 /// most `max_rows` evenly spaced rows of `x` (all rows when fewer), computed
-/// from one linear Gram block. Deterministic; `0` for fewer than two rows.
+/// from one linear Gram block. Deterministic; `0` for fewer than two rows;
+/// `inf` when the squared distances overflow (features near `1e154`).
 ///
 /// The Gaussian width `gamma = c / median` with `c = 1/2` is the median
 /// heuristic ($\sigma^2$ = median).
@@ -31,7 +32,12 @@ where
     let g = Linear.gram(&sample);
     let mut d: Vec<f64> = (0..m)
         .flat_map(|j| (0..j).map(move |i| (i, j)))
-        .map(|(i, j)| (g[(i, i)] + g[(j, j)] - 2.0 * g[(i, j)]).max(0.0))
+        .map(|(i, j)| {
+            // An overflowed norm makes `inf - inf = NaN`: that distance is
+            // infinite, not 0 (which would read as identical rows).
+            let d = g[(i, i)] + g[(j, j)] - 2.0 * g[(i, j)];
+            if d.is_nan() { f64::INFINITY } else { d.max(0.0) }
+        })
         .collect();
     let mid = d.len() / 2;
     *d.select_nth_unstable_by(mid, f64::total_cmp).1
@@ -104,6 +110,16 @@ mod tests {
         assert_eq!(median_sq_distance(&d.select(&[0]), 10), 0.0);
         let f = crate::Features::from(s.clone());
         assert_eq!(median_sq_distance(&f, 10), median_sq_distance(&s, 10));
+    }
+
+    /// Rows near 1e154 overflow their squared norms: the median is `inf`,
+    /// not the 0 of `NaN.max(0)` that reads as identical rows.
+    #[test]
+    fn overflowing_distances_are_infinite_not_zero() {
+        let x = DenseRows::from_rows(&[vec![1e154, 3e154], vec![-2e154, 1e154], vec![2e154, -3e154]]).unwrap();
+        assert_eq!(median_sq_distance(&x, 10), f64::INFINITY);
+        let same = DenseRows::from_rows(&[vec![1.0], vec![1.0], vec![1.0]]).unwrap();
+        assert_eq!(median_sq_distance(&same, 10), 0.0);
     }
 
     #[test]

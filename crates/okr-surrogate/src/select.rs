@@ -93,8 +93,8 @@ pub fn check_folds(folds: &[(Vec<usize>, Vec<usize>)], n: usize) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for fewer than 2 `rows` (`median_rows` of the
-/// searches), or a median that is not finite and positive (the inputs are
-/// all identical: no width can be chosen).
+/// searches), a median that is not finite (the squared distances overflow)
+/// or not positive (the inputs are all identical: no width can be chosen).
 pub fn search_median<X: Rows>(x: &X, rows: usize) -> Result<f64>
 where
     Linear: Kernel<X>,
@@ -103,7 +103,14 @@ where
         return Err(Error::InvalidParameter { name: "median_rows", value: rows.to_string(), expected: ">= 2" });
     }
     let median = median_sq_distance(x, rows);
-    if !(median > 0.0 && median.is_finite()) {
+    if !median.is_finite() {
+        return Err(Error::InvalidParameter {
+            name: "median squared distance",
+            value: median.to_string(),
+            expected: "finite (the squared distances between training inputs overflow: scale the features)",
+        });
+    }
+    if median <= 0.0 {
         return Err(Error::InvalidParameter {
             name: "median squared distance",
             value: median.to_string(),

@@ -259,14 +259,41 @@ where
     (m, median_heuristic_gamma(m))
 }
 
+/// Whether `k` takes its width from the median heuristic (a Gaussian-type
+/// kernel with no `gamma` or `sigma2` given).
+fn needs_median(k: &KernelRecipe) -> bool {
+    k.gamma.is_none() && k.sigma2.is_none() && k.has_gaussian_width()
+}
+
+/// Refuses a median-heuristic width that cannot be used: the median squared
+/// distance between the training `side` ("inputs" or "outputs") overflowed
+/// (`inf`) or is so small that `1 / (2 median)` does. A median of 0 (all
+/// sampled rows identical) keeps the heuristic's fallback.
+///
+/// # Errors
+/// [`Error::Refused`] naming the median and what to do.
+fn check_median(median: f64, gamma: f64, side: &str) -> Result<()> {
+    if median == 0.0 || (median.is_finite() && gamma.is_finite()) {
+        return Ok(());
+    }
+    let (what, flag) = if side == "inputs" { ("features", "--input-gamma") } else { ("outputs", "--output-gamma") };
+    Err(Error::Refused(format!(
+        "the median squared distance between training {side} is {median:e}: scale the {what} or give {flag}"
+    )))
+}
+
 /// The input kernel of a recipe on prepared inputs: the kernel (with the
 /// sparse standardization's feature weights), its resolved recipe and how
 /// its width was set.
 ///
 /// # Errors
-/// As [`vector_kernel`].
+/// As [`vector_kernel`]; [`Error::Refused`] when the median-heuristic width
+/// is needed and the median squared distance overflows.
 pub fn input_kernel(k: &KernelRecipe, p: &PreparedInputs) -> Result<(KernelSpec, KernelRecipe, String)> {
     let (median, gamma) = median_width(p.rows());
+    if needs_median(k) {
+        check_median(median, gamma, "inputs")?;
+    }
     let (spec, resolved) = vector_kernel(k, p.rows.n_features(), || gamma)?;
     let note = match (k.gamma.is_some() || k.sigma2.is_some(), k.has_gaussian_width()) {
         (true, _) => "given".to_string(),
@@ -295,7 +322,8 @@ pub fn weighted(k: KernelSpec, weights: Option<&[f64]>) -> Result<KernelSpec> {
 /// resolved kernels and the weights.
 ///
 /// # Errors
-/// As [`vector_kernel`]; ALIGNF's errors.
+/// As [`vector_kernel`]; ALIGNF's errors; [`Error::Refused`] when a kernel
+/// needs the median-heuristic width and the median squared distance overflows.
 pub fn combined_kernel(
     kernels: &[KernelRecipe],
     mkl: Mkl,
@@ -304,7 +332,10 @@ pub fn combined_kernel(
     fit_rows: &Features,
     output_gram: impl FnOnce() -> faer::Mat<f64>,
 ) -> Result<(KernelSpec, Vec<KernelRecipe>, Vec<f64>)> {
-    let (_, gamma) = median_width(p.rows());
+    let (median, gamma) = median_width(p.rows());
+    if kernels.iter().any(needs_median) {
+        check_median(median, gamma, "inputs")?;
+    }
     let mut specs = Vec::with_capacity(kernels.len());
     let mut resolved = Vec::with_capacity(kernels.len());
     for k in kernels {
@@ -344,9 +375,13 @@ pub fn label_output_kernel(k: &KernelRecipe, y: &LabelSets) -> Result<(KernelSpe
 /// median heuristic on the training outputs.
 ///
 /// # Errors
-/// As [`vector_kernel`].
+/// As [`vector_kernel`]; [`Error::Refused`] when the median-heuristic width
+/// is needed and the median squared distance overflows.
 pub fn vector_output_kernel(k: &KernelRecipe, y: &DenseRows) -> Result<(KernelSpec, KernelRecipe, String)> {
     let (median, gamma) = median_width(y);
+    if needs_median(k) {
+        check_median(median, gamma, "outputs")?;
+    }
     let (spec, resolved) = vector_kernel(k, y.n_features(), || gamma)?;
     let note = if k.gamma.is_some() || k.sigma2.is_some() || !k.has_gaussian_width() {
         "given".to_string()
@@ -462,5 +497,25 @@ mod tests {
         // The resolved recipe rebuilds the same kernel without the data.
         let (again, _) = vector_kernel(&r, 4, || unreachable!("the width is resolved")).unwrap();
         assert_eq!(again, k);
+    }
+
+    /// S4 / P4: a default width from an overflowing median is one error
+    /// naming the cause; identical rows keep the heuristic's fallback; a
+    /// given width needs no median.
+    #[test]
+    fn an_overflowing_median_is_refused_not_replaced_by_one() {
+        let huge = DenseRows::from_rows(&[vec![1e200, 0.0], vec![-1e200, 2e200], vec![3e200, -1e200]]).unwrap();
+        let err = vector_output_kernel(&KernelRecipe::named("gaussian"), &huge).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "the median squared distance between training outputs is inf: scale the outputs or give --output-gamma"
+        );
+        let mut given = KernelRecipe::named("gaussian");
+        given.gamma = Some(0.5);
+        assert!(vector_output_kernel(&given, &huge).is_ok());
+        assert!(vector_output_kernel(&KernelRecipe::named("linear"), &huge).is_ok());
+        let same = DenseRows::from_rows(&[vec![1.0], vec![1.0]]).unwrap();
+        let (_, r, _) = vector_output_kernel(&KernelRecipe::named("gaussian"), &same).unwrap();
+        assert_eq!(r.gamma, Some(1.0));
     }
 }

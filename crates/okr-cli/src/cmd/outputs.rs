@@ -52,8 +52,14 @@ pub fn check_fit(a: &FitArgs) -> Result<()> {
     Ok(())
 }
 
-/// Reads a fingerprint file as label sets of `n_bits` (when known).
+/// Reads a fingerprint file as label sets of `n_bits` (when known: the
+/// model's length; a `--n-bits` that differs from it is refused, not ignored).
 pub fn read_fingerprints(path: &Path, f: &OutputFileArgs, n_bits: Option<usize>) -> Result<LabelSets> {
+    if let (Some(model), Some(given)) = (n_bits, f.n_bits)
+        && model != given
+    {
+        bail!("--n-bits {given} differs from the model's fingerprint length ({model} bits)");
+    }
     let fp = match f.fingerprint_format {
         FingerprintFormat::Dense => okr_eval::read_fingerprints_dense(path)?,
         FingerprintFormat::Sparse => {

@@ -98,6 +98,7 @@ pub fn run(a: &TuneArgs) -> Result<()> {
     };
     let inputs = okr::resolve::prepare_inputs(standardize, true, &data.x)?;
     let lambdas = a.lambdas.clone().unwrap_or_else(|| LOO_LAMBDAS.to_vec());
+    check_lambdas(&lambdas, data.n_samples())?;
 
     let spinner = ProgressBar::new_spinner().with_message(format!("tuning on {} samples", data.n_samples()));
     spinner.enable_steady_tick(Duration::from_millis(120));
@@ -161,6 +162,21 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         Outputs::Sets(_) => Owned::Sets,
     };
     super::fit::fit_read(f, &refit, &data, &owned, Some(&note))
+}
+
+/// Refuses a ridge of the grid before the search rather than at the refit:
+/// each must be finite and > 0, and `n * lambda` (the ridge added to the
+/// Gram of the `n` training samples) finite too.
+fn check_lambdas(lambdas: &[f64], n: usize) -> Result<()> {
+    for &l in lambdas {
+        if !(l.is_finite() && l > 0.0) {
+            bail!("invalid --lambdas value {l}: expected finite and > 0");
+        }
+        if !(l * n as f64).is_finite() {
+            bail!("invalid --lambdas value {l:e}: n * lambda is not finite for the {n} training samples");
+        }
+    }
+    Ok(())
 }
 
 /// The training outputs a search decodes and scores.

@@ -10,6 +10,7 @@ mod memory;
 mod metrics;
 mod output_paths;
 mod outputs;
+mod probe35;
 mod rank;
 mod recipe;
 mod reliability;

@@ -215,7 +215,7 @@ fn ignored_fit_flags_are_errors() {
         (&["--rank", "5"], &["--rank does not apply to --estimator iokr", "reduced-rank"]),
         (&["--estimator", "leml", "--input-kernel", "linear"], &["--input-kernel does not apply to --estimator leml"]),
         (&["--estimator", "kae", "--output-gamma", "1"], &["--output-gamma does not apply to --estimator kae"]),
-        (&["--degree", "3"], &["--degree applies to --input-kernel polynomial only"]),
+        (&["--degree", "3"], &["--degree applies to --input-kernel polynomial"]),
         (&["--layers", "3"], &["--layers does not apply to --estimator iokr", "kae, k2ae"]),
         (&["--anchors", "5"], &["--anchors does not apply to --estimator iokr", "nystroem"]),
         (&["--input-kernel", "tanimoto", "--sigma2", "2"], &["--input-sigma2", "tanimoto"]),

@@ -62,10 +62,17 @@ impl TextRows for Rankings {
         let mut out = Vec::with_capacity(rows.len());
         for (i, row) in rows.iter().enumerate() {
             let mut ranks = Vec::with_capacity(width);
+            let mut seen = vec![false; width];
             for tok in tokens(row) {
                 let r: usize = tok.parse().map_err(|_| (i, format!("expected a rank, found {tok:?}")))?;
                 if r == 0 || r > width {
                     return Err((i, format!("rank {r} out of range 1..={width}")));
+                }
+                if std::mem::replace(&mut seen[r - 1], true) {
+                    return Err((
+                        i,
+                        format!("rank {r} appears twice: a ranking has no ties (a permutation of 1..={width})"),
+                    ));
                 }
                 ranks.push(r - 1);
             }

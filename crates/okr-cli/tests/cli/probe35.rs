@@ -1,0 +1,270 @@
+//! Issue 35's probe findings S2, S3, S4, P1 to P4: each a regression test
+//! named after it.
+
+use std::process::Output;
+
+use serde_json::Value;
+
+use super::{ARFF, Dir, assert_one_line_error, fit_toy, okr, p};
+
+fn ok(out: Output) -> String {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An ARFF file of `n` rows, 3 features (`scale` times a smooth pattern) and
+/// 2 labels that follow the features.
+fn arff(n: usize, scale: f64) -> String {
+    let mut text = String::from(
+        "@relation probe\n@attribute f0 numeric\n@attribute f1 numeric\n@attribute f2 numeric\n\
+         @attribute l0 {0,1}\n@attribute l1 {0,1}\n@data\n",
+    );
+    for i in 0..n {
+        let f: Vec<f64> = (0..3).map(|j| ((i * (j + 2)) as f64 * 0.7).sin()).collect();
+        let (l0, l1) = (u8::from(f[0] > 0.0), u8::from(f[1] + f[2] > 0.0 || f[0] <= 0.0));
+        let cells: Vec<String> = f.iter().map(|v| format!("{:?}", v * scale)).collect();
+        text += &format!("{},{l0},{l1}\n", cells.join(","));
+    }
+    text
+}
+
+fn f1_samples(out: Output) -> f64 {
+    let v: Value = serde_json::from_str(&ok(out)).unwrap();
+    v["f1_samples"].as_f64().unwrap()
+}
+
+/// S2: a CSV predictions file is matched to the model's labels by the
+/// names of its header; unknown or missing names are one error naming them.
+#[test]
+fn s2_csv_predictions_are_matched_by_header_name() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let train = dir.path("train.arff");
+    let eval = |name: &str, text: &str| {
+        let path = dir.write(name, text);
+        okr(&["eval", "-m", p(&model), "-i", p(&train), "--predictions", p(&path)])
+    };
+    // The true sets of ARFF, in the model's column order, then reordered.
+    let in_order = "l0,l1\n1,0\n0,1\n0,1\n1,0\n1,1\n1,0\n";
+    let reordered = "l1,l0\n0,1\n1,0\n1,0\n0,1\n1,1\n0,1\n";
+    assert_eq!(f1_samples(eval("a.csv", in_order)), 1.0);
+    assert_eq!(f1_samples(eval("b.csv", reordered)), 1.0, "reordered named columns read as the same sets");
+    // Scores too, in any order.
+    let scored =
+        "score:l1,l1,score:l0,l0\n0.1,0,0.9,1\n0.8,1,0.2,0\n0.7,1,0.3,0\n0.2,0,0.6,1\n0.9,1,0.9,1\n0.3,0,0.8,1\n";
+    assert_eq!(f1_samples(eval("s.csv", scored)), 1.0);
+    assert_one_line_error(&eval("u.csv", "l0,zz\n1,0\n"), &["u.csv:1", "\"zz\"", "no label for"]);
+    assert_one_line_error(&eval("m.csv", "l1\n1\n"), &["m.csv:1", "no column for the labels \"l0\""]);
+    assert_one_line_error(&eval("d.csv", "l0,l1,l1\n1,0,0\n"), &["d.csv:1", "repeats", "\"l1\""]);
+}
+
+/// S3: a width given to a kernel that has none, and a `--n-bits` that is
+/// not the model's, are refused rather than ignored.
+#[test]
+fn s3_ignored_values_are_refused() {
+    let dir = Dir::new();
+    let train = dir.write("train.arff", ARFF);
+    let model = dir.path("m.okr");
+    for list in ["linear:0.5", "tanimoto:3"] {
+        let out = okr(&["fit", "--train", p(&train), "--label-count", "2", "--input-kernels", list, "-m", p(&model)]);
+        assert_one_line_error(&out, &["gamma does not apply"]);
+    }
+    assert!(!model.exists());
+
+    let x = dir.write("x.csv", "0.0,1.0\n1.0,0.0\n0.5,0.5\n0.2,0.8\n0.9,0.1\n0.3,0.3\n");
+    let fp = dir.write("fp.txt", "0,5,63\n1,2\n63\n0,1,2,3\n40,41\n7\n");
+    let fp_flags = ["--outputs", p(&fp), "--fingerprint-format", "sparse"];
+    let fit = ["fit", "--train", p(&x), "--csv-header", "no", "--output-kind", "fingerprint", "--lambda", "1e-3"];
+    ok(okr(&[&fit[..], &fp_flags, &["--n-bits", "64", "-m", p(&model)]].concat()));
+    let eval = ["eval", "-m", p(&model), "-i", p(&x), "--csv-header", "no"];
+    let out = okr(&[&eval[..], &fp_flags, &["--n-bits", "32"]].concat());
+    assert_one_line_error(&out, &["--n-bits 32", "64 bits"]);
+    ok(okr(&[&eval[..], &fp_flags, &["--n-bits", "64"]].concat()));
+}
+
+/// S4: features near 1e154 overflow the squared distances: the default
+/// width is one error naming the cause, not gamma = 1 from a median of 0.
+#[test]
+fn s4_overflowing_distances_are_one_error() {
+    let dir = Dir::new();
+    let train = dir.write("huge.arff", &arff(12, 3e154));
+    let model = dir.path("m.okr");
+    let fit = ["fit", "--train", p(&train), "--label-count", "2", "--no-standardize", "--lambda", "1e-3"];
+    assert_one_line_error(
+        &okr(&[&fit[..], &["-m", p(&model)]].concat()),
+        &["median squared distance between training inputs is inf", "scale the features or give --input-gamma"],
+    );
+    assert!(!model.exists());
+    // tune names the overflow, not "all identical".
+    let out = okr(&[
+        "tune",
+        "--train",
+        p(&train),
+        "--label-count",
+        "2",
+        "--no-standardize",
+        "--cv",
+        "3",
+        "--lambdas",
+        "1e-3",
+        "-o",
+        p(&dir.path("t.okr")),
+    ]);
+    assert_one_line_error(&out, &["overflow", "scale the features"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("identical"), "{err}");
+
+    // Vector outputs near 1e200: the output width alike.
+    let x = dir.write("x.csv", "0.0,1.0\n1.0,0.0\n0.5,0.5\n0.2,0.8\n");
+    let y = dir.write("y.csv", "1e200,0\n-1e200,2e200\n3e200,-1e200\n0,1e200\n");
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&x),
+        "--csv-header",
+        "no",
+        "--output-kind",
+        "vector",
+        "--outputs",
+        p(&y),
+        "--lambda",
+        "1e-3",
+        "-m",
+        p(&model),
+    ]);
+    assert_one_line_error(
+        &out,
+        &["median squared distance between training outputs is inf", "scale the outputs or give --output-gamma"],
+    );
+}
+
+/// P1: a tied ranking in a candidates file names its line and the tie.
+#[test]
+fn p1_tied_ranking_names_its_line() {
+    let dir = Dir::new();
+    let mut text = String::from("10,3,4\n");
+    let perms = ["1,2,3,4", "4,3,2,1", "2,1,4,3", "3,4,1,2", "1,3,2,4"];
+    for i in 0..10 {
+        let f: Vec<String> = (0..3).map(|j| format!("{:?}", ((i * (j + 2)) as f64 * 0.7).sin())).collect();
+        text += &format!("{},{}\n", f.join(","), perms[i % perms.len()]);
+    }
+    let train = dir.write("lr.csv", &text);
+    let model = dir.path("r.okr");
+    let fit = ["fit", "--train", p(&train), "--output-kind", "ranking", "--output-kernel", "kendall"];
+    ok(okr(&[&fit[..], &["--lambda", "1e-3", "-m", p(&model)]].concat()));
+    let cands = dir.write("c.txt", "1,2,3,4\n4,3,2,1\n# a comment\n2,1,4,3\n1,1,2,3\n");
+    let out = okr(&["predict", "-m", p(&model), "-i", p(&train), "--candidates", p(&cands)]);
+    assert_one_line_error(&out, &["c.txt:5:", "rank 1 appears twice", "no ties"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("sparse structure"), "{err}");
+}
+
+/// P2: a polynomial in `--input-kernels` takes `--degree` (and `--coef0`),
+/// as docs/precomputed.md says: the same scores as the single kernel.
+#[test]
+fn p2_polynomial_in_input_kernels_takes_degree() {
+    let dir = Dir::new();
+    let train = dir.write("train.arff", &arff(16, 1.0));
+    let scores = |name: &str, kernel: &[&str]| {
+        let model = dir.path(name);
+        let fit = ["fit", "--train", p(&train), "--label-count", "2", "--lambda", "1e-3", "--no-standardize"];
+        ok(okr(&[&fit[..], kernel, &["-m", p(&model)]].concat()));
+        let predict = ["predict", "-m", p(&model), "-i", p(&train), "--output-format", "json", "--scores"];
+        ok(okr(&predict))
+    };
+    let list = scores("l.okr", &["--input-kernels", "polynomial:0.5", "--degree", "2", "--coef0", "0.5"]);
+    let single =
+        scores("s.okr", &["--input-kernel", "polynomial", "--gamma", "0.5", "--degree", "2", "--coef0", "0.5"]);
+    let cubic = scores("c.okr", &["--input-kernels", "polynomial:0.5", "--degree", "3", "--coef0", "0.5"]);
+    // Label scores per row (the weighted sum of one kernel rounds differently).
+    let label_scores = |text: &str| -> Vec<f64> {
+        text.lines()
+            .flat_map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["label_scores"].as_array().unwrap().iter().map(|s| s.as_f64().unwrap()).collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let close = |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9);
+    assert!(close(&label_scores(&list), &label_scores(&single)), "{list}\n{single}");
+    assert!(!close(&label_scores(&list), &label_scores(&cubic)), "--degree is used");
+    // Still refused without a polynomial in the list.
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&train),
+        "--label-count",
+        "2",
+        "--input-kernels",
+        "linear",
+        "--degree",
+        "2",
+        "-m",
+        p(&dir.path("x.okr")),
+    ]);
+    assert_one_line_error(&out, &["--degree", "polynomial"]);
+}
+
+/// P3: a ridge whose `n * lambda` overflows is refused before the search;
+/// a failing cell scores NaN instead of ending the search.
+#[test]
+fn p3_tune_grid_is_checked_first_and_failing_cells_score_nan() {
+    let dir = Dir::new();
+    let train = dir.write("t.arff", &arff(30, 1.0));
+    let model = dir.path("t.okr");
+    let tune = ["tune", "--train", p(&train), "--label-count", "2", "--widths", "1", "-o", p(&model)];
+    let out = okr(&[&tune[..], &["--lambdas", "1e-3,1e308"]].concat());
+    assert_one_line_error(&out, &["--lambdas", "1e308", "n * lambda"]);
+    assert!(!model.exists());
+    for bad in ["0", "-1", "inf", "NaN"] {
+        let lambdas = format!("1e-3,{bad}");
+        let out = okr(&[&tune[..], &["--lambdas", lambdas.as_str()]].concat());
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // trace-norm with a rank beyond the folds' rows: the search completes.
+    let tn = ["--estimator", "trace-norm", "--rank", "25", "--cv", "3", "--lambdas", "1e-3,1e-1", "--json"];
+    let v: Value = serde_json::from_str(&ok(okr(&[&tune[..], &tn].concat()))).unwrap();
+    assert!(v["chosen"]["lambda"].as_f64().is_some(), "{v}");
+    assert!(model.exists());
+}
+
+/// P4: a default width from overflowing distances is not blamed on the
+/// user as "gamma = inf": the message names the median and the fix.
+#[test]
+fn p4_overflowing_default_width_is_not_blamed_on_the_user() {
+    let dir = Dir::new();
+    // Squared distances near 1e-320: 1 / (2 median) overflows.
+    let train = dir.write("tiny.arff", &arff(12, 1e-160));
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&train),
+        "--label-count",
+        "2",
+        "--no-standardize",
+        "--lambda",
+        "1e-3",
+        "-m",
+        p(&dir.path("m.okr")),
+    ]);
+    assert_one_line_error(&out, &["median squared distance between training inputs is", "--input-gamma"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("gamma = inf"), "{err}");
+    // And the huge case of S4 with --input-kernels.
+    let huge = dir.write("huge.arff", &arff(12, 3e154));
+    let out = okr(&[
+        "fit",
+        "--train",
+        p(&huge),
+        "--label-count",
+        "2",
+        "--no-standardize",
+        "--input-kernels",
+        "gaussian,linear",
+        "--lambda",
+        "1e-3",
+        "-m",
+        p(&dir.path("m.okr")),
+    ]);
+    assert_one_line_error(&out, &["median squared distance between training inputs is inf"]);
+}
