@@ -31,7 +31,7 @@ fn input_kernel(a: &FitArgs) -> KernelRecipe {
     KernelRecipe {
         gamma: a.gamma,
         sigma2: a.sigma2,
-        degree: a.degree,
+        degree: a.degree.map(u64::from),
         coef0: a.coef0,
         ..KernelRecipe::named(&kernel_name(a.input_kernel))
     }
@@ -90,7 +90,7 @@ pub fn from_flags(a: &FitArgs) -> Result<Recipe> {
                 .iter()
                 .map(|item| KernelRecipe {
                     gamma: item.gamma,
-                    degree: (item.kind == KernelKind::Polynomial).then_some(a.degree).flatten(),
+                    degree: (item.kind == KernelKind::Polynomial).then_some(a.degree).flatten().map(u64::from),
                     coef0: (item.kind == KernelKind::Polynomial).then_some(a.coef0).flatten(),
                     ..KernelRecipe::named(&kernel_name(item.kind))
                 })

@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent(
     model = {
         "SIOKR": lambda: okr.SIOKR(input_sketch="uniform:200", gamma=1e-3, random_state=0),
         "NystroemKRR": lambda: okr.NystroemKRR(n_components=200, gamma=1e-3, random_state=0),
-        "IOKR": lambda: okr.IOKR(gamma=1e-3),
+        "IOKR": lambda: okr.IOKR(gamma=1e-3, lam=1e-3),
     }[name]()
     peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     before = peak()

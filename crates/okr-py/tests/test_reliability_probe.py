@@ -220,6 +220,10 @@ def test_c6_n_jobs_above_the_cores_warns_and_is_capped():
 # ---------------------------------------------------------------- C7 ---
 
 
+# The private fit entry point: okr's recipe as JSON (what the estimators send).
+IOKR_RECIPE = '{"estimator": {"name": "iokr", "lambda": 0.001}}'
+
+
 def test_c7_private_fit_with_a_decreasing_indptr_is_a_value_error():
     X = np.random.default_rng(0).normal(size=(3, 2))
     bad_y = sp.csr_matrix((3, 4), dtype=np.int64)
@@ -227,14 +231,14 @@ def test_c7_private_fit_with_a_decreasing_indptr_is_a_value_error():
     bad_y.indices = np.array([0, 1], dtype=np.int32)
     bad_y.data = np.ones(2, dtype=np.int64)
     with pytest.raises(ValueError, match="indptr decreases at row 1"):
-        okr._okr.fit("iokr", {}, X, bad_y, "labels")
+        okr._okr.fit_recipe(IOKR_RECIPE, X, bad_y, "labels")
     bad_x = sp.csr_matrix((3, 2))
     bad_x.indptr = np.array([0, 2, 1, 2], dtype=np.int32)
     bad_x.indices = np.array([0, 1], dtype=np.int32)
     bad_x.data = np.ones(2)
     good_y = sp.csr_matrix(np.eye(3, dtype=np.int64))
     with pytest.raises(ValueError, match="indptr decreases at row 1"):
-        okr._okr.fit("iokr", {}, bad_x, good_y, "labels")
+        okr._okr.fit_recipe(IOKR_RECIPE, bad_x, good_y, "labels")
 
 
 def test_c7_no_panic_exception_reaches_python():
@@ -242,12 +246,12 @@ def test_c7_no_panic_exception_reaches_python():
     # let it through. Hostile calls of the private module end in ValueError.
     X = np.random.default_rng(0).normal(size=(3, 2))
     Y = sp.csr_matrix(np.eye(3, dtype=np.int64))
-    model = okr._okr.fit("iokr", {}, X, Y, "labels")
+    model, _ = okr._okr.fit_recipe(IOKR_RECIPE, X, Y, "labels")
     calls = [
-        lambda: okr._okr.fit("iokr", {}, X, sp.csr_matrix((3, 3), dtype=np.int64), "labels"),
-        lambda: okr._okr.fit("iokr", {}, X[:2], Y, "labels"),
-        lambda: okr._okr.fit("nope", {}, X, Y, "labels"),
-        lambda: okr._okr.fit("iokr", {"degree": 10**12, "kernel": "polynomial"}, X, Y, "labels"),
+        lambda: okr._okr.fit_recipe(IOKR_RECIPE, X, sp.csr_matrix((3, 3), dtype=np.int64), "labels"),
+        lambda: okr._okr.fit_recipe(IOKR_RECIPE, X[:2], Y, "labels"),
+        lambda: okr._okr.fit_recipe('{"estimator": {"name": "nope"}}', X, Y, "labels"),
+        lambda: okr._okr.fit_recipe('{"estimator": {"name": "iokr"}, "input": {"kind": "features", "kernel": {"name": "polynomial", "degree": 1000000000000}}}', X, Y, "labels"),
         lambda: okr._okr.rank_per_query(model, X, Y, "labels", np.array([0, 1, 0, 1]), np.array([0]), np.full(3, -1)),
         lambda: okr._okr.rank_per_query(model, X, Y, "labels", None, None, np.full(3, 7)),
         lambda: okr._okr.fit_kpca({}, -1, X),

@@ -147,9 +147,10 @@ pub struct KernelRecipe {
     /// Gaussian width as `sigma^2` (`gamma = 1 / (2 sigma^2)`).
     #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub sigma2: Option<f64>,
-    /// Polynomial degree.
+    /// Polynomial degree (read as any integer: one beyond the kernel's
+    /// range is refused by the kernel's check, with its message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub degree: Option<u32>,
+    pub degree: Option<u64>,
     /// Polynomial offset.
     #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub coef0: Option<f64>,

@@ -231,7 +231,16 @@ pub fn vector_kernel(
     let options = KernelOptions {
         gamma: k.gamma.or(if poly { Some(1.0 / n_features.max(1) as f64) } else { None }),
         sigma2: k.sigma2,
-        degree: k.degree.unwrap_or(defaults::POLY_DEGREE),
+        degree: match k.degree {
+            None => defaults::POLY_DEGREE,
+            Some(d) => {
+                u32::try_from(d).ok().filter(|&d| d <= i32::MAX as u32).ok_or(okr_kernels::Error::InvalidParameter {
+                    name: "degree",
+                    value: d as f64,
+                    expected: "an integer in 1..=i32::MAX",
+                })?
+            }
+        },
         coef0: k.coef0.unwrap_or(defaults::POLY_COEF0),
     };
     let spec = KernelSpec::from_name(&name, &options, default_gamma)?;
@@ -241,7 +250,8 @@ pub fn vector_kernel(
         KernelSpec::Laplacian(g) => resolved.gamma = Some(g.gamma()),
         KernelSpec::GaussianTanimoto(g) => resolved.gamma = Some(g.gamma()),
         KernelSpec::Polynomial(p) => {
-            (resolved.gamma, resolved.degree, resolved.coef0) = (Some(p.gamma()), Some(p.degree()), Some(p.coef0()));
+            (resolved.gamma, resolved.degree, resolved.coef0) =
+                (Some(p.gamma()), Some(u64::from(p.degree())), Some(p.coef0()));
         }
         _ => {}
     }

@@ -265,16 +265,16 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         }
 
     def _seed(self):
-        """okr's seed: an integer ``random_state`` as it is (so that a
-        recipe's seed round-trips through ``okr.from_recipe``), a seed drawn
-        from a ``RandomState`` or from the global one for ``None``, and 0 for
-        estimators without randomness."""
+        """okr's seed: drawn from ``random_state`` (scikit-learn's habit), the
+        recipe's own seed for an estimator built by ``okr.from_recipe`` (as
+        long as its ``random_state`` is unchanged), and 0 for estimators
+        without randomness."""
         if not hasattr(self, "random_state"):
             return 0
-        rs = self.random_state
-        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool) and 0 <= rs < 2**63:
-            return int(rs)
-        return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
+        pinned = getattr(self, "_okr_seed", None)
+        if pinned is not None and pinned[0] == self.random_state:
+            return pinned[1]
+        return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
 
     def _params_for_okr(self):
         params = dict(self.get_params(deep=False))

@@ -50,6 +50,14 @@ def _params(cls, recipe):
     return params
 
 
+def _pin_seed(est, recipe):
+    """Makes ``est`` fit with the recipe's seed itself (a ``random_state``
+    would seed a draw)."""
+    if "random_state" in est.get_params(deep=False) and "seed" in recipe:
+        est._okr_seed = (est.random_state, int(recipe["seed"]))
+    return est
+
+
 def from_recipe(recipe):
     """The (unfitted) estimator a recipe describes: a dict, or its JSON text."""
     if isinstance(recipe, str):
@@ -58,7 +66,7 @@ def from_recipe(recipe):
     cls = _CLASSES.get(name)
     if cls is None:
         raise ValueError(f"no Python estimator for the recipe's estimator {name!r} (expected one of {sorted(_CLASSES)})")
-    return cls(**_params(cls, recipe))
+    return _pin_seed(cls(**_params(cls, recipe)), recipe)
 
 
 def load(path):
