@@ -24,6 +24,25 @@ mod lenient {
         Text(String),
     }
 
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Count {
+        Whole(u64),
+        Other(f64),
+    }
+
+    /// A polynomial degree: any other number is refused with the kernel's
+    /// range (Python integers beyond 64 bits arrive as floats).
+    pub fn opt_degree<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        match Option::<Count>::deserialize(d)? {
+            None => Ok(None),
+            Some(Count::Whole(v)) => Ok(Some(v)),
+            Some(Count::Other(v)) => Err(serde::de::Error::custom(format!(
+                "invalid parameter degree = {v}: expected an integer in 1..=i32::MAX"
+            ))),
+        }
+    }
+
     pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
         match Option::<Number>::deserialize(d)? {
             None => Ok(None),
@@ -149,7 +168,7 @@ pub struct KernelRecipe {
     pub sigma2: Option<f64>,
     /// Polynomial degree (read as any integer: one beyond the kernel's
     /// range is refused by the kernel's check, with its message).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::opt_degree", skip_serializing_if = "Option::is_none")]
     pub degree: Option<u64>,
     /// Polynomial offset.
     #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]

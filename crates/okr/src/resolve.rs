@@ -300,10 +300,14 @@ fn check_median(median: f64, gamma: f64, side: &str) -> Result<()> {
 /// As [`vector_kernel`]; [`Error::Refused`] when the median-heuristic width
 /// is needed and the median squared distance overflows.
 pub fn input_kernel(k: &KernelRecipe, p: &PreparedInputs) -> Result<(KernelSpec, KernelRecipe, String)> {
-    let (median, gamma) = median_width(p.rows());
-    if needs_median(k) {
+    // The median reads up to 2000 rows: only when a width is needed.
+    let (median, gamma) = if needs_median(k) {
+        let (median, gamma) = median_width(p.rows());
         check_median(median, gamma, "inputs")?;
-    }
+        (median, gamma)
+    } else {
+        (f64::NAN, f64::NAN)
+    };
     let (spec, resolved) = vector_kernel(k, p.rows.n_features(), || gamma)?;
     let note = match (k.gamma.is_some() || k.sigma2.is_some(), k.has_gaussian_width()) {
         (true, _) => "given".to_string(),
