@@ -43,6 +43,26 @@ mod lenient {
         }
     }
 
+    /// A count named `name`: any other number is refused with its range.
+    fn opt_count<'de, D: Deserializer<'de>>(d: D, name: &str) -> Result<Option<usize>, D::Error> {
+        match Option::<Count>::deserialize(d)? {
+            None => Ok(None),
+            Some(Count::Whole(v)) => usize::try_from(v).map(Some).map_err(serde::de::Error::custom),
+            Some(Count::Other(v)) => {
+                Err(serde::de::Error::custom(format!("invalid parameter {name} = {v}: expected an integer >= 0")))
+            }
+        }
+    }
+
+    macro_rules! counts {
+        ($($f:ident),*) => {$(
+            pub fn $f<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+                opt_count(d, stringify!($f))
+            }
+        )*};
+    }
+    counts!(rank, subset, layers, code_dim, max_iter);
+
     pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
         match Option::<Number>::deserialize(d)? {
             None => Ok(None),
@@ -104,7 +124,7 @@ pub struct EstimatorRecipe {
     #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub lambda2: Option<f64>,
     /// Rank (reduced rank, KDE, Nystroem reduced rank, trace norm, LEML).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::rank", skip_serializing_if = "Option::is_none")]
     pub rank: Option<usize>,
     /// KDE: centre the output Gram.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,7 +142,7 @@ pub struct EstimatorRecipe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchors: Option<AnchorsRecipe>,
     /// Nystroem reduced rank: the rows the projection is computed on (a count).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::subset", skip_serializing_if = "Option::is_none")]
     pub subset: Option<usize>,
     /// LEML loss: `sq`, `lr` or `sh`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,13 +151,13 @@ pub struct EstimatorRecipe {
     #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub observed_fraction: Option<f64>,
     /// Autoencoders: number of layers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::layers", skip_serializing_if = "Option::is_none")]
     pub layers: Option<usize>,
     /// Autoencoders: code size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::code_dim", skip_serializing_if = "Option::is_none")]
     pub code_dim: Option<usize>,
     /// Iteration budget (LEML, autoencoders).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "lenient::max_iter", skip_serializing_if = "Option::is_none")]
     pub max_iter: Option<usize>,
 }
 
