@@ -274,7 +274,7 @@ pub struct FitArgs {
     /// Several input kernels KIND[:GAMMA],... combined by --mkl (e.g. gaussian:0.5,linear).
     ///
     /// Kinds as --input-kernel. A Gaussian-type kernel without GAMMA gets the median
-    /// heuristic; polynomial takes --degree and --coef0 (GAMMA default 1). The weights are
+    /// heuristic; polynomial takes --degree and --coef0 (GAMMA default 1 / n_features). The weights are
     /// stored in the model (okr info shows them) and predict applies the same combination.
     #[arg(long, value_name = "K1,K2,...", value_parser = parse_kernel_list)]
     pub input_kernels: Option<KernelList>,
