@@ -14,7 +14,7 @@ pub mod tune;
 
 pub use args::{CsvHeaderFlag, DataArgs, DecodeArgs, EncodeArgs, EvalArgs, Format, PredictArgs};
 pub use data::DataCommand;
-pub use fit::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, MklKind};
+pub use fit::{EstimatorKind, FitArgs, KernelKind, MklKind};
 pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
 pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag};

@@ -20,17 +20,6 @@ type CandidateSets<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>,
 /// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
 type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
 
-/// The sketch `KIND:m` (`None` without one), checked, with `m` capped at the
-/// `n` samples (scikit-learn's checks fit on a few dozen samples; the single
-/// machine and the Dask fits cap alike).
-pub(crate) fn sketch_spec(text: Option<&str>, n: usize) -> PyResult<Option<okr_estimators::sketch::SketchSpec>> {
-    let Some(text) = text else { return Ok(None) };
-    let mut spec: okr_estimators::sketch::SketchSpec = text.parse().map_err(to_py)?;
-    spec.check().map_err(to_py)?;
-    spec.size = spec.size.min(n.max(1));
-    Ok(Some(spec))
-}
-
 /// A fitted okr surrogate model.
 #[pyclass(module = "okr._okr", name = "Model", frozen)]
 pub struct Model {

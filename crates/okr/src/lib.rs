@@ -16,16 +16,20 @@
 //!   chosen by leave-one-out, standardization) and size caps with their
 //!   warnings;
 //! - [`fit()`](fit::fit): a recipe and training data to a fitted model and
-//!   the resolved recipe.
+//!   the resolved recipe, for every estimator (LEML through
+//!   [`label_scores`], the autoencoders through [`fit_codes`]).
 #![doc = include_str!("../README.md")]
 
+pub mod autoencoders;
 pub mod catalog;
 pub mod defaults;
 mod error;
 pub mod fit;
+pub mod label_scores;
 pub mod recipe;
 pub mod resolve;
 
+pub use autoencoders::fit_codes;
 pub use catalog::{Estimator, Family, Param};
 pub use error::{Error, Result};
 pub use fit::{Fitted, TrainOutputs, fit, fit_gram};
