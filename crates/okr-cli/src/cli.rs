@@ -10,6 +10,7 @@ pub mod gen_args;
 pub mod output;
 pub mod outputs;
 pub mod rank;
+pub mod spectra_gram;
 pub mod tune;
 
 pub use args::{CsvHeaderFlag, DataArgs, DecodeArgs, EncodeArgs, EvalArgs, Format, PredictArgs};
@@ -19,6 +20,7 @@ pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
 pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag};
 pub use rank::RankArgs;
+pub use spectra_gram::{PeakWeightsFlag, SpectraGramArgs};
 pub use tune::{CvKind, TuneArgs};
 
 /// okr: output kernel regression for structured prediction.
@@ -138,6 +140,9 @@ pub enum Command {
     /// Presets have the shape of the benchmark data sets (bibtex, corel5k,
     /// ...); results on them are stand-ins, not the real benchmarks.
     Gen(GenArgs),
+    /// Write the probability product kernel of MS/MS spectra (MGF or MSP) as a Gram file.
+    #[command(long_about = spectra_gram::GRAM_HELP)]
+    Gram(SpectraGramArgs),
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ mod outputs;
 mod predict;
 mod rank;
 mod scores;
+mod spectra_gram;
 pub(crate) mod structured;
 mod tune;
 
@@ -44,5 +45,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Data(c) => data::run(&c),
         Command::Encode(a) => kae::encode(&a),
         Command::Gen(a) => gen_data::run(&a),
+        Command::Gram(a) => spectra_gram::run(&a),
     }
 }

@@ -14,6 +14,7 @@ mod probe35;
 mod rank;
 mod recipe;
 mod reliability;
+mod spectra_gram;
 mod structured;
 mod tune;
 mod user_data;
