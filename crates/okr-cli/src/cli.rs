@@ -21,7 +21,7 @@ pub use output::{InfoArgs, OutputFormat, RenderArgs};
 pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag};
 pub use rank::RankArgs;
 pub use spectra_gram::{PeakWeightsFlag, SpectraGramArgs};
-pub use tune::{CvKind, TuneArgs};
+pub use tune::TuneArgs;
 
 /// okr: output kernel regression for structured prediction.
 ///

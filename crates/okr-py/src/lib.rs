@@ -18,6 +18,7 @@ mod score_model;
 mod stream;
 mod surrogate;
 mod threads;
+mod tune;
 
 use errors::guard;
 use pyo3::prelude::*;
@@ -86,6 +87,7 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::stream_merge, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_finalize, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_stats_info, m)?)?;
+    m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;
     Ok(())

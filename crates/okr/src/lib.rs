@@ -17,7 +17,9 @@
 //!   warnings;
 //! - [`fit()`](fit::fit): a recipe and training data to a fitted model and
 //!   the resolved recipe, for every estimator (LEML through
-//!   [`label_scores`], the autoencoders through [`fit_codes`]).
+//!   [`label_scores`], the autoencoders through [`fit_codes`]);
+//! - [`tune`](mod@tune): the Gaussian width and ridge by cross-validation
+//!   (IOKR's regularization path and closed forms), optionally with groups.
 #![doc = include_str!("../README.md")]
 
 pub mod autoencoders;
@@ -28,6 +30,7 @@ pub mod fit;
 pub mod label_scores;
 pub mod recipe;
 pub mod resolve;
+pub mod tune;
 
 pub use autoencoders::fit_codes;
 pub use catalog::{Estimator, Family, Param};
