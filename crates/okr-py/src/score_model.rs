@@ -87,6 +87,13 @@ impl ScoreModel {
         guard(|| Ok(self.leml().decision_threshold()))
     }
 
+    /// The recipe the model was fitted from (JSON), or `None` (kernel PCA,
+    /// models of earlier versions).
+    #[getter]
+    fn recipe(&self) -> Option<String> {
+        self.saved.recipe().map(str::to_string)
+    }
+
     /// Number of input features.
     #[getter]
     fn n_features(&self) -> PyResult<usize> {

@@ -52,13 +52,7 @@ pub fn hidden_dims(recipe: &Recipe) -> Result<Vec<usize>> {
 
 /// The finite KAE's first-layer kernel from the input kernel's recipe.
 fn first_layer(k: &KernelRecipe) -> Result<LayerKernel> {
-    let degree = match k.degree {
-        None => defaults::POLY_DEGREE,
-        Some(d) => u32::try_from(d)
-            .ok()
-            .filter(|&d| d <= i32::MAX as u32)
-            .ok_or_else(|| Error::invalid("input kernel degree", d, "an integer in 1..=i32::MAX"))?,
-    };
+    let degree = resolve::poly_degree(k.degree)?;
     let options =
         KernelOptions { gamma: k.gamma, sigma2: k.sigma2, degree, coef0: k.coef0.unwrap_or(defaults::POLY_COEF0) };
     LayerKernel::from_name(&k.canonical_name(), &options).map_err(|_| {

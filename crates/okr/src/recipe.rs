@@ -629,7 +629,12 @@ impl Recipe {
                 };
                 return Err(Error::Refused(format!("an output kernel does not apply to estimator {e} ({why})")));
             }
-            if e == Estimator::Leml && self.input != InputRecipe::default() {
+            // Standardization does not matter to LEML (features as given); a kernel does.
+            let kernel_given = match &self.input {
+                InputRecipe::Features { kernel, .. } => *kernel != KernelRecipe::default(),
+                _ => true,
+            };
+            if e == Estimator::Leml && kernel_given {
                 return Err(Error::Refused(
                     "an input kernel does not apply to estimator leml (it is linear in the features)".into(),
                 ));

@@ -231,16 +231,7 @@ pub fn vector_kernel(
     let options = KernelOptions {
         gamma: k.gamma.or(if poly { Some(1.0 / n_features.max(1) as f64) } else { None }),
         sigma2: k.sigma2,
-        degree: match k.degree {
-            None => defaults::POLY_DEGREE,
-            Some(d) => {
-                u32::try_from(d).ok().filter(|&d| d <= i32::MAX as u32).ok_or(okr_kernels::Error::InvalidParameter {
-                    name: "degree",
-                    value: d as f64,
-                    expected: "an integer in 1..=i32::MAX",
-                })?
-            }
-        },
+        degree: poly_degree(k.degree)?,
         coef0: k.coef0.unwrap_or(defaults::POLY_COEF0),
     };
     let spec = KernelSpec::from_name(&name, &options, default_gamma)?;
@@ -256,6 +247,24 @@ pub fn vector_kernel(
         _ => {}
     }
     Ok((spec, resolved))
+}
+
+/// A polynomial degree as given ([`defaults::POLY_DEGREE`] when unset),
+/// refused with the kernel's message beyond `i32::MAX`.
+///
+/// # Errors
+/// [`Error::Kernels`] naming the degree.
+pub fn poly_degree(degree: Option<u64>) -> Result<u32> {
+    match degree {
+        None => Ok(defaults::POLY_DEGREE),
+        Some(d) => {
+            Ok(u32::try_from(d).ok().filter(|&d| d <= i32::MAX as u32).ok_or(okr_kernels::Error::InvalidParameter {
+                name: "degree",
+                value: d as f64,
+                expected: "an integer in 1..=i32::MAX",
+            })?)
+        }
+    }
 }
 
 /// The median squared distance between rows of `x` (at most
