@@ -393,3 +393,26 @@ fn m2_tu_files_are_checked_against_the_graph_indicator() {
     let good = tu("C", &[("A", ""), ("graph_indicator", "1\n2\n"), ("graph_labels", "1\n1\n")]);
     assert_eq!(ok(predict(&good)).lines().count(), 4);
 }
+
+/// S3 follow-up: `eval --n-bits` (or `--fingerprint-format`) without
+/// `--outputs` describes nothing: refused, not ignored; on a vector model
+/// it does not apply.
+#[test]
+fn s3_eval_n_bits_without_outputs_is_refused() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let train = dir.path("train.arff");
+    let eval = ["eval", "-m", p(&model), "-i", p(&train)];
+    assert_one_line_error(&okr(&[&eval[..], &["--n-bits", "32"]].concat()), &["--n-bits 32", "no --outputs"]);
+    let fmt = ["--fingerprint-format", "sparse"];
+    assert_one_line_error(&okr(&[&eval[..], &fmt].concat()), &["--fingerprint-format", "no --outputs"]);
+    ok(okr(&eval));
+
+    let x = dir.write("x.csv", "0.0,1.0\n1.0,0.0\n0.5,0.5\n0.2,0.8\n");
+    let y = dir.write("y.csv", "1,0\n0,1\n0.5,0.5\n0.2,0.8\n");
+    let vm = dir.path("v.okr");
+    let fit = ["fit", "--train", p(&x), "--csv-header", "no", "--output-kind", "vector", "--outputs", p(&y)];
+    ok(okr(&[&fit[..], &["--lambda", "1e-3", "-m", p(&vm)]].concat()));
+    let eval = ["eval", "-m", p(&vm), "-i", p(&x), "--csv-header", "no", "--outputs", p(&y), "--n-bits", "2"];
+    assert_one_line_error(&okr(&eval), &["--n-bits and --fingerprint-format apply to fingerprint models"]);
+}
