@@ -12,7 +12,7 @@ use faer::Mat;
 use okr_estimators::ParamGuard;
 use okr_estimators::kae::{KaeParams, Kpca, LayerKernel};
 use okr_estimators::persist::{Model, ModelInfo, SavedModel};
-use okr_kernels::{Features, Kernel, KernelOptions, KernelSpec, Rows};
+use okr_kernels::{Features, Kernel, KernelOptions, KernelSpec, Rows, WidthSide};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -69,6 +69,25 @@ fn kae_first_kernel(p: &Params<'_, '_>) -> PyResult<LayerKernel> {
     })
 }
 
+/// `params` with the input kernel's width resolved by okr's one checked
+/// median heuristic ([`okr_kernels::checked_median_gamma`], as `okr fit`
+/// and `okr fit --estimator k2ae` resolve it) when the kernel is Gaussian
+/// and `gamma` is unset: features whose squared distances overflow (near
+/// `1e154`) are okr's message naming the median, not "gamma = 0". The copy
+/// is what the kernel is built from; the estimator's parameters are not
+/// touched.
+fn with_checked_width<'py>(params: &Bound<'py, PyDict>, x: &Features) -> PyResult<Bound<'py, PyDict>> {
+    let p = Params(params);
+    let name = p.string("kernel")?.unwrap_or_else(|| "gaussian".into());
+    if p.f64("gamma")?.is_some() || !matches!(name.as_str(), "gaussian" | "rbf") {
+        return Ok(params.clone());
+    }
+    let gamma = okr_kernels::checked_median_gamma(x, WidthSide::Inputs).map_err(to_py)?;
+    let resolved = params.copy()?;
+    resolved.set_item("gamma", gamma)?;
+    Ok(resolved)
+}
+
 /// Fits `kind` (`kae` or `k2ae`) with `params` (`hidden_dims`, `kernel`,
 /// `gamma`, `degree`, `coef0`, `lam`, `max_iter`, `seed`) on `x`.
 #[pyfunction]
@@ -109,7 +128,7 @@ pub fn fit_autoencoder(
                 Model::Kae(fitted)
             }
             "k2ae" => {
-                let kx = KernelChoice::input(&p)?.build_input(&x)?;
+                let kx = KernelChoice::input(&Params(&with_checked_width(params, &x)?))?.build_input(&x)?;
                 let params = autoencoder_params(&p, hidden_dims, LayerKernel::Linear)?;
                 let fitted = threads::run(py, n_jobs, || -> PyResult<_> {
                     params.check_ref().map_err(to_py)?.fit_k2ae_rows(kx, &x).map_err(to_py)
@@ -140,7 +159,7 @@ pub fn fit_kpca(
         let p = Params(params);
         let n_components = count("n_components", n_components, 1)?;
         let x = convert::inputs(x)?;
-        let kernel = KernelChoice::input(&p)?.build_input(&x)?;
+        let kernel = KernelChoice::input(&Params(&with_checked_width(params, &x)?))?.build_input(&x)?;
         let start = std::time::Instant::now();
         let kpca = threads::run(py, n_jobs, || -> PyResult<Kpca> {
             let gram = Kernel::<Features>::gram(&kernel, &x);
@@ -310,7 +329,7 @@ impl CodeModel {
                     saved.info.n_features
                 )));
             }
-            let kernel = KernelChoice::input(&Params(params))?.build_input(&x_train)?;
+            let kernel = KernelChoice::input(&Params(&with_checked_width(params, &x_train)?))?.build_input(&x_train)?;
             Ok(Self { saved, encoder: Encoder::Kpca { x_train, kernel } })
         })
     }

@@ -9,7 +9,7 @@ use okr_estimators::ParamGuard;
 use okr_estimators::kae::{KaeParams, LayerKernel};
 use okr_estimators::persist::Model;
 use okr_eval::{Features, Standardizer};
-use okr_kernels::median_gamma;
+use okr_kernels::WidthSide;
 
 use crate::cli::{EncodeArgs, EstimatorKind, FitArgs};
 use crate::config::{build_kernel, index_base, read_data, set_threads};
@@ -68,7 +68,20 @@ pub fn fit(a: &FitArgs) -> Result<()> {
     let model = match a.estimator {
         EstimatorKind::Kae => Model::Kae(params.check_ref()?.fit_with_progress(x.to_dense().as_ref(), &mut progress)?),
         _ => {
-            let kx = build_kernel(a.input_kernel, a.input_kernel_options(), || median_gamma(&data.x), "input")?;
+            // The width on the rows the kernel compares (standardized when
+            // asked), through okr's one check of the median heuristic.
+            let mut unusable = None;
+            let median = || {
+                okr_kernels::checked_median_gamma(&x, WidthSide::Inputs).unwrap_or_else(|e| {
+                    unusable = Some(e);
+                    1.0
+                })
+            };
+            let kx = build_kernel(a.input_kernel, a.input_kernel_options(), median, "input");
+            if let Some(e) = unusable {
+                return Err(e.into());
+            }
+            let kx = kx?;
             Model::K2ae(params.check_ref()?.fit_k2ae_rows(kx, &x)?)
         }
     };

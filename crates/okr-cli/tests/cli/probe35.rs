@@ -92,7 +92,7 @@ fn s4_overflowing_distances_are_one_error() {
     let fit = ["fit", "--train", p(&train), "--label-count", "2", "--no-standardize", "--lambda", "1e-3"];
     assert_one_line_error(
         &okr(&[&fit[..], &["-m", p(&model)]].concat()),
-        &["median squared distance between training inputs is inf", "scale the features or give --input-gamma"],
+        &["median squared distance between training inputs is inf", "scale the features or set gamma (--input-gamma)"],
     );
     assert!(!model.exists());
     // tune names the overflow, not "all identical".
@@ -134,7 +134,10 @@ fn s4_overflowing_distances_are_one_error() {
     ]);
     assert_one_line_error(
         &out,
-        &["median squared distance between training outputs is inf", "scale the outputs or give --output-gamma"],
+        &[
+            "median squared distance between training outputs is inf",
+            "scale the outputs or set output_gamma (--output-gamma)",
+        ],
     );
 }
 
@@ -415,4 +418,28 @@ fn s3_eval_n_bits_without_outputs_is_refused() {
     ok(okr(&[&fit[..], &["--lambda", "1e-3", "-m", p(&vm)]].concat()));
     let eval = ["eval", "-m", p(&vm), "-i", p(&x), "--csv-header", "no", "--outputs", p(&y), "--n-bits", "2"];
     assert_one_line_error(&okr(&eval), &["--n-bits and --fingerprint-format apply to fingerprint models"]);
+}
+
+/// S4 / P4 follow-up: K2AE's default input width goes through okr's one
+/// check of the median heuristic (the message `okr fit` gives, not "gamma =
+/// inf"), on the rows the kernel compares: features near 1e-160, whose
+/// squared distances underflow, are fine once standardized.
+#[test]
+fn s4_k2ae_default_width_has_the_library_message() {
+    let dir = Dir::new();
+    let model = dir.path("m.okr");
+    for (name, scale, median) in [("huge.arff", 3e154, "is inf"), ("tiny.arff", 1e-160, "is 2.585e-320")] {
+        let train = dir.write(name, &arff(12, scale));
+        let fit = ["fit", "--estimator", "k2ae", "--train", p(&train), "--label-count", "2", "--max-iter", "5"];
+        let out = okr(&[&fit[..], &["--no-standardize", "-m", p(&model)]].concat());
+        let msg = format!(
+            "the median squared distance between training inputs {median}: scale the features or set gamma (--input-gamma)"
+        );
+        assert_one_line_error(&out, &[&msg]);
+        assert!(!model.exists());
+    }
+    let tiny = dir.path("tiny.arff");
+    let fit = ["fit", "--estimator", "k2ae", "--train", p(&tiny), "--label-count", "2"];
+    ok(okr(&[&fit[..], &["--max-iter", "5", "--standardize", "-m", p(&model)]].concat()));
+    assert!(model.exists());
 }
