@@ -65,7 +65,10 @@ pub const MEDIAN_SAMPLE_ROWS: usize = 2000;
 
 /// okr's default Gaussian width on feature vectors: the median heuristic
 /// over at most [`MEDIAN_SAMPLE_ROWS`] rows,
-/// `median_heuristic_gamma(median_sq_distance(x, MEDIAN_SAMPLE_ROWS))`.
+/// `median_heuristic_gamma(median_sq_distance(x, MEDIAN_SAMPLE_ROWS))`,
+/// unchecked: `0` or `inf` when the median overflows or underflows. A
+/// default width for a user's data goes through [`checked_median_gamma`],
+/// whose error every front door shares.
 ///
 /// # Example
 /// ```

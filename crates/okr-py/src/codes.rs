@@ -156,7 +156,6 @@ pub fn fit_kpca(
     n_jobs: Option<NJobs>,
 ) -> PyResult<CodeModel> {
     guard(|| {
-        let p = Params(params);
         let n_components = count("n_components", n_components, 1)?;
         let x = convert::inputs(x)?;
         let kernel = KernelChoice::input(&Params(&with_checked_width(params, &x)?))?.build_input(&x)?;
