@@ -67,7 +67,7 @@ mod tests {
         for text in ["3", "loo", "loo-rkhs", "gcv-rkhs"] {
             assert_eq!(parse_cv(text).unwrap().name(), text);
         }
-        assert!(parse_cv("1").unwrap_err().contains(">= 2"));
+        assert!(parse_cv("1").unwrap_err().contains("at least 2"));
         assert!(parse_cv("x").unwrap_err().contains("loo-rkhs"));
         assert_eq!(positive("0.5"), Ok(0.5));
         for bad in ["0", "-1", "inf", "NaN", "a"] {
