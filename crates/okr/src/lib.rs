@@ -15,12 +15,15 @@
 //! - [`resolve`]: the data-dependent defaults (kernel widths, the ridge
 //!   chosen by leave-one-out, standardization) and size caps with their
 //!   warnings;
+//! - [`embed`]: output embeddings fitted from outputs alone, whose
+//!   coordinates any model can regress and okr decodes;
 //! - [`fit()`](fit::fit): a recipe and training data to a fitted model and
 //!   the resolved recipe.
 #![doc = include_str!("../README.md")]
 
 pub mod catalog;
 pub mod defaults;
+pub mod embed;
 mod error;
 pub mod fit;
 pub mod recipe;
