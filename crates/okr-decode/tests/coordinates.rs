@@ -119,6 +119,55 @@ fn sketched_basis_with_kernel_ridge_is_isokr() {
     }
 }
 
+/// SISOKR (input and output sketched): its output side is the sketched
+/// basis of the same output sketch (drawn after the input sketch from one
+/// generator, as SISOKR draws them), and its input side is SIOKR with the
+/// same input sketch regressing the coordinates (a linear output kernel):
+/// decoding the SIOKR prediction of the coordinates gives SISOKR's scores
+/// and decisions.
+#[test]
+fn sketched_basis_with_sketched_input_is_sisokr() {
+    use okr_estimators::Linear;
+    use rand::SeedableRng;
+    let kx = Gaussian::new(0.7).unwrap();
+    let ky = Tanimoto;
+    let x = common::rows(90, 4, 61, 50);
+    let xt = common::rows(30, 4, 62, 50);
+    let y = label_sets(90, 6, 63);
+    for (input, output, seed) in [("uniform:40", "gaussian:15", 1), ("gaussian:30", "uniform:20", 2)] {
+        let (input, output): (SketchSpec, SketchSpec) = (input.parse().unwrap(), output.parse().unwrap());
+        let lambda = 1e-3;
+        let sisokr = SketchedIokr::params(kx.clone(), ky)
+            .input_sketch(Some(input))
+            .output_sketch(Some(output))
+            .lambda(lambda)
+            .seed(seed)
+            .fit(&x, &y)
+            .unwrap();
+        assert_eq!(sisokr.method(), "sisokr");
+        // The output sketch: the second draw of the generator.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let _rx = Sketch::draw_with(&input, 90, &mut rng).unwrap();
+        let ry = Sketch::draw_with(&output, 90, &mut rng).unwrap();
+        let (_, output_of) = y.group_duplicates();
+        let ry = ry.merge_duplicate_columns(&output_of).unwrap_or(ry);
+        let basis = OutputBasis::params(ky).fit_with_sketch(&y, &ry).unwrap();
+        let z = DenseRows::new(basis.transform(&y).unwrap().into_values()).unwrap();
+        let siokr = SketchedIokr::params(kx.clone(), Linear)
+            .input_sketch(Some(input))
+            .lambda(lambda)
+            .seed(seed)
+            .fit(&x, &z)
+            .unwrap();
+        assert_eq!(siokr.method(), "siokr");
+        let zt = Coordinates::new(siokr.coefficients(&xt).unwrap() * siokr.distinct_outputs().as_mat()).unwrap();
+        let cands = basis.distinct_outputs().clone();
+        let want = CandidateDecoder::new().top_k(3).decode(&sisokr, &xt, &cands).unwrap();
+        let got = CoordinateDecoder::from(CandidateDecoder::new().top_k(3)).decode(&basis, &zt, &cands).unwrap();
+        assert_same(&got, &want, 1e-8, &format!("{input} / {output}"));
+    }
+}
+
 /// A Nystroem basis on every distinct output spans what the exact one
 /// does: the same Gram of the coordinates; on fewer anchors it is the
 /// projection, below the Gram.
