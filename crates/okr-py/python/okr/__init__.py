@@ -15,6 +15,7 @@ from . import _okr, estimators
 from ._base import RankedCandidates, f1_samples
 from ._codes import K2AE, KAE, KPCA
 from ._leml import LEML
+from ._output_basis import OutputEmbedding, SurrogateRegressor
 from ._recipes import from_recipe, load
 from .datasets import data_dir, load_arff
 from .estimators import (
@@ -35,6 +36,8 @@ __version__ = _okr.__version__
 __all__ = [
     *estimators.__all__,
     "LEML",
+    "OutputEmbedding",
+    "SurrogateRegressor",
     "KAE",
     "K2AE",
     "KPCA",
