@@ -61,7 +61,8 @@ fn args_with_output(y: &std::path::Path, basis: &std::path::Path, out: &std::pat
     ok(okr(&args));
     let bytes = std::fs::read(out).unwrap();
     assert!(
-        bytes.starts_with(b"\x93NUMPY\x01\x00") && (10 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize) % 64 == 0
+        bytes.starts_with(b"\x93NUMPY\x01\x00")
+            && (10 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize).is_multiple_of(64)
     );
 }
 
