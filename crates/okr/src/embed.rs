@@ -9,7 +9,7 @@
 //! [`transform`](Embedding::transform) maps outputs to coordinates
 //! `(n, r)` and whose [`decode`](Embedding::decode) scores candidates
 //! against predicted coordinates with okr-decode's
-//! [`CoordinateDecoder`](okr_decode::CoordinateDecoder). An embedding saves
+//! [`CoordinateDecoder`]. An embedding saves
 //! to a checked file ([`Embedding::save`], [`Embedding::to_bytes`]).
 //!
 //! See `okr_estimators::output_basis` for the mathematics.
