@@ -18,7 +18,7 @@
 //!   popcount rates (`docs/results/bench-retrieval{,-quick}.{md,json}`).
 //!
 //! The experiments are organised by paper (`reduced_rank/`, `sketch/`,
-//! `leml/`, `trace_norm/`, `kae/`); what they share is in `common/`. The
+//! `leml/`, `trace_norm/`, `kae/`; `metabolite/` is issue 34's workflow); what they share is in `common/`. The
 //! [`EXPERIMENTS`] table is the one list of names: it drives `reproduce`,
 //! the help text and `list`.
 // Flag doc comments are clap's --help text (plain text: `KIND[:p]`, `<name>`), not rustdoc.
@@ -36,6 +36,7 @@ mod index;
 mod input_models;
 mod kae;
 mod leml;
+mod metabolite;
 mod python_peers;
 mod python_tests;
 mod quick;
@@ -186,6 +187,11 @@ const EXPERIMENTS: &[Experiment] = &[
         "retrieval",
         "per-query candidate sets: top-k accuracy and mean rank against the number of distractors (label sets, fingerprint stand-in)",
         |a| retrieval::run(&a.datasets_or(&retrieval::DATASETS), &a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "metabolite-id",
+        "molecule identification from MS/MS spectra on the seeded spectra stand-in: PPK kernels by ALIGNF, IOKR, folds grouped by molecule, top-k beside library search",
+        |a| metabolite::run(&a.out_dir, a.seed),
     ),
     Experiment::new(
         "sketch-multilabel",

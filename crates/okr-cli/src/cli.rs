@@ -11,17 +11,19 @@ pub mod gen_args;
 pub mod output;
 pub mod outputs;
 pub mod rank;
+pub mod spectra_gram;
 pub mod tune;
 
 pub use args::{CsvHeaderFlag, DataArgs, DecodeArgs, EncodeArgs, EvalArgs, Format, PredictArgs};
 pub use data::DataCommand;
 pub use embed::{CoordDecodeArgs, EmbedArgs};
-pub use fit::{DEFAULT_RANK, EstimatorKind, FitArgs, KernelKind, LossKind, MklKind};
+pub use fit::{EstimatorKind, FitArgs, KernelKind, MklKind};
 pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
 pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag};
 pub use rank::RankArgs;
-pub use tune::{CvKind, TuneArgs};
+pub use spectra_gram::{PeakWeightsFlag, SpectraGramArgs};
+pub use tune::TuneArgs;
 
 /// okr: output kernel regression for structured prediction.
 ///
@@ -155,6 +157,9 @@ pub enum Command {
     /// Presets have the shape of the benchmark data sets (bibtex, corel5k,
     /// ...); results on them are stand-ins, not the real benchmarks.
     Gen(GenArgs),
+    /// Write the probability product kernel of MS/MS spectra (MGF or MSP) as a Gram file.
+    #[command(long_about = spectra_gram::GRAM_HELP)]
+    Gram(SpectraGramArgs),
 }
 
 #[cfg(test)]

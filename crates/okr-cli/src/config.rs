@@ -2,14 +2,12 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow, bail};
-use clap::ValueEnum;
+use anyhow::{Context, Result, bail};
 use okr_estimators::persist::IndexBase;
 use okr_eval::{
     CsvHeader, DataFormat, Dataset, LabelColumns, ModelInput, ModelShape, ReadOptions, read_data_file,
     read_data_file_for_model,
 };
-use okr_kernels::{KernelOptions, KernelSpec};
 
 use crate::cli::{CsvHeaderFlag, DataArgs, EstimatorKind, FitArgs, Format, KernelKind};
 
@@ -229,29 +227,6 @@ pub fn read_for_model(path: &Path, args: &DataArgs, shape: Shape) -> Result<Mode
     Ok(input)
 }
 
-/// Builds the vector kernel `kind` with the flags' `options`
-/// ([`KernelSpec::from_name`]); `default_gamma` is used when neither gamma
-/// nor sigma^2 is given (the polynomial kernel's gamma is then 1).
-pub fn build_kernel(
-    kind: KernelKind,
-    options: KernelOptions,
-    default_gamma: impl FnOnce() -> f64,
-    what: &str,
-) -> Result<KernelSpec> {
-    if kind.is_structured() {
-        let name = format!("{kind:?}").to_lowercase();
-        bail!("--{what}-kernel {name} is a graph or ranking kernel: {what} data here are feature vectors")
-    }
-    let name = kind.to_possible_value().expect("no kernel kind is skipped");
-    let gamma = if kind == KernelKind::Polynomial { Some(options.gamma.unwrap_or(1.0)) } else { options.gamma };
-    KernelSpec::from_name(name.get_name(), &KernelOptions { gamma, ..options }, default_gamma).map_err(|e| match e {
-        okr_kernels::Error::InvalidParameter { name: "sigma2", value, .. } => {
-            anyhow!("invalid {what} sigma2 = {value}: expected a finite number > 0")
-        }
-        e => anyhow::Error::new(e).context(format!("{what} kernel")),
-    })
-}
-
 /// Sets the global rayon pool size (faer uses it too); a count above the
 /// cores is capped at the cores with a warning
 /// ([`okr_linalg::threads::effective_threads`]).
@@ -267,36 +242,4 @@ pub fn set_threads(threads: Option<usize>) -> Result<()> {
         rayon::ThreadPoolBuilder::new().num_threads(t).build_global().context("cannot configure the thread pool")?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const OPTS: KernelOptions = KernelOptions { gamma: None, sigma2: None, degree: 2, coef0: 1.0 };
-
-    /// The flags' kernels through `KernelSpec::from_name`: every vector kind
-    /// by its flag name, the CLI's polynomial gamma of 1, and its messages.
-    #[test]
-    fn kernels_from_flags() {
-        for &kind in KernelKind::value_variants() {
-            let built = build_kernel(kind, OPTS, || 0.5, "input");
-            assert_eq!(built.is_ok(), !kind.is_structured(), "{kind:?}");
-        }
-        let poly = build_kernel(KernelKind::Polynomial, OPTS, || 0.25, "input").unwrap();
-        assert_eq!(poly, okr_kernels::Polynomial::new(2, 1.0, 1.0).unwrap().into());
-        let gt = build_kernel(KernelKind::GaussianTanimoto, OPTS, || 0.25, "output").unwrap();
-        assert_eq!(gt, okr_kernels::GaussianTanimoto::new(0.25).unwrap().into());
-        let s2 = KernelOptions { sigma2: Some(-1.0), ..OPTS };
-        let err = build_kernel(KernelKind::Gaussian, s2, || 1.0, "output").unwrap_err();
-        assert_eq!(format!("{err:#}"), "invalid output sigma2 = -1: expected a finite number > 0");
-        let zero = KernelOptions { gamma: Some(0.0), ..OPTS };
-        let err = build_kernel(KernelKind::Laplacian, zero, || 1.0, "input").unwrap_err();
-        assert_eq!(format!("{err:#}"), "input kernel: invalid kernel parameter gamma = 0: finite and > 0");
-        let err = build_kernel(KernelKind::Wl, OPTS, || 1.0, "input").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "--input-kernel wl is a graph or ranking kernel: input data here are feature vectors"
-        );
-    }
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use okr_estimators::persist::{self, IndexBase, Model, ModelInfo, SavedModel};
 use okr_eval::dataset::Names;
 use okr_eval::{Dataset, Features};
@@ -40,14 +40,6 @@ pub fn info(data: &Dataset, index_base: Option<IndexBase>, standardizer: Option<
     info.standardizer = standardizer;
     info.seed = seed;
     info
-}
-
-/// Pairs the fitted model with its metadata and saves it.
-pub fn save_fitted(model: Model, mut info: ModelInfo, fit_seconds: f64, path: &Path) -> Result<SavedModel> {
-    info.fit_seconds = fit_seconds;
-    let saved = SavedModel::new(model, info)?;
-    save(&saved, path).with_context(|| format!("saving the model to {}", path.display()))?;
-    Ok(saved)
 }
 
 /// Shape of the data the model expects.

@@ -163,7 +163,8 @@ proptest! {
         let mut s = seed;
         let mut next = |m: usize| { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((s >> 33) as usize) % m };
         let queries: Vec<Query<DenseRows>> = (0..n_queries).map(|q| {
-            let nc = 1 + next(max_cands);
+            // A pooled list holds at most the pool's rows (repeats included).
+            let nc = 1 + next(if inline { max_cands } else { max_cands.min(n_pool) });
             let idx: Vec<usize> = (0..nc).map(|_| next(n_pool)).collect();
             let truth = if next(3) == 0 { None } else { Some(next(nc)) };
             let id = format!("q{q}");
@@ -243,7 +244,8 @@ fn empty_candidate_set_is_an_error_naming_the_query() {
 #[test]
 fn single_candidate_duplicates_and_ties_lowest_index_first() {
     let (x, y) = (rows(10, 2, 1, 1000), rows(10, 3, 2, 1000));
-    let pool = rows(4, 3, 5, 1000);
+    // Five rows: a pooled list holds at most the pool's rows, repeats included.
+    let pool = rows(5, 3, 5, 1000);
     for (name, model) in models(&x, &y) {
         for budget in [8, 200, 1 << 30] {
             let dec = PerQueryDecoder::new().memory_budget(budget);

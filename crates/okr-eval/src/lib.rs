@@ -90,5 +90,5 @@ pub use readers::{
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;
 pub use spectra_standin::{SpectraStandin, SpectraStandinSpec};
-pub use split::{KFold, ShuffleSplit, train_test_split};
+pub use split::{GroupKFold, KFold, ShuffleSplit, train_test_split};
 pub use standin::{StandinPreset, StandinSpec};

@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use faer::Mat;
-use okr_io::rows::{LineError, parse_bit_table, parse_index_set, parse_lines, parse_value_table};
+use okr_io::rows::{LineError, parse_bit_table, parse_index_set, parse_value_table};
 use okr_kernels::{DenseRows, LabelSets};
 
 use crate::{Error, Result};
@@ -75,8 +75,18 @@ pub fn read_fingerprints_sparse(path: impl AsRef<Path>, n_bits: usize) -> Result
         });
     }
     let text = crate::readers::read_text(path)?;
-    let sets = parse_lines(&text, |row| parse_index_set(row, n_bits)).map_err(|e| parse_error(path, e))?;
-    Ok(LabelSets::new(n_bits, sets)?)
+    // Compressed as read: no vector per row.
+    let (mut indptr, mut bits) = (vec![0], Vec::new());
+    for (line, row) in okr_io::rows::data_lines(&text) {
+        let mut set = parse_index_set(row, n_bits).map_err(|error| parse_error(path, LineError { line, error }))?;
+        set.sort_unstable();
+        set.dedup();
+        bits.extend_from_slice(&set);
+        indptr.push(bits.len());
+    }
+    indptr.shrink_to_fit();
+    bits.shrink_to_fit();
+    Ok(LabelSets::from_compressed(n_bits, indptr, bits)?)
 }
 
 /// Reads dense vectors, one per line.

@@ -1,4 +1,4 @@
-//! Seeded train/test splits, k-fold and repeated random sub-sampling.
+//! Seeded train/test splits, k-fold, grouped k-fold and repeated random sub-sampling.
 //!
 //! All splits are deterministic for a seed: the RNG is
 //! `ChaCha8Rng::seed_from_u64(seed)` and the permutation a Fisher-Yates shuffle
@@ -144,6 +144,111 @@ impl KFold {
     }
 }
 
+/// Grouped K-fold (scikit-learn's `GroupKFold`): every group (for example
+/// all spectra of one molecular structure) lands in exactly one validation
+/// fold, so no group is on both sides of a split.
+///
+/// Folds are balanced by size: groups are taken from largest to smallest and
+/// each goes to the fold with the fewest samples so far (the lowest fold
+/// index on ties), as scikit-learn does. Groups of equal size are taken in a
+/// seeded random order, so `seed` changes which groups share a fold but not
+/// the balance: the largest and smallest folds differ by at most the size of
+/// the largest group.
+///
+/// | Name | Default | Purpose | Range |
+/// |---|---|---|---|
+/// | `n_splits` | 5 | number of folds | `2..=` number of distinct groups |
+/// | `seed` | 0 | RNG seed of the order among groups of equal size | any |
+///
+/// # Example
+/// ```
+/// use okr_eval::GroupKFold;
+/// // Six samples of three structures (labels can be any ordered type).
+/// let groups = ["a", "a", "b", "c", "c", "c"];
+/// let folds = GroupKFold::new(2).split(&groups)?;
+/// assert_eq!(folds[0].1, vec![3, 4, 5]); // the largest group, alone
+/// assert_eq!(folds[1].1, vec![0, 1, 2]);
+/// assert_eq!(folds, GroupKFold::new(2).split(&groups)?); // seeded
+/// # Ok::<(), okr_eval::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupKFold {
+    /// Number of folds (at least 2, at most the number of groups).
+    pub n_splits: usize,
+    /// Seed of the order among groups of equal size.
+    pub seed: u64,
+}
+
+impl Default for GroupKFold {
+    fn default() -> Self {
+        Self { n_splits: 5, seed: 0 }
+    }
+}
+
+impl GroupKFold {
+    /// `n_splits` folds, seed 0.
+    pub fn new(n_splits: usize) -> Self {
+        Self { n_splits, ..Self::default() }
+    }
+
+    /// Sets the seed of the order among groups of equal size.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The fold (`0..n_splits`) of every sample, `groups[i]` being sample
+    /// `i`'s group.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] unless `2 <= n_splits <=` the number of
+    /// distinct groups.
+    pub fn assign<G: Ord>(&self, groups: &[G]) -> Result<Vec<usize>> {
+        let mut members: std::collections::BTreeMap<&G, Vec<usize>> = std::collections::BTreeMap::new();
+        for (i, g) in groups.iter().enumerate() {
+            members.entry(g).or_default().push(i);
+        }
+        let k = self.n_splits;
+        if k < 2 || k > members.len() {
+            return Err(Error::invalid(
+                "n_splits",
+                k,
+                format!("2 <= n_splits <= number of groups = {}", members.len()),
+            ));
+        }
+        let mut lists: Vec<Vec<usize>> = members.into_values().collect();
+        let order = permutation(lists.len(), &mut ChaCha8Rng::seed_from_u64(self.seed));
+        let mut shuffled: Vec<Vec<usize>> = order.iter().map(|&g| std::mem::take(&mut lists[g])).collect();
+        // Stable: equal sizes keep the seeded order.
+        shuffled.sort_by_key(|m| std::cmp::Reverse(m.len()));
+        let mut load = vec![0usize; k];
+        let mut fold = vec![0usize; groups.len()];
+        for m in &shuffled {
+            let f = (0..k).min_by_key(|&f| (load[f], f)).unwrap_or(0);
+            load[f] += m.len();
+            for &i in m {
+                fold[i] = f;
+            }
+        }
+        Ok(fold)
+    }
+
+    /// The `(train, validation)` index lists of each fold, both sorted; the
+    /// validation lists partition `0..groups.len()` and no group is split.
+    ///
+    /// # Errors
+    /// As [`assign`](Self::assign).
+    pub fn split<G: Ord>(&self, groups: &[G]) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
+        let fold = self.assign(groups)?;
+        Ok((0..self.n_splits)
+            .map(|f| {
+                let (val, train): (Vec<usize>, Vec<usize>) = (0..groups.len()).partition(|&i| fold[i] == f);
+                (train, val)
+            })
+            .collect())
+    }
+}
+
 /// Repeated random sub-sampling (scikit-learn's `ShuffleSplit`): `n_splits`
 /// independent random splits with `ceil(test_fraction * n)` test samples each,
 /// drawn from one RNG stream seeded with `seed`.
@@ -256,5 +361,59 @@ mod tests {
         }
         assert!(first.iter().all(|&c| (850..1150).contains(&c)), "{first:?}");
         assert_ne!(train_test_split(50, 0.2, 1).unwrap(), train_test_split(50, 0.2, 2).unwrap());
+    }
+
+    /// Every group in exactly one validation fold, the folds a partition,
+    /// balanced within the largest group, seeded; checked on random groups
+    /// against a brute-force count.
+    #[test]
+    fn group_kfold_keeps_groups_whole_and_balances() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for trial in 0..40 {
+            let n = rng.random_range(6..80);
+            let n_groups = rng.random_range(2..=n.min(20));
+            let groups: Vec<usize> =
+                (0..n).map(|i| if i < n_groups { i } else { rng.random_range(0..n_groups) }).collect();
+            let largest = (0..n_groups).map(|g| groups.iter().filter(|&&h| h == g).count()).max().unwrap();
+            for k in 2..=n_groups.min(6) {
+                let gkf = GroupKFold::new(k).seed(trial);
+                let folds = gkf.split(&groups).unwrap();
+                assert_eq!(folds.len(), k);
+                let mut fold_of_group = vec![None; n_groups];
+                let mut seen = vec![0; n];
+                for (f, (tr, va)) in folds.iter().enumerate() {
+                    assert_eq!(tr.len() + va.len(), n);
+                    assert!(!va.is_empty(), "fold {f} empty");
+                    assert!(va.windows(2).all(|w| w[0] < w[1]) && tr.windows(2).all(|w| w[0] < w[1]));
+                    for &i in va {
+                        seen[i] += 1;
+                        let g = groups[i];
+                        assert!(fold_of_group[g].is_none_or(|h| h == f), "group {g} split");
+                        fold_of_group[g] = Some(f);
+                    }
+                    assert!(tr.iter().all(|&i| fold_of_group[groups[i]] != Some(f)));
+                }
+                assert!(seen.iter().all(|&c| c == 1));
+                let sizes: Vec<usize> = folds.iter().map(|(_, va)| va.len()).collect();
+                let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+                assert!(hi - lo <= largest, "sizes {sizes:?}, largest group {largest}");
+                assert_eq!(gkf.split(&groups).unwrap(), folds);
+            }
+        }
+    }
+
+    /// Equal-size groups: the seed changes the assignment, the balance is
+    /// exact; too many folds is refused.
+    #[test]
+    fn group_kfold_seed_and_errors() {
+        let groups: Vec<u32> = (0..40).map(|i| i / 2).collect();
+        let a = GroupKFold::new(4).seed(1).split(&groups).unwrap();
+        let b = GroupKFold::new(4).seed(2).split(&groups).unwrap();
+        assert_ne!(a, b);
+        assert!(a.iter().all(|(_, va)| va.len() == 10));
+        assert!(GroupKFold::new(21).split(&groups).is_err());
+        assert!(GroupKFold::new(1).split(&groups).is_err());
+        let e = GroupKFold::new(3).split(&["x", "x", "y"]).unwrap_err().to_string();
+        assert!(e.contains("number of groups = 2"), "{e}");
     }
 }

@@ -170,6 +170,46 @@ pub fn read_line<R: BufRead + ?Sized>(reader: &mut R, line: &mut String, limit: 
     Ok(line.len())
 }
 
+/// More items than the input that bounds them can hold: a count declared or
+/// implied by one input (a query's pool indices, a TU data set's graph
+/// labels) above the size of the input it refers to (the pool, the graphs
+/// of the indicator file). Readers check it as each item arrives, so that
+/// such an input ends in this error before it is stored, not in an
+/// allocation of its claimed size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("more than {limit} {what}: {bound}")]
+pub struct TooMany {
+    /// What is counted (`pool indices`, `graph labels`).
+    pub what: &'static str,
+    /// The largest count the bounding input allows.
+    pub limit: usize,
+    /// Why the count is bounded (`the pool has 3 rows`).
+    pub bound: String,
+}
+
+/// The one rule of declared and implied counts: accepts the `count`-th item
+/// (1-based) of `what` when `count <= limit`; `bound` says which input sets
+/// the limit, for the message (built only on error).
+///
+/// # Errors
+/// [`TooMany`] when `count > limit`.
+///
+/// # Example
+/// ```
+/// use okr_io::bounded::check_count;
+/// assert!(check_count(3, 3, "pool indices", || "the pool has 3 rows".into()).is_ok());
+/// let err = check_count(4, 3, "pool indices", || "the pool has 3 rows".into()).unwrap_err();
+/// assert_eq!(err.to_string(), "more than 3 pool indices: the pool has 3 rows");
+/// ```
+pub fn check_count(
+    count: usize,
+    limit: usize,
+    what: &'static str,
+    bound: impl FnOnce() -> String,
+) -> Result<(), TooMany> {
+    if count <= limit { Ok(()) } else { Err(TooMany { what, limit, bound: bound() }) }
+}
+
 /// Appends `chunk` to `bytes` within `limit`, reserving fallibly.
 fn append(bytes: &mut Vec<u8>, chunk: &[u8], limit: u64, text: bool) -> Result<(), ReadError> {
     if text && let Some(k) = chunk.iter().position(|&b| b == 0) {

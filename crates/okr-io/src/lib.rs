@@ -3,7 +3,9 @@
 //!
 //! - [`bounded`]: reads of user files with a byte limit
 //!   ([`MAX_INPUT_BYTES`]), fallibly reserved memory and a NUL-byte check, so
-//!   a device, an endless pipe or a huge file ends in an error, not an abort.
+//!   a device, an endless pipe or a huge file ends in an error, not an abort;
+//!   [`check_count`], the one rule for counts an input declares or implies
+//!   (checked against the input they refer to before anything is stored).
 //! - [`atomic`]: [`write_atomic`], the one writer of every okr output (model,
 //!   data, prediction and record files): a complete temporary file renamed
 //!   over the target, with the output-path rules of a shell redirect
@@ -37,4 +39,4 @@ pub mod bounded;
 pub mod rows;
 
 pub use atomic::{remove_temporary_files, write_atomic};
-pub use bounded::{MAX_INPUT_BYTES, ReadError};
+pub use bounded::{MAX_INPUT_BYTES, ReadError, TooMany, check_count};

@@ -487,6 +487,26 @@ impl LabelSets {
         Ok(Self { n_labels, indptr, labels })
     }
 
+    /// Builds from compressed rows: set `i` is `labels[indptr[i]..indptr[i + 1]]`
+    /// (`indptr` starts at 0, never decreases and ends at `labels.len()`;
+    /// each set strictly increasing and below `n_labels`). The form a
+    /// streaming reader builds without a vector per row.
+    ///
+    /// # Errors
+    /// [`Error::InvalidStructure`] naming the row that breaks a rule.
+    ///
+    /// # Example
+    /// ```
+    /// use okr_kernels::LabelSets;
+    /// let y = LabelSets::from_compressed(4, vec![0, 2, 2], vec![1, 3])?;
+    /// assert_eq!(y, LabelSets::new(4, vec![vec![3, 1], vec![]])?);
+    /// assert!(LabelSets::from_compressed(4, vec![0, 2], vec![3, 1]).is_err());
+    /// Ok::<(), okr_kernels::Error>(())
+    /// ```
+    pub fn from_compressed(n_labels: usize, indptr: Vec<usize>, labels: Vec<usize>) -> Result<Self> {
+        Self::try_from(LabelSetsRepr { n_labels, indptr, labels })
+    }
+
     /// Builds from a dense 0/1 indicator matrix `(n_samples, n_labels)`;
     /// entries `> 0.5` count as present.
     pub fn from_indicator(y: faer::MatRef<'_, f64>) -> Self {

@@ -58,6 +58,19 @@ pub enum Error {
         /// The name given.
         name: String,
     },
+    /// A median-heuristic width that cannot be used: the median squared
+    /// distance between the training rows of `side` overflowed (features
+    /// near `1e154`) or is so small that `1 / (2 median)` does
+    /// ([`check_median_width`](crate::check_median_width)). The message is
+    /// the same for every front door: it names the data to scale and the
+    /// width to give (the parameter, and the `okr` flag).
+    #[error("the median squared distance between training {side} is {median:e}: {}", .side.remedy())]
+    UnusableMedian {
+        /// The side the width is for.
+        side: crate::WidthSide,
+        /// The median squared distance.
+        median: f64,
+    },
     /// Empty data where at least one row is needed.
     #[error("empty data: {what}")]
     Empty {

@@ -1,6 +1,6 @@
 //! Data-driven kernel widths.
 
-use crate::{Kernel, LabelSets, Linear, Rows};
+use crate::{Error, Kernel, LabelSets, Linear, Result, Rows};
 
 /// Median squared Euclidean distance $\|x_i - x_j\|^2$ over the pairs of at
 /// most `max_rows` evenly spaced rows of `x` (all rows when fewer), computed
@@ -65,7 +65,10 @@ pub const MEDIAN_SAMPLE_ROWS: usize = 2000;
 
 /// okr's default Gaussian width on feature vectors: the median heuristic
 /// over at most [`MEDIAN_SAMPLE_ROWS`] rows,
-/// `median_heuristic_gamma(median_sq_distance(x, MEDIAN_SAMPLE_ROWS))`.
+/// `median_heuristic_gamma(median_sq_distance(x, MEDIAN_SAMPLE_ROWS))`,
+/// unchecked: `0` or `inf` when the median overflows or underflows. A
+/// default width for a user's data goes through [`checked_median_gamma`],
+/// whose error every front door shares.
 ///
 /// # Example
 /// ```
@@ -79,6 +82,92 @@ where
     Linear: Kernel<R>,
 {
     median_heuristic_gamma(median_sq_distance(x, MEDIAN_SAMPLE_ROWS))
+}
+
+/// The training side a data-driven width is computed on, named in
+/// [`Error::UnusableMedian`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WidthSide {
+    /// The input kernel's width (`gamma`, `okr --input-gamma`).
+    Inputs,
+    /// The output kernel's width (`output_gamma`, `okr --output-gamma`).
+    Outputs,
+}
+
+impl WidthSide {
+    /// What to do about an unusable median.
+    pub(crate) fn remedy(self) -> &'static str {
+        match self {
+            Self::Inputs => "scale the features or set gamma (--input-gamma)",
+            Self::Outputs => "scale the outputs or set output_gamma (--output-gamma)",
+        }
+    }
+}
+
+impl std::fmt::Display for WidthSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Inputs => "inputs",
+            Self::Outputs => "outputs",
+        })
+    }
+}
+
+/// The one check of a median-heuristic width, shared by every caller
+/// (`okr fit` and `tune` through the recipe layer, `okr fit --estimator
+/// k2ae`, the Python estimators): the width
+/// [`median_heuristic_gamma`]`(median_sq)` when it can be used, an error
+/// when the median squared distance overflowed (`inf`, features near
+/// `1e154` without standardization) or is so small that `1 / (2 median)`
+/// does. A median of 0 (all sampled rows identical) keeps the heuristic's
+/// fallback `1`.
+///
+/// # Errors
+/// [`Error::UnusableMedian`] naming the median and the remedy.
+///
+/// # Example
+/// ```
+/// use okr_kernels::{WidthSide, check_median_width};
+/// assert_eq!(check_median_width(4.0, WidthSide::Inputs)?, 0.125);
+/// assert_eq!(check_median_width(0.0, WidthSide::Inputs)?, 1.0);
+/// let err = check_median_width(f64::INFINITY, WidthSide::Inputs).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "the median squared distance between training inputs is inf: scale the features or set gamma (--input-gamma)"
+/// );
+/// assert!(check_median_width(1e-320, WidthSide::Outputs).is_err());
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn check_median_width(median_sq: f64, side: WidthSide) -> Result<f64> {
+    let gamma = median_heuristic_gamma(median_sq);
+    if median_sq == 0.0 || (median_sq.is_finite() && gamma.is_finite()) {
+        Ok(gamma)
+    } else {
+        Err(Error::UnusableMedian { side, median: median_sq })
+    }
+}
+
+/// [`median_gamma`] through [`check_median_width`]: okr's default Gaussian
+/// width on feature vectors, or the error every front door reports when
+/// it cannot be used.
+///
+/// # Errors
+/// [`Error::UnusableMedian`].
+///
+/// # Example
+/// ```
+/// use okr_kernels::{DenseRows, WidthSide, checked_median_gamma};
+/// let x = DenseRows::from_rows(&[vec![0.0], vec![1.0], vec![3.0]])?;
+/// assert_eq!(checked_median_gamma(&x, WidthSide::Inputs)?, 1.0 / 8.0);
+/// let huge = DenseRows::from_rows(&[vec![1e154, 3e154], vec![-2e154, 1e154], vec![2e154, -3e154]])?;
+/// assert!(checked_median_gamma(&huge, WidthSide::Inputs).is_err());
+/// Ok::<(), okr_kernels::Error>(())
+/// ```
+pub fn checked_median_gamma<R: Rows>(x: &R, side: WidthSide) -> Result<f64>
+where
+    Linear: Kernel<R>,
+{
+    check_median_width(median_sq_distance(x, MEDIAN_SAMPLE_ROWS), side)
 }
 
 /// okr's default Gaussian width on label sets: $\sigma^2$ is the mean

@@ -81,7 +81,10 @@ pub use containers::{CsrRows, DenseRows, DenseSource, LabelSets};
 pub use error::{Error, Result};
 pub use features::Features;
 pub use graphs::{Graph, Graphs, WlSubtree};
-pub use heuristics::{MEDIAN_SAMPLE_ROWS, label_set_gamma, median_gamma, median_heuristic_gamma, median_sq_distance};
+pub use heuristics::{
+    MEDIAN_SAMPLE_ROWS, WidthSide, check_median_width, checked_median_gamma, label_set_gamma, median_gamma,
+    median_heuristic_gamma, median_sq_distance,
+};
 pub use kernels::by_name::KernelOptions;
 pub use kernels::gaussian::Gaussian;
 pub use kernels::laplacian::Laplacian;

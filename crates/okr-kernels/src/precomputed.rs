@@ -81,6 +81,34 @@ impl GramRows {
         Ok(Self { values: k, train_index: (0..n).map(Some).collect(), self_sim: Some(diag) })
     }
 
+    /// The training samples from a training Gram that must be square,
+    /// finite and symmetric up to `tol` times its largest absolute entry,
+    /// $|K_{ij} - K_{ji}| \le \mathrm{tol} \max |K|$ (a file's or a
+    /// caller's Gram; [`GRAM_SYMMETRY_TOL`] is the usual `tol`).
+    ///
+    /// # Errors
+    /// As [`GramRows::train`]; [`Error::NotSymmetric`] naming the worst pair.
+    pub fn checked_train(k: Mat<f64>, tol: f64) -> Result<Self> {
+        let k = Self::train(k)?;
+        let v = k.values();
+        let n = v.nrows();
+        let scale = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).fold(0.0f64, |m, (i, j)| m.max(v[(i, j)].abs()));
+        let mut worst = (0, 0, 0.0f64);
+        for j in 0..n {
+            for i in j + 1..n {
+                let diff = v[(i, j)] - v[(j, i)];
+                if diff.abs() > worst.2.abs() {
+                    worst = (i, j, diff);
+                }
+            }
+        }
+        let bound = tol * scale;
+        if worst.2.abs() > bound {
+            return Err(Error::NotSymmetric { row: worst.0, col: worst.1, diff: worst.2, tol: bound });
+        }
+        Ok(k)
+    }
+
     /// Test samples, from the block `K(test, train)` `(n_test, n_train)` and
     /// optionally their self-similarities $k(x, x)$ (needed only to
     /// normalize or to evaluate a test sample against itself).
@@ -417,24 +445,7 @@ pub fn read_train_gram(path: impl AsRef<Path>, tol: f64) -> Result<GramRows> {
     if k.nrows() == 0 {
         return Err(Error::Empty { what: "training Gram file" });
     }
-    let k = GramRows::train(k)?;
-    let v = k.values();
-    let n = v.nrows();
-    let scale = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).fold(0.0f64, |m, (i, j)| m.max(v[(i, j)].abs()));
-    let mut worst = (0, 0, 0.0f64);
-    for j in 0..n {
-        for i in j + 1..n {
-            let diff = v[(i, j)] - v[(j, i)];
-            if diff.abs() > worst.2.abs() {
-                worst = (i, j, diff);
-            }
-        }
-    }
-    let bound = tol * scale;
-    if worst.2.abs() > bound {
-        return Err(Error::NotSymmetric { row: worst.0, col: worst.1, diff: worst.2, tol: bound });
-    }
-    Ok(k)
+    GramRows::checked_train(k, tol)
 }
 
 /// Reads a test x train block `(n_test, n_train)` ([`read_gram`]) for a

@@ -9,17 +9,16 @@
 //! `KernelPCA` keeps `X_fit_`).
 
 use faer::Mat;
-use okr_estimators::ParamGuard;
-use okr_estimators::kae::{KaeParams, Kpca, LayerKernel};
+use okr_estimators::kae::Kpca;
 use okr_estimators::persist::{Model, ModelInfo, SavedModel};
-use okr_kernels::{Features, Kernel, KernelOptions, KernelSpec, Rows};
+use okr_kernels::{Features, Kernel, KernelSpec, Rows};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::convert;
 use crate::errors::{guard, to_py};
-use crate::params::{KernelChoice, Params, count, degree_error, usize_list};
+use crate::params::{Params, count, input_kernel};
 use crate::threads::{self, NJobs};
 
 /// What a code model needs to encode new rows.
@@ -37,89 +36,28 @@ pub struct CodeModel {
     encoder: Encoder,
 }
 
-/// The autoencoder's hyper-parameters: `hidden_dims` (list of inner
-/// widths, the code is the last unless `code_layer`), `lam`, `max_iter`,
-/// `seed`; `first` is the kernel of the first layer, the others are
-/// Gaussian with the median heuristic (as `okr fit --estimator kae`).
-fn autoencoder_params(p: &Params<'_, '_>, hidden: Vec<usize>, first: LayerKernel) -> PyResult<KaeParams> {
-    let params = KaeParams::stacked(hidden, first, p.f64_or("lam", 1e-3)?)
-        .max_iter(p.usize_or("max_iter", 500)?)
-        .seed(p.seed()?);
-    params.check_ref().map_err(to_py)?;
-    Ok(params)
-}
-
-/// KAE's first-layer kernel (finite KAE: gaussian, linear or polynomial).
-fn kae_first_kernel(p: &Params<'_, '_>) -> PyResult<LayerKernel> {
-    let name = p.string("kernel")?.unwrap_or_else(|| "gaussian".into());
-    let gamma = p.f64("gamma")?;
-    // Only the polynomial kernel reads (and so checks) degree and coef0.
-    let (degree, coef0) = match name.as_str() {
-        "polynomial" | "poly" => {
-            let degree = p.usize_or("degree", 3)?;
-            let degree = u32::try_from(degree).map_err(|_| to_py(degree_error(degree)))?;
-            (degree, p.f64_or("coef0", 1.0)?)
-        }
-        _ => (3, 1.0),
-    };
-    LayerKernel::from_name(&name, &KernelOptions { gamma, sigma2: None, degree, coef0 }).map_err(|_| {
-        PyValueError::new_err(format!(
-            "invalid parameter kernel = {name:?}: KAE takes gaussian, linear or polynomial (K2AE takes any kernel)"
-        ))
-    })
-}
-
-/// Fits `kind` (`kae` or `k2ae`) with `params` (`hidden_dims`, `kernel`,
-/// `gamma`, `degree`, `coef0`, `lam`, `max_iter`, `seed`) on `x`.
+/// Fits the KAE or K2AE `recipe` (JSON, built by the Python layer from
+/// `get_params`; okr's recipe layer resolves every default and checks
+/// every value) on `x`.
 #[pyfunction]
-#[pyo3(signature = (kind, params, hidden_dims, x, n_jobs=None))]
+#[pyo3(signature = (recipe, x, n_jobs=None))]
 pub fn fit_autoencoder(
     py: Python<'_>,
-    kind: &str,
-    params: &Bound<'_, PyDict>,
-    hidden_dims: &Bound<'_, PyAny>,
+    recipe: &str,
     x: &Bound<'_, PyAny>,
     n_jobs: Option<NJobs>,
 ) -> PyResult<CodeModel> {
     guard(|| {
-        let p = Params(params);
-        // okr caps each width at max(n_samples, n_features) before allocating.
-        let hidden_dims = usize_list("hidden_dims", hidden_dims)?;
-        if hidden_dims.is_empty() {
-            return Err(PyValueError::new_err("invalid parameter hidden_dims = []: expected at least one inner layer"));
-        }
+        let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
         let x = convert::inputs(x)?;
-        let mut info = ModelInfo::new(x.n_features(), 0);
-        info.seed = p.seed()?;
-        let start = std::time::Instant::now();
-        let model = match kind {
-            "kae" => {
-                let params = autoencoder_params(&p, hidden_dims, kae_first_kernel(&p)?)?;
-                // The finite KAE works on dense rows (one copy of sparse input),
-                // and its last layer reconstructs them: refuse a width the
-                // machine cannot hold densely before allocating it.
-                convert::check_dense("KAE's dense copy of X", x.n_rows(), x.n_features())?;
-                let fitted = threads::run(py, n_jobs, || -> PyResult<_> {
-                    let dense = match &x {
-                        Features::Dense(d) => d.as_mat().to_owned(),
-                        Features::Sparse(_) => x.to_dense(),
-                    };
-                    params.check_ref().map_err(to_py)?.fit(dense.as_ref()).map_err(to_py)
-                })??;
-                Model::Kae(fitted)
-            }
-            "k2ae" => {
-                let kx = KernelChoice::input(&p)?.build_input(&x)?;
-                let params = autoencoder_params(&p, hidden_dims, LayerKernel::Linear)?;
-                let fitted = threads::run(py, n_jobs, || -> PyResult<_> {
-                    params.check_ref().map_err(to_py)?.fit_k2ae_rows(kx, &x).map_err(to_py)
-                })??;
-                Model::K2ae(fitted)
-            }
-            other => return Err(PyValueError::new_err(format!("unknown autoencoder {other:?}"))),
-        };
-        info.fit_seconds = start.elapsed().as_secs_f64();
-        let saved = SavedModel::new(model, info).map_err(to_py)?;
+        if recipe.estimator.name == okr::Estimator::Kae {
+            // The finite KAE works on dense rows (one copy of sparse input),
+            // and its last layer reconstructs them: refuse a width the
+            // machine cannot hold densely before allocating it.
+            convert::check_dense("KAE's dense copy of X", x.n_rows(), x.n_features())?;
+        }
+        let fitted = threads::run(py, n_jobs, || okr::fit_codes(&recipe, &x, &mut |_, _| {}))?.map_err(to_py)?;
+        let saved = fitted.into_saved(ModelInfo::new(x.n_features(), 0)).map_err(to_py)?;
         Ok(CodeModel { saved, encoder: Encoder::Autoencoder })
     })
 }
@@ -140,7 +78,7 @@ pub fn fit_kpca(
         let p = Params(params);
         let n_components = count("n_components", n_components, 1)?;
         let x = convert::inputs(x)?;
-        let kernel = KernelChoice::input(&p)?.build_input(&x)?;
+        let kernel = input_kernel(&p, &x)?;
         let start = std::time::Instant::now();
         let kpca = threads::run(py, n_jobs, || -> PyResult<Kpca> {
             let gram = Kernel::<Features>::gram(&kernel, &x);
@@ -253,6 +191,13 @@ impl CodeModel {
         })
     }
 
+    /// The recipe the model was fitted from (JSON), or `None` (kernel PCA,
+    /// models of earlier versions).
+    #[getter]
+    fn recipe(&self) -> Option<String> {
+        self.saved.recipe().map(str::to_string)
+    }
+
     /// Number of input features.
     #[getter]
     fn n_features(&self) -> PyResult<usize> {
@@ -310,7 +255,7 @@ impl CodeModel {
                     saved.info.n_features
                 )));
             }
-            let kernel = KernelChoice::input(&Params(params))?.build_input(&x_train)?;
+            let kernel = input_kernel(&Params(params), &x_train)?;
             Ok(Self { saved, encoder: Encoder::Kpca { x_train, kernel } })
         })
     }

@@ -19,6 +19,7 @@ mod score_model;
 mod stream;
 mod surrogate;
 mod threads;
+mod tune;
 
 use errors::guard;
 use pyo3::prelude::*;
@@ -89,6 +90,7 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::stream_stats_info, m)?)?;
     m.add_class::<output_basis::PyEmbedding>()?;
     m.add_function(wrap_pyfunction!(output_basis::fit_embedding, m)?)?;
+    m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;
     Ok(())

@@ -20,17 +20,6 @@ type CandidateSets<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>,
 /// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
 type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
 
-/// The sketch `KIND:m` (`None` without one), checked, with `m` capped at the
-/// `n` samples (scikit-learn's checks fit on a few dozen samples; the single
-/// machine and the Dask fits cap alike).
-pub(crate) fn sketch_spec(text: Option<&str>, n: usize) -> PyResult<Option<okr_estimators::sketch::SketchSpec>> {
-    let Some(text) = text else { return Ok(None) };
-    let mut spec: okr_estimators::sketch::SketchSpec = text.parse().map_err(to_py)?;
-    spec.check().map_err(to_py)?;
-    spec.size = spec.size.min(n.max(1));
-    Ok(Some(spec))
-}
-
 /// A fitted okr surrogate model.
 #[pyclass(module = "okr._okr", name = "Model", frozen)]
 pub struct Model {
@@ -68,9 +57,26 @@ pub fn fit_recipe(
         let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
         let x = convert::inputs(x)?;
         let y = convert::outputs(y, y_kind)?;
-        let fitted = threads::run(py, n_jobs, || match &y {
-            Outputs::Labels(l) => okr::fit(&recipe, &x, &TrainOutputs::Labels(l)),
-            Outputs::Vectors(v) => okr::fit(&recipe, &x, &TrainOutputs::Vectors(v)),
+        // scikit-learn's kernel="precomputed": X is the training Gram.
+        let gram = match (&recipe.input, &x) {
+            (okr::InputRecipe::Gram, Inputs::Dense(k)) => Some(
+                okr_kernels::GramRows::checked_train(k.as_mat().to_owned(), okr_kernels::GRAM_SYMMETRY_TOL)
+                    .map_err(to_py)?,
+            ),
+            (okr::InputRecipe::Gram, Inputs::Sparse(_)) => {
+                return Err(PyValueError::new_err("a precomputed Gram must be a dense (n_samples, n_samples) array"));
+            }
+            _ => None,
+        };
+        let fitted = threads::run(py, n_jobs, || {
+            let y = match &y {
+                Outputs::Labels(l) => TrainOutputs::Labels(l),
+                Outputs::Vectors(v) => TrainOutputs::Vectors(v),
+            };
+            match &gram {
+                Some(k) => okr::fit_gram(&recipe, k, &y),
+                None => okr::fit(&recipe, &x, &y),
+            }
         })?
         .map_err(to_py)?;
         let output_dim = match &y {
@@ -156,7 +162,7 @@ impl Model {
     /// outputs.
     fn candidate_sets<'py>(&self, py: Python<'py>) -> PyResult<CandidateSets<'py>> {
         guard(|| {
-            let Expansion::Labels(_, sets) = self.expansion() else {
+            let (Expansion::Labels(_, sets) | Expansion::Gram(_, sets, _)) = self.expansion() else {
                 return Err(PyValueError::new_err("a vector-output model has no label-set candidates"));
             };
             let mut indices = Vec::new();

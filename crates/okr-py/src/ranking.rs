@@ -85,10 +85,10 @@ fn queries<'a, Y: Rows + 'a>(
 }
 
 /// [`PerQueryDecoder::rank`] collecting the rankings in query order.
-fn rank_all<Y: Rows, M: okr_estimators::SurrogateModel<Features, Y> + ?Sized>(
+fn rank_all<X: Rows, Y: Rows, M: okr_estimators::SurrogateModel<X, Y> + ?Sized>(
     decoder: &PerQueryDecoder,
     model: &M,
-    x: &Features,
+    x: &X,
     pool: &Y,
     groups: &Groups,
     truth: &[i64],
@@ -170,6 +170,10 @@ pub fn rank_per_query<'py>(
             }
             (Expansion::Vectors(m, _), Outputs::Vectors(pool)) => {
                 threads::run(py, n_jobs, || rank_all(&decoder, m, &x, pool, &groups, &truth))?
+            }
+            (Expansion::Gram(m, _, n_train), Outputs::Labels(pool)) => {
+                let k = crate::surrogate::gram_rows(&x, n_train)?;
+                threads::run(py, n_jobs, || rank_all(&decoder, m, &k, pool, &groups, &truth))?
             }
             _ => {
                 return Err(PyValueError::new_err(format!(

@@ -3,17 +3,15 @@
 //! transpose): dense inputs are compressed into one CSR copy, at fit and at
 //! prediction.
 
-use okr_estimators::Fit;
 use okr_estimators::ScoreModel as _;
-use okr_estimators::leml::{Leml, Loss, Targets};
+use okr_estimators::leml::Leml;
 use okr_estimators::persist::{Model, ModelInfo, SavedModel};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyBytes;
 
 use crate::convert;
 use crate::errors::{guard, to_py};
-use crate::params::Params;
 use crate::threads::{self, NJobs};
 
 /// A fitted LEML model.
@@ -39,41 +37,28 @@ impl ScoreModel {
     }
 }
 
-/// Fits LEML (`rank`, `lam`, `loss` in sq / lr / sh, `max_iter`, `seed`) on
-/// `x` and the CSR label indicator `y`.
+/// Fits the LEML `recipe` (JSON, built by the Python layer from
+/// `get_params`; okr's recipe layer resolves every default) on `x` and the
+/// CSR label indicator `y`. Returns the model and the library's warnings (a
+/// rank capped at the label count).
 #[pyfunction]
-#[pyo3(signature = (params, x, y, n_jobs=None))]
+#[pyo3(signature = (recipe, x, y, n_jobs=None))]
 pub fn fit_leml(
     py: Python<'_>,
-    params: &Bound<'_, PyDict>,
+    recipe: &str,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     n_jobs: Option<NJobs>,
-) -> PyResult<ScoreModel> {
+) -> PyResult<(ScoreModel, Vec<String>)> {
     guard(|| {
-        let p = Params(params);
-        let loss_name = p.string("loss")?.unwrap_or_else(|| "sq".into());
-        let loss = Loss::from_name(&loss_name).ok_or_else(|| {
-            PyValueError::new_err(format!("invalid parameter loss = {loss_name:?}: expected sq, lr or sh"))
-        })?;
+        let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
         let x = convert::inputs(x)?;
         let y = convert::label_sets(y)?;
-        // The rank is capped at the label count (a larger label-space rank adds
-        // nothing, and okr refuses it); the parameter itself is left as given.
-        let params = Leml::params()
-            .rank(p.usize_or("rank", 10)?.min(y.n_labels().max(1)))
-            .lambda(p.f64_or("lam", 1.0)?)
-            .loss(loss)
-            .max_iter(p.usize_or("max_iter", 10)?)
-            .seed(p.seed()?);
-        let mut info = ModelInfo::new(x.n_features(), y.n_labels());
-        info.seed = p.seed()?;
-        let start = std::time::Instant::now();
-        let model = threads::run(py, n_jobs, || -> PyResult<Leml> {
-            params.fit(x.sparse_rows().map_err(to_py)?.as_ref(), Targets::Full(&y)).map_err(to_py)
-        })??;
-        info.fit_seconds = start.elapsed().as_secs_f64();
-        ScoreModel::new(SavedModel::new(Model::Leml(model), info).map_err(to_py)?)
+        let fitted =
+            threads::run(py, n_jobs, || okr::fit(&recipe, &x, &okr::TrainOutputs::Labels(&y)))?.map_err(to_py)?;
+        let warnings = fitted.warnings.clone();
+        let saved = fitted.into_saved(ModelInfo::new(x.n_features(), y.n_labels())).map_err(to_py)?;
+        Ok((ScoreModel::new(saved)?, warnings))
     })
 }
 
@@ -100,6 +85,13 @@ impl ScoreModel {
     #[getter]
     fn threshold(&self) -> PyResult<f64> {
         guard(|| Ok(self.leml().decision_threshold()))
+    }
+
+    /// The recipe the model was fitted from (JSON), or `None` (kernel PCA,
+    /// models of earlier versions).
+    #[getter]
+    fn recipe(&self) -> Option<String> {
+        self.saved.recipe().map(str::to_string)
     }
 
     /// Number of input features.

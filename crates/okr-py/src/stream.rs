@@ -14,24 +14,21 @@
 //! of a `bytes` object.
 
 use numpy::{PyArray1, PyReadonlyArray1};
-use okr_estimators::nystroem::Anchors;
 use okr_estimators::partition::{
     ConcatRows, NystroemPlan, NystroemReducedRankPlan, PartitionPlan, PartitionStats, PlanRows, SampledRows,
     SketchedPlan,
 };
-use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, OutputModel, SavedModel};
+use okr_estimators::persist::{EstimatorSpec, Model as SavedEstimator, ModelInfo, OutputModel, SavedModel};
 use okr_estimators::{Nystroem, NystroemReducedRank, ParamGuard, SketchedIokr};
 use okr_kernels::{DenseRows, Features, Kernel, KernelSpec, LabelSets};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::convert::{self, Outputs};
 use crate::errors::{guard, to_py};
-use crate::model::{Model, sketch_spec};
-use crate::params::{KernelChoice, Params};
+use crate::model::Model;
 use crate::surrogate::SavedOutputs;
 use crate::threads::{self, NJobs};
 
@@ -102,52 +99,64 @@ enum Params2 {
     NystroemReducedRank(okr_estimators::NystroemReducedRankValidParams<KernelSpec, KernelSpec>),
 }
 
-fn params_for(estimator: &str, dict: &Bound<'_, PyDict>, x: &Features, y: &Outputs, n: usize) -> PyResult<Params2> {
-    let p = Params(dict);
-    if p.f64("gamma")?.is_none() || p.f64("output_gamma")?.is_none() {
+/// The validated parameters of `recipe` (JSON from the Python layer; every
+/// default, cap and check is okr's recipe layer's) for `n` rows. The kernels
+/// are built on the gathered rows only, so their widths must be given.
+fn params_for(recipe: &str, x: &Features, y: &Outputs, n: usize) -> PyResult<Params2> {
+    let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
+    recipe.check().map_err(to_py)?;
+    let okr::InputRecipe::Features { kernel, .. } = &recipe.input else {
+        return Err(PyValueError::new_err("okr.dask fits feature inputs with one input kernel"));
+    };
+    let output = recipe.output.kernel_or_default();
+    let missing = |k: &okr::KernelRecipe| k.has_gaussian_width() && k.gamma.is_none() && k.sigma2.is_none();
+    if missing(kernel) || missing(&output) {
         return Err(PyValueError::new_err(
             "okr.dask needs gamma and output_gamma (their defaults are medians over the whole data)",
         ));
     }
-    let kx = KernelChoice::input(&p)?.build_input(x)?;
-    let ky = KernelChoice::output(&p)?.build_output(y)?;
-    let lam = p.f64_or("lam", 1e-3)?;
-    let seed = p.seed()?;
-    match estimator {
-        "nystroem" => {
-            let anchors = Anchors::Uniform(p.usize_or("n_components", 1000)?.min(n.max(1)));
-            let v = Nystroem::params(kx, ky).lambda(lam).anchors(anchors).seed(seed).check().map_err(to_py)?;
-            Ok(Params2::Nystroem(v))
-        }
-        "sketched" => {
-            let v = SketchedIokr::params(kx, ky)
-                .lambda(lam)
-                .input_sketch(sketch_spec(p.string("input_sketch")?.as_deref(), n)?)
-                .output_sketch(sketch_spec(p.string("output_sketch")?.as_deref(), n)?)
+    let unset = || f64::NAN;
+    let (kx, _) = okr::resolve::vector_kernel(kernel, x.n_features(), unset).map_err(to_py)?;
+    let output_dim = match y {
+        Outputs::Labels(y) => y.n_labels(),
+        Outputs::Vectors(y) => y.n_features(),
+    };
+    let (ky, _) = okr::resolve::vector_kernel(&output, output_dim, unset).map_err(to_py)?;
+    let lambda = recipe.estimator.lambda.unwrap_or(okr::defaults::LAMBDA);
+    let (spec, _warnings) = okr::resolve::estimator_spec(&recipe, n.max(1), lambda).map_err(to_py)?;
+    Ok(match spec {
+        EstimatorSpec::Nystroem { lambda, anchors, seed } => Params2::Nystroem(
+            Nystroem::params(kx, ky).lambda(lambda).anchors(anchors).seed(seed).check().map_err(to_py)?,
+        ),
+        EstimatorSpec::Sketched { lambda, input_sketch: Some(input_sketch), output_sketch, seed } => Params2::Sketched(
+            SketchedIokr::params(kx, ky)
+                .lambda(lambda)
+                .input_sketch(Some(input_sketch))
+                .output_sketch(output_sketch)
                 .seed(seed)
                 .check()
-                .map_err(to_py)?;
-            Ok(Params2::Sketched(v))
+                .map_err(to_py)?,
+        ),
+        EstimatorSpec::NystroemReducedRank { rank, lambda1, lambda2, anchors, subset, seed } => {
+            Params2::NystroemReducedRank(
+                NystroemReducedRank::params(kx, ky)
+                    .rank(rank)
+                    .lambda1(lambda1)
+                    .lambda2(lambda2)
+                    .anchors(anchors)
+                    .subset(subset)
+                    .seed(seed)
+                    .check()
+                    .map_err(to_py)?,
+            )
         }
-        "nystroem_rr" => {
-            // As the single-machine fit: anchors and subset capped at n.
-            let anchors = Anchors::Uniform(p.usize_or("n_components", 1000)?.min(n.max(1)));
-            let subset = Anchors::Uniform(p.usize_or("subset_size", 2000)?.min(n.max(1)));
-            let v = NystroemReducedRank::params(kx, ky)
-                .rank(p.usize_or("rank", 64)?)
-                .lambda1(lam)
-                .lambda2(p.f64("lam2")?.unwrap_or(lam))
-                .anchors(anchors)
-                .subset(subset)
-                .seed(seed)
-                .check()
-                .map_err(to_py)?;
-            Ok(Params2::NystroemReducedRank(v))
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "okr.dask fits nystroem, nystroem-reduced-rank and input-sketched (siokr, sisokr) estimators, not {}",
+                recipe.estimator.name
+            )));
         }
-        other => Err(PyValueError::new_err(format!(
-            "okr.dask fits nystroem, nystroem_rr and sketched (SIOKR / SISOKR) estimators, not {other:?}"
-        ))),
-    }
+    })
 }
 
 /// Placeholder outputs of the right kind and width (the kernels only read
@@ -164,10 +173,9 @@ fn empty_outputs(y_kind: &str, output_dim: usize) -> PyResult<Outputs> {
 /// The global row indices `(x_rows, y_rows)` the plan needs among `n`
 /// (sorted, distinct): gather `X[x_rows]` and `Y[y_rows]` for `stream_plan`.
 #[pyfunction]
-#[pyo3(signature = (estimator, params, n, n_features, y_kind, output_dim))]
+#[pyo3(signature = (recipe, n, n_features, y_kind, output_dim))]
 pub fn stream_plan_rows(
-    estimator: &str,
-    params: &Bound<'_, PyDict>,
+    recipe: &str,
     n: usize,
     n_features: usize,
     y_kind: &str,
@@ -176,7 +184,7 @@ pub fn stream_plan_rows(
     guard(|| {
         convert::check_width("columns", n_features)?;
         let x = Features::Dense(DenseRows::new(faer::Mat::zeros(1, n_features)).map_err(to_py)?);
-        let rows: PlanRows = match params_for(estimator, params, &x, &empty_outputs(y_kind, output_dim)?, n)? {
+        let rows: PlanRows = match params_for(recipe, &x, &empty_outputs(y_kind, output_dim)?, n)? {
             Params2::Nystroem(p) => p.plan_rows(n),
             Params2::Sketched(p) => p.plan_rows(n),
             Params2::NystroemReducedRank(p) => p.plan_rows(n),
@@ -212,12 +220,11 @@ where
 /// `stream_plan_rows`: `x` at `x_rows`, `y` at `y_rows` (`y_kind` labels
 /// or vectors, `output_dim` wide).
 #[pyfunction]
-#[pyo3(signature = (estimator, params, n, x_rows, x, y_rows, y, y_kind, output_dim))]
+#[pyo3(signature = (recipe, n, x_rows, x, y_rows, y, y_kind, output_dim))]
 #[allow(clippy::too_many_arguments)]
 pub fn stream_plan(
     py: Python<'_>,
-    estimator: &str,
-    params: &Bound<'_, PyDict>,
+    recipe: &str,
     n: usize,
     x_rows: Vec<usize>,
     x: &Bound<'_, PyAny>,
@@ -229,8 +236,8 @@ pub fn stream_plan(
     guard(|| {
         let x = convert::inputs(x)?;
         let y = convert::outputs(y, y_kind)?;
-        let p = params_for(estimator, params, &x, &y, n)?;
-        let info = (x.n_features(), output_dim, Params(params).seed()?);
+        let p = params_for(recipe, &x, &y, n)?;
+        let info = (x.n_features(), output_dim, okr::Recipe::from_json(recipe).map_err(to_py)?.seed);
         match y {
             Outputs::Labels(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),
             Outputs::Vectors(y) => plan_typed(py, p, n, SampledRows::new(x_rows, x, y_rows, y).map_err(to_py)?, info),

@@ -7,8 +7,8 @@ use faer::{Mat, Par};
 use okr_decode::{CandidateDecoder, Decoded, Precision};
 use okr_estimators::SurrogateModel;
 use okr_estimators::core::KernelExpansion;
-use okr_estimators::persist::{Model, OutputModel, SavedSurrogate, SavedVectorSurrogate};
-use okr_kernels::{DenseRows, Features, KernelSpec, LabelSets, Rows};
+use okr_estimators::persist::{Model, OutputModel, SavedGramSurrogate, SavedSurrogate, SavedVectorSurrogate};
+use okr_kernels::{DenseRows, Features, GramRows, KernelSpec, LabelSets, Rows};
 use pyo3::PyResult;
 use pyo3::exceptions::PyValueError;
 
@@ -48,6 +48,27 @@ pub enum Expansion<'a> {
     Labels(&'a SavedSurrogate, &'a LabelSets),
     /// Vector outputs.
     Vectors(&'a SavedVectorSurrogate, &'a DenseRows),
+    /// Label sets, fitted on a precomputed Gram: inputs are rows of kernel
+    /// values against the training samples (scikit-learn's
+    /// `kernel="precomputed"`).
+    Gram(&'a SavedGramSurrogate, &'a LabelSets, usize),
+}
+
+/// Rows of kernel values `K(test, train)` as a model fitted on a Gram reads
+/// them (`x` as given to `predict`: a dense `(n_test, n_train)` array).
+pub fn gram_rows(x: &Features, n_train: usize) -> PyResult<GramRows> {
+    let Features::Dense(d) = x else {
+        return Err(PyValueError::new_err(
+            "a model fitted on a precomputed Gram takes a dense K(test, train) array, not a sparse matrix",
+        ));
+    };
+    if d.n_features() != n_train {
+        return Err(PyValueError::new_err(format!(
+            "K(test, train) has {} columns, the model was fitted on a Gram of {n_train} training samples",
+            d.n_features()
+        )));
+    }
+    GramRows::test(d.as_mat().to_owned(), None).map_err(to_py)
 }
 
 impl<'a> Expansion<'a> {
@@ -55,6 +76,9 @@ impl<'a> Expansion<'a> {
     pub fn of(model: &'a Model) -> PyResult<Self> {
         if let Model::Vectors(v) = model {
             return Ok(Self::Vectors(v.surrogate(), v.candidates()));
+        }
+        if let Model::Gram(g) = model {
+            return Ok(Self::Gram(g.surrogate(), g.candidates(), g.n_train()));
         }
         match (model.surrogate(), model.label_candidates()) {
             (Some(s), Some(c)) => Ok(Self::Labels(s, c)),
@@ -69,6 +93,7 @@ impl<'a> Expansion<'a> {
         match self {
             Self::Labels(m, c) => decoder.decode(*m, x, *c),
             Self::Vectors(m, c) => decoder.decode(*m, x, *c),
+            Self::Gram(m, c, n) => decoder.decode(*m, &gram_rows(x, *n)?, *c),
         }
         .map_err(to_py)
     }
@@ -79,6 +104,7 @@ impl<'a> Expansion<'a> {
         match self {
             Self::Labels(m, _) => linear_read(*m, x),
             Self::Vectors(m, _) => linear_read(*m, x),
+            Self::Gram(m, _, n) => linear_read(*m, &gram_rows(x, *n)?),
         }
     }
 
@@ -87,6 +113,7 @@ impl<'a> Expansion<'a> {
         match self {
             Self::Labels(_, c) => c.to_matrix(),
             Self::Vectors(_, c) => c.to_matrix(),
+            Self::Gram(_, c, _) => c.to_matrix(),
         }
     }
 
@@ -95,14 +122,16 @@ impl<'a> Expansion<'a> {
         match self {
             Self::Labels(m, _) => m.n_atoms(),
             Self::Vectors(m, _) => m.n_atoms(),
+            Self::Gram(m, _, _) => m.n_atoms(),
         }
     }
 }
 
 /// `C B Y` for a model whose atoms are `B` (`None`: identity) over outputs `Y`.
-fn linear_read<M, Y>(m: &M, x: &Features) -> PyResult<Mat<f64>>
+fn linear_read<M, X, Y>(m: &M, x: &X) -> PyResult<Mat<f64>>
 where
-    M: KernelExpansion<Features, Y> + ?Sized,
+    X: Rows,
+    M: KernelExpansion<X, Y> + ?Sized,
     Y: SavedOutputs,
 {
     let mut coef = Mat::zeros(x.n_rows(), m.n_atoms());

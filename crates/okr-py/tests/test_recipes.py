@@ -157,3 +157,29 @@ def test_vector_models_open_in_python(tmp_path):
     pred = _run("predict", "-m", model, "-i", test, "--label-count", 0)
     want = np.array([[float(v) for v in line.split(",")] for line in pred.strip().splitlines()])
     np.testing.assert_array_equal(okr.load(model).predict(X[:7]), want)
+
+
+@pytest.mark.parametrize(
+    "est,flags",
+    [
+        (okr.LEML(random_state=0), ["--estimator", "leml"]),
+        (okr.LEML(rank=2, lam=0.5, loss="lr", random_state=1), ["--estimator", "leml", "--rank", "2", "--lambda", "0.5", "--loss", "lr"]),
+        (okr.KAE(max_iter=20, random_state=0), ["--estimator", "kae", "--max-iter", "20", "--no-standardize"]),
+        (okr.K2AE(max_iter=20, random_state=0), ["--estimator", "k2ae", "--max-iter", "20", "--no-standardize"]),
+    ],
+    ids=["leml", "leml-set", "kae", "k2ae"],
+)
+def test_leml_and_autoencoders_resolve_the_same_recipe_as_okr_fit(tmp_path, est, flags):
+    """LEML and the autoencoders go through the same recipe layer: the
+    Python model's recipe equals the one ``okr fit`` stores, field by field."""
+    X, Y = _data(40, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, Y) if isinstance(est, okr.LEML) else est.fit(X)
+    py = json.loads(est.model_.recipe)
+    train = _csv(tmp_path / "train.csv", X, Y)
+    model = tmp_path / "m.okr"
+    _run("fit", "--train", train, "--label-count", 3, "--seed", py["seed"], *flags, "-m", model)
+    cli = json.loads(_run("info", "--json", model))["recipe"]
+    for key in ("estimator", "input", "output", "seed"):
+        assert cli[key] == py[key], key

@@ -380,3 +380,41 @@ def test_p5_out_of_range_integers_name_the_parameter():
         okr.KAE(hidden_dims=(-1,)).fit(X)
     with pytest.raises(ValueError, match=r"invalid parameter rank = -3: expected an integer >= 0"):
         okr.ReducedRankIOKR(rank=-3).fit(X, Y)
+
+
+# ---------------------------------------------------------------- S4 ---
+
+
+MEDIAN_OVERFLOW = (
+    r"^the median squared distance between training inputs is inf: "
+    r"scale the features or set gamma \(--input-gamma\)$"
+)
+
+
+def test_s4_overflowing_median_width_is_okr_s_one_message_everywhere():
+    # Features near 1e154: the squared distances overflow. Every estimator
+    # whose default width is the median heuristic (the supervised ones
+    # through okr's recipe layer, K2AE and KPCA through the same check)
+    # raises okr's message, not "gamma = 0" or a model fitted with it.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3)) * 3e154
+    Y = _labels(12, 3)
+    with pytest.raises(ValueError, match=MEDIAN_OVERFLOW):
+        okr.IOKR(lam=1e-3).fit(X, Y)
+    for make in (lambda: okr.K2AE(max_iter=5), lambda: okr.KPCA(n_components=2)):
+        with pytest.raises(ValueError, match=MEDIAN_OVERFLOW):
+            make().fit(X)
+    # A finite median is used as before.
+    small = X / 3e154
+    np.testing.assert_allclose(
+        okr.KPCA(n_components=2).fit(small).embedding_,
+        okr.KPCA(n_components=2, gamma=_median_gamma(small)).fit(small).embedding_,
+    )
+
+
+def _median_gamma(X):
+    """okr's median heuristic on at most 2000 rows: 1 / (2 median squared
+    distance), the upper median of the pairwise squared distances."""
+    d = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    pairs = np.sort(d[np.triu_indices(len(X), 1)])
+    return 1.0 / (2.0 * pairs[len(pairs) // 2])

@@ -93,6 +93,8 @@ pub enum Param {
     Layers,
     /// `code_dim`.
     CodeDim,
+    /// `hidden_dims`.
+    HiddenDims,
     /// `max_iter`.
     MaxIter,
 }
@@ -115,6 +117,7 @@ impl Param {
             Param::ObservedFraction => "observed_fraction",
             Param::Layers => "layers",
             Param::CodeDim => "code_dim",
+            Param::HiddenDims => "hidden_dims",
             Param::MaxIter => "max_iter",
         }
     }
@@ -132,7 +135,7 @@ impl Param {
             Param::Anchors => &[E::Nystroem, E::NystroemReducedRank],
             Param::Subset => &[E::NystroemReducedRank],
             Param::Loss | Param::ObservedFraction => &[E::Leml],
-            Param::Layers | Param::CodeDim => &[E::Kae, E::K2ae],
+            Param::Layers | Param::CodeDim | Param::HiddenDims => &[E::Kae, E::K2ae],
             Param::MaxIter => &[E::Leml, E::Kae, E::K2ae],
         }
     }

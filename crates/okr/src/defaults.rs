@@ -19,7 +19,12 @@
 //! | output kernel, vectors | Gaussian, median heuristic on the training outputs | |
 //! | graphs | WL subtree, [`WL_ITERATIONS`] = 3, normalized | |
 //! | rankings | Kendall; Mallows `lambda = 1 / n_pairs` | |
-//! | standardization | dense non-binary features standardized; binary and sparse as given | the CLI's and xtask's default; the Python estimators set `standardize=False` by default (preprocessing is a pipeline step in scikit-learn) |
+//! | LEML rank | [`LEML_RANK`] = 10, capped at the labels | the builder |
+//! | LEML `lambda` | [`LEML_LAMBDA`] = 0.1 | the builder; LEML's penalty is not divided by `n` (leml-full's validation chose 30 on Bibtex and Delicious: tune it) |
+//! | LEML loss, iterations | `sq`, [`LEML_MAX_ITER`] = 10, stopping early at relative change [`LEML_TOL`] | the builder; the tolerance makes a large `max_iter` a budget |
+//! | KAE / K2AE | [`KAE_LAYERS`] = 2 layers, code [`KAE_CODE_DIM`] = 2, `lambda` = [`LAMBDA`], [`KAE_MAX_ITER`] = 500 Adam steps | the builder |
+//! | KAE first-layer Gaussian width | the KAE paper's median rule on the layer's inputs (`1 / median`) | spec 5.2; K2AE's kernel takes okr's widths |
+//! | standardization | dense non-binary features standardized; binary and sparse as given | the CLI's and xtask's default; the Python estimators set `standardize=False` by default (preprocessing is a pipeline step in scikit-learn); the autoencoders standardize only when asked (they reconstruct their inputs) |
 //! | combined kernels | uniform weights `1/p` | |
 //! | seed | 0 | |
 //! | threads | every core, capped at the cores | |
@@ -55,6 +60,30 @@ pub const POLY_COEF0: f64 = 1.0;
 
 /// Weisfeiler-Lehman iterations of the graph output kernel.
 pub const WL_ITERATIONS: usize = 3;
+
+/// LEML's rank (capped at the number of labels).
+pub const LEML_RANK: usize = 10;
+
+/// LEML's penalty `lambda`.
+pub const LEML_LAMBDA: f64 = 0.1;
+
+/// LEML's alternating iterations.
+pub const LEML_MAX_ITER: usize = 10;
+
+/// LEML stops when the objective changes by less than this, relatively.
+pub const LEML_TOL: f64 = 1e-6;
+
+/// LEML's loss.
+pub const LEML_LOSS: &str = "sq";
+
+/// Autoencoder layers (one inner layer: the code).
+pub const KAE_LAYERS: usize = 2;
+
+/// Autoencoder code width.
+pub const KAE_CODE_DIM: usize = 2;
+
+/// Autoencoder Adam steps.
+pub const KAE_MAX_ITER: usize = 500;
 
 /// Decoding memory budget in MiB.
 pub const MEMORY_BUDGET_MIB: usize = 1024;
@@ -93,5 +122,13 @@ mod tests {
         assert_eq!((nrr.rank(), nrr.subset()), (RANK, &Anchors::Uniform(SUBSET)));
         let tn = TraceNorm::params((), ()).check().unwrap();
         assert_eq!(tn.rank(), TRACE_NORM_RANK);
+        let leml = okr_estimators::leml::Leml::params().check().unwrap();
+        assert_eq!((leml.rank(), leml.lambda(), leml.max_iter()), (LEML_RANK, LEML_LAMBDA, LEML_MAX_ITER));
+        assert_eq!(leml.loss(), okr_estimators::leml::Loss::from_name(LEML_LOSS).unwrap());
+        let kae = okr_estimators::kae::KaeParams::default();
+        let kae = okr_estimators::ParamGuard::check_ref(&kae).unwrap();
+        assert_eq!((kae.n_layers(), kae.max_iter()), (KAE_LAYERS, KAE_MAX_ITER));
+        assert_eq!(kae.hidden_dims(), &[KAE_CODE_DIM]);
+        assert_eq!(kae.lambdas(), &[LAMBDA]);
     }
 }

@@ -104,7 +104,9 @@ impl Recipe {
 }
 
 /// Fits `recipe` on feature rows `x` and outputs `y` (its output kind must
-/// be the recipe's).
+/// be the recipe's): every estimator of the catalog. LEML reads label sets;
+/// the autoencoders ignore `y` (see [`crate::fit_codes`], which takes no
+/// outputs).
 ///
 /// # Errors
 /// [`Error::Refused`] for a recipe that cannot be fitted (see
@@ -116,12 +118,12 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
     if matches!(recipe.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is a precomputed Gram: fit it with fit_gram".into()));
     }
-    let e = recipe.estimator.name;
-    if e.family() != Family::KernelOutput {
-        return Err(Error::Refused(format!(
-            "estimator {e} is fitted by its own path (okr fit --estimator {e}); the recipe layer fits kernel-output \
-             estimators"
-        )));
+    match (recipe.estimator.name.family(), y) {
+        (Family::KernelOutput, _) => {}
+        (Family::LabelScores, TrainOutputs::Labels(y)) => return crate::label_scores::fit(recipe, x, y, start),
+        (Family::LabelScores, _) => unreachable!("Recipe::check refuses other outputs for leml"),
+        // Unsupervised: the outputs are not read.
+        (Family::Autoencoder, _) => return crate::autoencoders::fit_codes(recipe, x, &mut |_, _| {}),
     }
     let mut out = Resolution::new(recipe);
     let (standardize, gaussian) = match &recipe.input {

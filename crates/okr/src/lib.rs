@@ -18,17 +18,24 @@
 //! - [`embed`]: output embeddings fitted from outputs alone, whose
 //!   coordinates any model can regress and okr decodes;
 //! - [`fit()`](fit::fit): a recipe and training data to a fitted model and
-//!   the resolved recipe.
+//!   the resolved recipe, for every estimator (LEML through
+//!   [`label_scores`], the autoencoders through [`fit_codes`]);
+//! - [`tune`](mod@tune): the Gaussian width and ridge by cross-validation
+//!   (IOKR's regularization path and closed forms), optionally with groups.
 #![doc = include_str!("../README.md")]
 
+pub mod autoencoders;
 pub mod catalog;
 pub mod defaults;
 pub mod embed;
 mod error;
 pub mod fit;
+pub mod label_scores;
 pub mod recipe;
 pub mod resolve;
+pub mod tune;
 
+pub use autoencoders::fit_codes;
 pub use catalog::{Estimator, Family, Param};
 pub use error::{Error, Result};
 pub use fit::{Fitted, TrainOutputs, fit, fit_gram};

@@ -63,6 +63,21 @@ mod lenient {
     }
     counts!(rank, subset, layers, code_dim, max_iter);
 
+    /// A list of layer widths: anything but a list of integers >= 1 is
+    /// refused with the parameter's name and the value as given.
+    pub fn opt_dims<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<usize>>, D::Error> {
+        let Some(value) = Option::<serde_json::Value>::deserialize(d)? else { return Ok(None) };
+        let dims: Option<Vec<usize>> = value.as_array().and_then(|items| {
+            items.iter().map(|v| v.as_u64().and_then(|w| usize::try_from(w).ok()).filter(|&w| w >= 1)).collect()
+        });
+        match dims {
+            Some(dims) if !dims.is_empty() => Ok(Some(dims)),
+            _ => Err(serde::de::Error::custom(format!(
+                "invalid parameter hidden_dims = {value}: expected a non-empty list of integers >= 1"
+            ))),
+        }
+    }
+
     pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
         match Option::<Number>::deserialize(d)? {
             None => Ok(None),
@@ -150,6 +165,10 @@ pub struct EstimatorRecipe {
     /// LEML: the fraction of label entries observed.
     #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
     pub observed_fraction: Option<f64>,
+    /// Autoencoders: the widths of the inner layers, the code last
+    /// (instead of `layers` and `code_dim`).
+    #[serde(default, deserialize_with = "lenient::opt_dims", skip_serializing_if = "Option::is_none")]
+    pub hidden_dims: Option<Vec<usize>>,
     /// Autoencoders: number of layers.
     #[serde(default, deserialize_with = "lenient::layers", skip_serializing_if = "Option::is_none")]
     pub layers: Option<usize>,
@@ -441,6 +460,7 @@ impl EstimatorRecipe {
             subset: None,
             loss: None,
             observed_fraction: None,
+            hidden_dims: None,
             layers: None,
             code_dim: None,
             max_iter: None,
@@ -448,7 +468,7 @@ impl EstimatorRecipe {
     }
 
     /// The parameters that are set, with whether each is.
-    fn given(&self) -> [(Param, bool); 14] {
+    fn given(&self) -> [(Param, bool); 15] {
         [
             (Param::Rank, self.rank.is_some()),
             (Param::Centered, self.centered.is_some()),
@@ -463,6 +483,7 @@ impl EstimatorRecipe {
             (Param::ObservedFraction, self.observed_fraction.is_some()),
             (Param::Layers, self.layers.is_some()),
             (Param::CodeDim, self.code_dim.is_some()),
+            (Param::HiddenDims, self.hidden_dims.is_some()),
             (Param::MaxIter, self.max_iter.is_some()),
         ]
     }
@@ -608,7 +629,12 @@ impl Recipe {
                 };
                 return Err(Error::Refused(format!("an output kernel does not apply to estimator {e} ({why})")));
             }
-            if e == Estimator::Leml && self.input != InputRecipe::default() {
+            // Standardization does not matter to LEML (features as given); a kernel does.
+            let kernel_given = match &self.input {
+                InputRecipe::Features { kernel, .. } => *kernel != KernelRecipe::default(),
+                _ => true,
+            };
+            if e == Estimator::Leml && kernel_given {
                 return Err(Error::Refused(
                     "an input kernel does not apply to estimator leml (it is linear in the features)".into(),
                 ));
@@ -645,8 +671,16 @@ impl Recipe {
         if self.runtime.memory_budget_mib == Some(0) {
             return Err(Error::invalid("memory budget", 0, "at least 1 MiB"));
         }
-        crate::resolve::estimator_spec(self, usize::MAX, self.estimator.lambda.unwrap_or(crate::defaults::LAMBDA))
-            .map(drop)
+        match family {
+            Family::KernelOutput => crate::resolve::estimator_spec(
+                self,
+                usize::MAX,
+                self.estimator.lambda.unwrap_or(crate::defaults::LAMBDA),
+            )
+            .map(drop),
+            Family::LabelScores => crate::label_scores::leml_params(self, usize::MAX).map(drop),
+            Family::Autoencoder => crate::autoencoders::params(self).map(drop),
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use okr_kernels::combinators::WeightedSum;
 use okr_kernels::mkl::{alignf_weights, uniform_weights};
 use okr_kernels::{
     DenseRows, Features, Gaussian, Kernel, KernelOptions, KernelSpec, LabelSets, MEDIAN_SAMPLE_ROWS, RankingKernel,
-    Rankings, Rows, Standardizer, WlSubtree, median_heuristic_gamma, median_sq_distance,
+    Rankings, Rows, Standardizer, WidthSide, WlSubtree, median_heuristic_gamma, median_sq_distance,
 };
 
 use crate::catalog::Estimator;
@@ -231,16 +231,7 @@ pub fn vector_kernel(
     let options = KernelOptions {
         gamma: k.gamma.or(if poly { Some(1.0 / n_features.max(1) as f64) } else { None }),
         sigma2: k.sigma2,
-        degree: match k.degree {
-            None => defaults::POLY_DEGREE,
-            Some(d) => {
-                u32::try_from(d).ok().filter(|&d| d <= i32::MAX as u32).ok_or(okr_kernels::Error::InvalidParameter {
-                    name: "degree",
-                    value: d as f64,
-                    expected: "an integer in 1..=i32::MAX",
-                })?
-            }
-        },
+        degree: poly_degree(k.degree)?,
         coef0: k.coef0.unwrap_or(defaults::POLY_COEF0),
     };
     let spec = KernelSpec::from_name(&name, &options, default_gamma)?;
@@ -256,6 +247,24 @@ pub fn vector_kernel(
         _ => {}
     }
     Ok((spec, resolved))
+}
+
+/// A polynomial degree as given ([`defaults::POLY_DEGREE`] when unset),
+/// refused with the kernel's message beyond `i32::MAX`.
+///
+/// # Errors
+/// [`Error::Kernels`] naming the degree.
+pub fn poly_degree(degree: Option<u64>) -> Result<u32> {
+    match degree {
+        None => Ok(defaults::POLY_DEGREE),
+        Some(d) => {
+            Ok(u32::try_from(d).ok().filter(|&d| d <= i32::MAX as u32).ok_or(okr_kernels::Error::InvalidParameter {
+                name: "degree",
+                value: d as f64,
+                expected: "an integer in 1..=i32::MAX",
+            })?)
+        }
+    }
 }
 
 /// The median squared distance between rows of `x` (at most
@@ -275,21 +284,17 @@ fn needs_median(k: &KernelRecipe) -> bool {
     k.gamma.is_none() && k.sigma2.is_none() && k.has_gaussian_width()
 }
 
-/// Refuses a median-heuristic width that cannot be used: the median squared
-/// distance between the training `side` ("inputs" or "outputs") overflowed
-/// (`inf`) or is so small that `1 / (2 median)` does. A median of 0 (all
-/// sampled rows identical) keeps the heuristic's fallback.
+/// Refuses a median-heuristic width that cannot be used: the one check of
+/// [`okr_kernels::check_median_width`] (the same message in every front
+/// door). A median of 0 (all sampled rows identical) keeps the heuristic's
+/// fallback.
 ///
 /// # Errors
-/// [`Error::Refused`] naming the median and what to do.
-fn check_median(median: f64, gamma: f64, side: &str) -> Result<()> {
-    if median == 0.0 || (median.is_finite() && gamma.is_finite()) {
-        return Ok(());
-    }
-    let (what, flag) = if side == "inputs" { ("features", "--input-gamma") } else { ("outputs", "--output-gamma") };
-    Err(Error::Refused(format!(
-        "the median squared distance between training {side} is {median:e}: scale the {what} or give {flag}"
-    )))
+/// [`Error::Kernels`] ([`okr_kernels::Error::UnusableMedian`]) naming the
+/// median and what to do.
+fn check_median(median: f64, side: WidthSide) -> Result<()> {
+    okr_kernels::check_median_width(median, side)?;
+    Ok(())
 }
 
 /// The input kernel of a recipe on prepared inputs: the kernel (with the
@@ -297,13 +302,13 @@ fn check_median(median: f64, gamma: f64, side: &str) -> Result<()> {
 /// its width was set.
 ///
 /// # Errors
-/// As [`vector_kernel`]; [`Error::Refused`] when the median-heuristic width
+/// As [`vector_kernel`]; [`Error::Kernels`] when the median-heuristic width
 /// is needed and the median squared distance overflows.
 pub fn input_kernel(k: &KernelRecipe, p: &PreparedInputs) -> Result<(KernelSpec, KernelRecipe, String)> {
     // The median reads up to 2000 rows: only when a width is needed.
     let (median, gamma) = if needs_median(k) {
         let (median, gamma) = median_width(p.rows());
-        check_median(median, gamma, "inputs")?;
+        check_median(median, WidthSide::Inputs)?;
         (median, gamma)
     } else {
         (f64::NAN, f64::NAN)
@@ -336,7 +341,7 @@ pub fn weighted(k: KernelSpec, weights: Option<&[f64]>) -> Result<KernelSpec> {
 /// resolved kernels and the weights.
 ///
 /// # Errors
-/// As [`vector_kernel`]; ALIGNF's errors; [`Error::Refused`] when a kernel
+/// As [`vector_kernel`]; ALIGNF's errors; [`Error::Kernels`] when a kernel
 /// needs the median-heuristic width and the median squared distance overflows.
 pub fn combined_kernel(
     kernels: &[KernelRecipe],
@@ -348,7 +353,7 @@ pub fn combined_kernel(
 ) -> Result<(KernelSpec, Vec<KernelRecipe>, Vec<f64>)> {
     let (median, gamma) = median_width(p.rows());
     if kernels.iter().any(needs_median) {
-        check_median(median, gamma, "inputs")?;
+        check_median(median, WidthSide::Inputs)?;
     }
     let mut specs = Vec::with_capacity(kernels.len());
     let mut resolved = Vec::with_capacity(kernels.len());
@@ -389,12 +394,12 @@ pub fn label_output_kernel(k: &KernelRecipe, y: &LabelSets) -> Result<(KernelSpe
 /// median heuristic on the training outputs.
 ///
 /// # Errors
-/// As [`vector_kernel`]; [`Error::Refused`] when the median-heuristic width
+/// As [`vector_kernel`]; [`Error::Kernels`] when the median-heuristic width
 /// is needed and the median squared distance overflows.
 pub fn vector_output_kernel(k: &KernelRecipe, y: &DenseRows) -> Result<(KernelSpec, KernelRecipe, String)> {
     let (median, gamma) = median_width(y);
     if needs_median(k) {
-        check_median(median, gamma, "outputs")?;
+        check_median(median, WidthSide::Outputs)?;
     }
     let (spec, resolved) = vector_kernel(k, y.n_features(), || gamma)?;
     let note = if k.gamma.is_some() || k.sigma2.is_some() || !k.has_gaussian_width() {
@@ -522,7 +527,7 @@ mod tests {
         let err = vector_output_kernel(&KernelRecipe::named("gaussian"), &huge).unwrap_err().to_string();
         assert_eq!(
             err,
-            "the median squared distance between training outputs is inf: scale the outputs or give --output-gamma"
+            "the median squared distance between training outputs is inf: scale the outputs or set output_gamma (--output-gamma)"
         );
         let mut given = KernelRecipe::named("gaussian");
         given.gamma = Some(0.5);

@@ -182,3 +182,96 @@ fn combined_kernels_with_vector_outputs_record_their_weights() {
     assert!(err.to_string().contains("asks for labels outputs, the training outputs are vector"), "{err}");
     assert_eq!(x.n_rows(), 22);
 }
+
+/// LEML and the autoencoders through the recipe layer: the model equals the
+/// estimator's own builder with okr's documented defaults (the oracle), and
+/// the resolved recipe refits to the same model.
+#[test]
+fn leml_and_autoencoders_fit_from_recipes() {
+    use okr::estimators::ParamGuard;
+    use okr::estimators::kae::{KaeParams, LayerKernel};
+    use okr::estimators::leml::{Leml, Loss, Targets};
+    use okr::estimators::{Fit, ScoreModel};
+
+    let (x, y) = data(24, 4);
+    let body = |f: okr::Fitted, labels: usize| {
+        let mut s = f.into_saved(ModelInfo::new(4, labels)).unwrap();
+        s.info.fit_seconds = 0.0;
+        s.to_bytes().unwrap()
+    };
+
+    // LEML: rank 10 capped at the 5 labels (no warning: not asked for), lambda 0.1.
+    let leml = okr::fit(&Recipe::new(Estimator::Leml).seed(3), &x, &TrainOutputs::Labels(&y)).unwrap();
+    assert_eq!((leml.recipe.estimator.rank, leml.recipe.estimator.lambda), (Some(5), Some(0.1)));
+    assert!(leml.warnings.is_empty(), "{:?}", leml.warnings);
+    let rows = x.sparse_rows().unwrap();
+    let oracle = Leml::params()
+        .rank(5)
+        .lambda(0.1)
+        .loss(Loss::Squared)
+        .max_iter(10)
+        .tol(okr::defaults::LEML_TOL)
+        .seed(3)
+        .fit(rows.as_ref(), Targets::Full(&y))
+        .unwrap();
+    let Model::Leml(m) = &leml.model else { panic!("a LEML model") };
+    let xs = x.sparse_rows().unwrap();
+    let (a, b) = (m.scores(xs.as_ref()).unwrap(), oracle.scores(xs.as_ref()).unwrap());
+    assert!(max_rel(&a, &b) < 1e-12, "{}", max_rel(&a, &b));
+    // The refit's scores are identical (its history records seconds per iteration).
+    let again = okr::fit(&leml.recipe, &x, &TrainOutputs::Labels(&y)).unwrap();
+    assert_eq!(again.recipe, leml.recipe);
+    let Model::Leml(m2) = &again.model else { panic!("a LEML model") };
+    assert_eq!(m2.scores(xs.as_ref()).unwrap(), a);
+
+    // A rank asked beyond the labels is capped with a warning.
+    let mut r = Recipe::new(Estimator::Leml);
+    r.estimator.rank = Some(9);
+    let capped = okr::fit(&r, &x, &TrainOutputs::Labels(&y)).unwrap();
+    assert_eq!(capped.recipe.estimator.rank, Some(5));
+    assert!(capped.warnings[0].contains("rank 9 is more than the 5 labels"), "{:?}", capped.warnings);
+
+    // KAE: layers / code_dim spell hidden_dims; the builder with the same
+    // settings fits the same codes.
+    let mut r = Recipe::new(Estimator::Kae).seed(2).input(features(0.4));
+    (r.estimator.layers, r.estimator.code_dim, r.estimator.max_iter) = (Some(3), Some(2), Some(30));
+    let kae = okr::fit_codes(&r, &x, &mut |_, _| {}).unwrap();
+    assert_eq!(kae.recipe.estimator.hidden_dims.as_deref(), Some(&[2, 2][..]));
+    let oracle = KaeParams::stacked(vec![2, 2], LayerKernel::Gaussian { gamma: 0.4 }, 1e-3)
+        .max_iter(30)
+        .seed(2)
+        .check_ref()
+        .unwrap()
+        .fit(x.to_dense().as_ref())
+        .unwrap();
+    let Model::Kae(m) = &kae.model else { panic!("a KAE model") };
+    let codes = m.encode(x.to_dense().as_ref()).unwrap();
+    let want = oracle.encode(x.to_dense().as_ref()).unwrap();
+    assert!(max_rel(&codes, &want) < 1e-12, "{}", max_rel(&codes, &want));
+    let again = okr::fit_codes(&kae.recipe, &x, &mut |_, _| {}).unwrap();
+    assert_eq!(body(kae, 0), body(again, 0));
+
+    // K2AE takes any vector kernel, its width resolved as every estimator's.
+    let mut r = Recipe::new(Estimator::K2ae)
+        .input(InputRecipe::Features { kernel: KernelRecipe::named("laplacian"), standardize: Standardize::No });
+    r.estimator.max_iter = Some(20);
+    let k2ae = okr::fit(&r, &x, &TrainOutputs::Labels(&y)).unwrap();
+    let InputRecipe::Features { kernel, .. } = &k2ae.recipe.input else { panic!() };
+    assert!(kernel.gamma.unwrap() > 0.0);
+    let again = okr::fit_codes(&k2ae.recipe, &x, &mut |_, _| {}).unwrap();
+    assert_eq!(body(k2ae, 0), body(again, 0));
+
+    // What cannot be fitted is refused with the reason.
+    let mut r = Recipe::new(Estimator::Kae).input(features(0.4));
+    r.estimator.hidden_dims = Some(vec![3]);
+    r.estimator.layers = Some(2);
+    assert!(okr::fit_codes(&r, &x, &mut |_, _| {}).unwrap_err().to_string().contains("not both"));
+    let r = Recipe::new(Estimator::Kae)
+        .input(InputRecipe::Features { kernel: KernelRecipe::named("tanimoto"), standardize: Standardize::No });
+    assert!(r.check().unwrap_err().to_string().contains("KAE takes gaussian, linear or polynomial"));
+    let mut r = Recipe::new(Estimator::Leml);
+    r.estimator.loss = Some("hinge".into());
+    assert!(r.check().unwrap_err().to_string().contains("sq, lr or sh"));
+    let err = Recipe::from_json(r#"{"estimator": {"name": "kae", "hidden_dims": [2, -1]}}"#).unwrap_err();
+    assert!(err.to_string().contains("invalid parameter hidden_dims = [2,-1]"), "{err}");
+}

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use okr_estimators::sketch::SketchSpec;
-use okr_kernels::KernelOptions;
 
 use super::args::{DataArgs, GRAM_FILES};
 use super::outputs::{OutputFileArgs, OutputKindFlag, StructuredArgs};
@@ -350,37 +349,6 @@ pub struct FitArgs {
     pub recipe: Option<PathBuf>,
 }
 
-/// Rank of reduced-rank, kde, trace-norm when `--rank` is not given (and the
-/// cap of leml's default, the number of labels).
-pub const DEFAULT_RANK: usize = 64;
-
-impl FitArgs {
-    /// `--rank`, or [`DEFAULT_RANK`].
-    pub fn rank_or_default(&self) -> usize {
-        self.rank.unwrap_or(DEFAULT_RANK)
-    }
-    /// `--degree`, or okr's default.
-    pub fn degree(&self) -> u32 {
-        self.degree.unwrap_or(okr::defaults::POLY_DEGREE)
-    }
-    /// `--coef0`, or okr's default.
-    pub fn coef0(&self) -> f64 {
-        self.coef0.unwrap_or(okr::defaults::POLY_COEF0)
-    }
-    /// The parameters of `--input-kernel`: `--gamma`, `--sigma2`, `--degree`, `--coef0`.
-    pub fn input_kernel_options(&self) -> KernelOptions {
-        KernelOptions { gamma: self.gamma, sigma2: self.sigma2, degree: self.degree(), coef0: self.coef0() }
-    }
-    /// `--layers`, or 2.
-    pub fn layers(&self) -> usize {
-        self.layers.unwrap_or(2)
-    }
-    /// `--code-dim`, or 2.
-    pub fn code_dim(&self) -> usize {
-        self.code_dim.unwrap_or(2)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,7 +364,7 @@ mod tests {
         assert_eq!(f.output_kernel, KernelKind::Gaussian);
         assert_eq!(f.estimator, EstimatorKind::Iokr);
         assert_eq!((f.rank, f.lambda1, f.lambda2), (None, None, None));
-        assert_eq!((f.rank_or_default(), f.degree(), f.coef0(), f.layers(), f.code_dim()), (64, 3, 1.0, 2, 2));
+        assert_eq!((f.degree, f.coef0, f.layers, f.code_dim), (None, None, None, None));
         assert_eq!(f.data.format, Format::Auto);
         assert!(!f.standardize && f.gamma.is_none() && f.threads.is_none());
     }
@@ -453,7 +421,7 @@ mod tests {
         let f = fit(&["--estimator", "k2ae", "--layers", "3", "--code-dim", "10", "--max-iter", "50"]);
         assert_eq!((f.estimator, f.layers, f.code_dim, f.max_iter), (EstimatorKind::K2ae, Some(3), Some(10), Some(50)));
         assert_eq!(fit(&["--estimator", "kae"]).estimator, EstimatorKind::Kae);
-        assert_eq!((fit(&[]).layers(), fit(&[]).code_dim()), (2, 2));
+        assert_eq!((fit(&[]).layers, fit(&[]).code_dim), (None, None));
         match parse(&["encode", "--model", "m.okr", "--input", "x.csv", "--label-count", "0", "-o", "c.csv"]).command {
             Command::Encode(e) => assert_eq!((e.data.label_count, e.output), (Some(0), Some(PathBuf::from("c.csv")))),
             c => panic!("{c:?}"),

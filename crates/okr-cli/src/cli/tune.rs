@@ -4,59 +4,12 @@ use clap::Args;
 
 use super::fit::FitArgs;
 
-/// How `okr tune` scores a grid point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CvKind {
-    /// K-fold cross-validation of example-based F1 (K >= 2).
-    KFold(usize),
-    /// Closed-form leave-one-out example-based F1.
-    Loo,
-    /// Closed-form leave-one-out squared error in the output RKHS.
-    LooRkhs,
-    /// Generalized cross-validation of the squared error in the output RKHS.
-    GcvRkhs,
-}
-
-impl CvKind {
-    /// Whether the score is an error (lower is better, printed as is) rather than an F1.
-    pub fn is_error(self) -> bool {
-        matches!(self, CvKind::LooRkhs | CvKind::GcvRkhs)
-    }
-
-    /// The value as given to `--cv`.
-    pub fn flag(self) -> String {
-        match self {
-            CvKind::KFold(k) => k.to_string(),
-            CvKind::Loo => "loo".into(),
-            CvKind::LooRkhs => "loo-rkhs".into(),
-            CvKind::GcvRkhs => "gcv-rkhs".into(),
-        }
-    }
-}
-
-impl std::fmt::Display for CvKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CvKind::KFold(k) => write!(f, "{k}-fold cross-validated F1"),
-            CvKind::Loo => write!(f, "closed-form leave-one-out F1"),
-            CvKind::LooRkhs => write!(f, "closed-form leave-one-out squared error in the output RKHS"),
-            CvKind::GcvRkhs => write!(f, "GCV squared error in the output RKHS"),
-        }
-    }
-}
+/// How `okr tune` scores a grid point (the library's [`okr::tune::Cv`]).
+pub type CvKind = okr::tune::Cv;
 
 /// Parses `--cv`: a fold count of at least 2, `loo`, `loo-rkhs` or `gcv-rkhs`.
 fn parse_cv(text: &str) -> Result<CvKind, String> {
-    match text {
-        "loo" => Ok(CvKind::Loo),
-        "loo-rkhs" => Ok(CvKind::LooRkhs),
-        "gcv-rkhs" => Ok(CvKind::GcvRkhs),
-        _ => match text.parse::<usize>() {
-            Ok(k) if k >= 2 => Ok(CvKind::KFold(k)),
-            Ok(k) => Err(format!("expected at least 2 folds, got {k}")),
-            Err(_) => Err(format!("expected a fold count (>= 2), loo, loo-rkhs or gcv-rkhs, got '{text}'")),
-        },
-    }
+    text.parse().map_err(|e: okr::Error| e.to_string())
 }
 
 /// Parses one grid value: a finite number > 0.
@@ -95,6 +48,11 @@ pub struct TuneArgs {
     /// Print the grid, the fold scores and the choice as one JSON object (stdout).
     #[arg(long)]
     pub json: bool,
+    /// A group per training row, one per line (any text; rows with the same text share
+    /// a group, as every spectrum of one molecule): K-fold keeps each group in one fold,
+    /// so that a validation row never has its twin in training.
+    #[arg(long, value_name = "PATH")]
+    pub groups: Option<std::path::PathBuf>,
 }
 
 #[cfg(test)]
@@ -107,9 +65,9 @@ mod tests {
         assert_eq!(parse_cv("loo"), Ok(CvKind::Loo));
         assert_eq!(parse_cv("gcv-rkhs"), Ok(CvKind::GcvRkhs));
         for text in ["3", "loo", "loo-rkhs", "gcv-rkhs"] {
-            assert_eq!(parse_cv(text).unwrap().flag(), text);
+            assert_eq!(parse_cv(text).unwrap().name(), text);
         }
-        assert!(parse_cv("1").unwrap_err().contains("at least 2"));
+        assert!(parse_cv("1").unwrap_err().contains(">= 2"));
         assert!(parse_cv("x").unwrap_err().contains("loo-rkhs"));
         assert_eq!(positive("0.5"), Ok(0.5));
         for bad in ["0", "-1", "inf", "NaN", "a"] {

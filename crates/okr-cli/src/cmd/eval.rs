@@ -8,7 +8,7 @@ use okr_eval::report::{LabelSetPrediction, LabelSetReport};
 use okr_kernels::Rows;
 
 use super::decoding::{Extras, load_for_decoding, predict_dataset};
-use crate::cli::EvalArgs;
+use crate::cli::{EvalArgs, FingerprintFormat};
 use crate::config::check_data_flags;
 use crate::output::write_result;
 
@@ -20,6 +20,7 @@ fn print(report: &LabelSetReport) -> Result<()> {
 
 pub fn run(a: &EvalArgs) -> Result<()> {
     check_data_flags(&a.input, &a.data, None)?;
+    check_fingerprint_flags(a)?;
     if let Some(path) = &a.predictions {
         return eval_file(a, path);
     }
@@ -90,6 +91,27 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         report
     };
     print(&report)
+}
+
+/// `--n-bits` and `--fingerprint-format` describe the true fingerprints of
+/// `--outputs`: without `--outputs` they describe nothing and are refused,
+/// not ignored (the model's length is checked against them where they
+/// apply, [`read_fingerprints`](crate::cmd::outputs::read_fingerprints)).
+fn check_fingerprint_flags(a: &EvalArgs) -> Result<()> {
+    let f = &a.output_file;
+    if f.outputs.is_some() {
+        return Ok(());
+    }
+    if let Some(n) = f.n_bits {
+        bail!(
+            "--n-bits {n} describes the sparse fingerprints of --outputs FILE, and no --outputs is given: \
+             leave it out (eval takes the fingerprint length from the model)"
+        );
+    }
+    if f.fingerprint_format != FingerprintFormat::Dense {
+        bail!("--fingerprint-format describes the fingerprints of --outputs FILE, and no --outputs is given");
+    }
+    Ok(())
 }
 
 /// `okr eval --predictions FILE`: the metrics of a prediction file against

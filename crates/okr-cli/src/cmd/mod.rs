@@ -14,6 +14,7 @@ mod outputs;
 mod predict;
 mod rank;
 mod scores;
+mod spectra_gram;
 pub(crate) mod structured;
 mod tune;
 
@@ -47,5 +48,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gen(a) => gen_data::run(&a),
         Command::EmbedOutputs(a) => embed::embed(&a),
         Command::Decode(a) => embed::decode(&a),
+        Command::Gram(a) => spectra_gram::run(&a),
     }
 }

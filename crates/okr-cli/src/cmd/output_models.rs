@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::outputs::{check_rows, read_vector_file, vector_candidates};
 use super::structured::{graph_candidates, ranking_candidates, test_inputs};
-use crate::cli::{EvalArgs, OutputFormat, PredictArgs};
+use crate::cli::{EvalArgs, FingerprintFormat, OutputFormat, PredictArgs};
 use crate::config::set_threads;
 use crate::output::write_result;
 
@@ -196,6 +196,9 @@ pub fn eval(a: &EvalArgs, mf: &SavedModel) -> Result<()> {
     let kind = kind(mf);
     if a.predictions.is_some() || a.per_label {
         bail!("--predictions and --per-label apply to label-set models, not to {kind} models");
+    }
+    if a.output_file.n_bits.is_some() || a.output_file.fingerprint_format != FingerprintFormat::Dense {
+        bail!("--n-bits and --fingerprint-format apply to fingerprint models, not to {kind} models");
     }
     let dec = a.decode.decoder();
     let path = a.decode.candidates.as_deref();

@@ -37,7 +37,7 @@ pub fn run(a: &RankArgs) -> Result<()> {
     let width = mf.info.n_labels;
     super::gram::check_test_flags(&mf.model, &a.model, a.input_gram_test.as_deref(), a.input.as_deref())?;
     let input = a.input.as_deref().unwrap_or(Path::new(""));
-    let table = match &mf.model {
+    let ranked = match &mf.model {
         Model::Gram(g) => {
             let Some(path) = &a.input_gram_test else { unreachable!("checked above") };
             let x = super::gram::read_test(path, g.n_train())?;
@@ -67,19 +67,23 @@ pub fn run(a: &RankArgs) -> Result<()> {
             rank_with::<Features, LabelSets, _>(a, model, &x, width, &text_pool)?
         }
     };
-    write_result(a.output.as_deref(), |w| w.write_all(&table.text))?;
-    summarize(a.summary.as_deref(), table.n_queries, &table.optimistic, &table.pessimistic)
+    summarize(a.summary.as_deref(), ranked.n_queries, &ranked.optimistic, &ranked.pessimistic)
 }
 
-/// The ranked table and the true ranks of the queries that mark one.
+/// The true ranks of the queries that mark one.
 struct Ranked {
-    text: Vec<u8>,
     n_queries: usize,
     optimistic: Vec<usize>,
     pessimistic: Vec<usize>,
 }
 
-/// Ranks the queries of the candidate file with candidates of type `Y`.
+/// The header of the ranked table.
+const TABLE_HEADER: &str = "query_id,rank,candidate_id,score,true_rank_optimistic,true_rank_pessimistic";
+
+/// Ranks the queries of the candidate file with candidates of type `Y`,
+/// writing the table as the queries are ranked (its memory does not grow
+/// with the table): to the output file through its temporary file, so a
+/// failure leaves an existing output as it was, or to standard output.
 fn rank_with<X, Y, M>(
     a: &RankArgs,
     model: &M,
@@ -102,32 +106,51 @@ where
         }
         (CandidateFileMode::Inline, None) => None,
     };
-    let decoder = PerQueryDecoder::new().memory_budget(a.memory_budget.saturating_mul(1 << 20)).top_k(a.top_k);
-    // The table is built in full before the output opens, so a failure leaves
-    // an existing output file as it was.
-    let mut out = Ranked {
-        text: b"query_id,rank,candidate_id,score,true_rank_optimistic,true_rank_pessimistic\n".to_vec(),
-        n_queries: 0,
-        optimistic: Vec::new(),
-        pessimistic: Vec::new(),
+    // Pool-mode lists are checked against the pool as they are read.
+    let reader = match &pool {
+        Some(p) => reader.pool_rows(p.n_rows()),
+        None => reader,
     };
-    decoder.rank(model, x, pool.as_ref(), reader, |r| {
-        out.n_queries += 1;
-        let (opt, pes) = match r.true_rank {
-            Some(t) => {
-                out.optimistic.push(t.optimistic);
-                out.pessimistic.push(t.pessimistic);
-                (t.optimistic.to_string(), t.pessimistic.to_string())
+    let decoder = PerQueryDecoder::new().memory_budget(a.memory_budget.saturating_mul(1 << 20)).top_k(a.top_k);
+    let mut out = Ranked { n_queries: 0, optimistic: Vec::new(), pessimistic: Vec::new() };
+    let mut failure = None;
+    let written = write_result(a.output.as_deref(), |w| {
+        writeln!(w, "{TABLE_HEADER}")?;
+        // A write error stops the ranking and is the result's error (a
+        // closed standard output stays recognizable as one).
+        let mut write_error = None;
+        let ranking = decoder.rank(model, x, pool.as_ref(), reader, |r| {
+            out.n_queries += 1;
+            let (opt, pes) = match r.true_rank {
+                Some(t) => {
+                    out.optimistic.push(t.optimistic);
+                    out.pessimistic.push(t.pessimistic);
+                    (t.optimistic.to_string(), t.pessimistic.to_string())
+                }
+                None => (String::new(), String::new()),
+            };
+            let id = csv_field(&r.id);
+            for (rank, (c, s)) in r.ids.iter().zip(&r.scores).enumerate() {
+                if let Err(e) = writeln!(w, "{id},{},{c},{s:?},{opt},{pes}", rank + 1) {
+                    let msg = e.to_string();
+                    write_error = Some(e);
+                    return Err(okr_decode::Error::Io { path: "the ranked table".into(), msg });
+                }
             }
-            None => (String::new(), String::new()),
-        };
-        let id = csv_field(&r.id);
-        for (rank, (c, s)) in r.ids.iter().zip(&r.scores).enumerate() {
-            writeln!(out.text, "{id},{},{c},{s:?},{opt},{pes}", rank + 1).expect("writing to memory");
+            Ok(())
+        });
+        if let Some(e) = write_error {
+            return Err(e);
         }
-        Ok(())
-    })?;
-    Ok(out)
+        ranking.map_err(|e| {
+            failure = Some(e);
+            std::io::Error::other("the ranking failed")
+        })
+    });
+    match failure {
+        Some(e) => Err(e.into()),
+        None => written.map(|()| out),
+    }
 }
 
 /// A pool file in the row syntax of [`TextRows`] (graphs have their own reader).

@@ -15,6 +15,7 @@ mod probe35;
 mod rank;
 mod recipe;
 mod reliability;
+mod spectra_gram;
 mod structured;
 mod tune;
 mod user_data;
@@ -387,7 +388,10 @@ fn leml_flags_are_checked() {
     let model = dir.path("m.okr");
     let base = ["fit", "--train", p(&train), "--label-count", "2", "-o", p(&model)];
     let with = |extra: &[&str]| okr(&base.iter().copied().chain(extra.iter().copied()).collect::<Vec<_>>());
-    assert_one_line_error(&with(&["--estimator", "leml", "--observed-fraction", "1.5"]), &["--observed-fraction"]);
+    assert_one_line_error(
+        &with(&["--estimator", "leml", "--observed-fraction", "1.5"]),
+        &["observed_fraction = 1.5", "(0, 1]"],
+    );
     assert_one_line_error(&with(&["--loss", "lr"]), &["--loss does not apply to --estimator iokr", "leml"]);
     assert_one_line_error(&with(&["--estimator", "leml", "--rank", "0"]), &["rank"]);
     assert!(!model.exists(), "no model file after an error");
@@ -446,7 +450,7 @@ fn kae_and_k2ae_fit_then_encode() {
         "--layers",
         "1",
     ]);
-    assert_one_line_error(&out, &["--layers 1"]);
+    assert_one_line_error(&out, &["layers = 1", "at least 2"]);
 }
 
 #[test]

@@ -92,7 +92,7 @@ fn s4_overflowing_distances_are_one_error() {
     let fit = ["fit", "--train", p(&train), "--label-count", "2", "--no-standardize", "--lambda", "1e-3"];
     assert_one_line_error(
         &okr(&[&fit[..], &["-m", p(&model)]].concat()),
-        &["median squared distance between training inputs is inf", "scale the features or give --input-gamma"],
+        &["median squared distance between training inputs is inf", "scale the features or set gamma (--input-gamma)"],
     );
     assert!(!model.exists());
     // tune names the overflow, not "all identical".
@@ -134,7 +134,10 @@ fn s4_overflowing_distances_are_one_error() {
     ]);
     assert_one_line_error(
         &out,
-        &["median squared distance between training outputs is inf", "scale the outputs or give --output-gamma"],
+        &[
+            "median squared distance between training outputs is inf",
+            "scale the outputs or set output_gamma (--output-gamma)",
+        ],
     );
 }
 
@@ -267,4 +270,176 @@ fn p4_overflowing_default_width_is_not_blamed_on_the_user() {
         p(&dir.path("m.okr")),
     ]);
     assert_one_line_error(&out, &["median squared distance between training inputs is inf"]);
+}
+
+/// M1: a pool-mode query listing more indices than the pool has rows (a
+/// longer list only repeats pool entries) is refused at its line as it is
+/// read, before the list is stored; an index beyond the pool likewise.
+/// Within the pool's size repeats rank as before (tied exactly), and a
+/// query that fails after others leaves an existing output file as it was
+/// (the table is streamed through the output's temporary file).
+#[test]
+fn m1_pool_index_lists_are_bounded_by_the_pool() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let train = dir.path("train.arff");
+    let pool = dir.write("pool.txt", "-\n0\n0,1\n");
+    let rank = |file: &std::path::Path, extra: &[&str]| {
+        let args = ["rank", "-m", p(&model), "-i", p(&train), "--candidates-per-query", p(file), "--pool", p(&pool)];
+        okr(&[&args[..], extra].concat())
+    };
+    let long = dir.write("long.txt", "okr-candidates 1 pool\nquery a 0\n0 1\n2 0\n");
+    let out = rank(&long, &["--memory-budget", "1"]);
+    assert_one_line_error(&out, &["long.txt:4:", "query a", "more than 3 pool indices", "the pool has 3 rows"]);
+    let beyond = dir.write("beyond.txt", "okr-candidates 1 pool\nquery a 0\n0\n\n3\n");
+    assert_one_line_error(&rank(&beyond, &[]), &["beyond.txt:5:", "pool index 3 out of range"]);
+
+    let repeats = dir.write("repeats.txt", "okr-candidates 1 pool\nquery a 0\n2 *1 2\n");
+    let text = ok(rank(&repeats, &["--memory-budget", "1"]));
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    let score = |id: &str| rows.iter().filter(|r| r[2] == id).map(|r| r[3]).collect::<Vec<_>>();
+    let twice = score("2");
+    assert_eq!(twice.len(), 2);
+    assert_eq!(twice[0], twice[1], "a repeated pool index ties exactly: {text}");
+
+    let output = dir.write("out.csv", "old\n");
+    let late = dir.write("late.txt", "okr-candidates 1 pool\nquery a 0\n0 1\nquery b 1\n0 1 2 1\n");
+    let out = rank(&late, &["-o", p(&output)]);
+    assert_one_line_error(&out, &["late.txt:5:", "query b", "more than 3 pool indices"]);
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "old\n");
+}
+
+/// M3: a pool of many identical rows (`-` lines) is read and ranked with
+/// one index per row (its distinct rows carry the rest): under a 1 MiB
+/// budget, every `-` entry scores the same as the empty set, and the other
+/// rows as the global decoder scores them.
+#[test]
+fn m3_a_pool_of_identical_rows_ranks_like_its_distinct_rows() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let train = dir.path("train.arff");
+    let n = 20_000;
+    let mut text = "-\n".repeat(n);
+    text += "0\n1\n0,1\n";
+    let pool = dir.write("pool.txt", &text);
+    let small = dir.write("small.txt", "-\n0\n1\n0,1\n");
+    let list: Vec<String> = (0..n + 3).step_by(997).chain([n, n + 1, n + 2]).map(|i| i.to_string()).collect();
+    let query = |name: &str, indices: &str| {
+        dir.write(name, &format!("okr-candidates 1 pool\nquery a 2\n{indices}\nquery b 5\n{indices}\n"))
+    };
+    let big = query("big.txt", &list.join(" "));
+    let few = query("few.txt", "0 1 2 3");
+    let rank = |file: &std::path::Path, pool: &std::path::Path| {
+        let args = ["rank", "-m", p(&model), "-i", p(&train), "--candidates-per-query", p(file), "--pool", p(pool)];
+        ok(okr(&[&args[..], &["--memory-budget", "1"]].concat()))
+    };
+    // Scores of the four distinct rows, per query, from the small pool.
+    let scores = |text: &str| -> Vec<(String, usize, String)> {
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .map(|f| (f[0].into(), f[2].parse().unwrap(), f[3].into()))
+            .collect()
+    };
+    let reference = scores(&rank(&few, &small));
+    let got = scores(&rank(&big, &pool));
+    assert_eq!(got.len(), 2 * list.len());
+    for (q, id, s) in &got {
+        let distinct = if *id < n { 0 } else { id - n + 1 };
+        let want = reference.iter().find(|(rq, rid, _)| rq == q && *rid == distinct).unwrap();
+        assert_eq!(s, &want.2, "query {q}, pool row {id}");
+    }
+}
+
+/// M2: the graph indicator file declares the graphs of a TU data set: a
+/// graph labels file longer than that (the probe's 2 nodes and 20 million
+/// label lines) is refused at its first extra line, and a graph id that
+/// skips a graph (a graph without nodes, which would let 2 nodes declare
+/// millions of graphs) at its line.
+#[test]
+fn m2_tu_files_are_checked_against_the_graph_indicator() {
+    let dir = Dir::new();
+    let x = dir.write("x.csv", "0.0,1.0\n1.0,0.0\n0.5,0.5\n0.2,0.8\n");
+    std::fs::create_dir(dir.path("g")).unwrap();
+    let tu = |name: &str, files: &[(&str, &str)]| {
+        for (suffix, text) in files {
+            std::fs::write(dir.path(&format!("g/{name}_{suffix}.txt")), text).unwrap();
+        }
+        dir.path(&format!("g/{name}"))
+    };
+    let train = tu(
+        "T",
+        &[
+            ("A", "1, 2\n2, 1\n3, 4\n4, 3\n"),
+            ("graph_indicator", "1\n1\n2\n2\n3\n4\n"),
+            ("graph_labels", "1\n0\n1\n0\n"),
+            ("node_labels", "0\n1\n1\n2\n0\n2\n"),
+        ],
+    );
+    let model = dir.path("m.okr");
+    let fit = ["fit", "--train", p(&x), "--csv-header", "no", "--output-kind", "graph", "--outputs", p(&train)];
+    ok(okr(&[&fit[..], &["--lambda", "1e-3", "-m", p(&model)]].concat()));
+
+    let predict = |candidates: &std::path::Path| {
+        okr(&["predict", "-m", p(&model), "-i", p(&x), "--csv-header", "no", "--candidates", p(candidates)])
+    };
+    let long = tu("L", &[("A", ""), ("graph_indicator", "1\n2\n"), ("graph_labels", &"1\n".repeat(1000))]);
+    assert_one_line_error(
+        &predict(&long),
+        &["L_graph_labels.txt:3:", "more than 2 graph labels", "L_graph_indicator.txt declares 2 graphs"],
+    );
+    let skip = tu("S", &[("A", ""), ("graph_indicator", "1\n2000000\n"), ("graph_labels", "1\n1\n")]);
+    assert_one_line_error(&predict(&skip), &["S_graph_indicator.txt:2:", "graph id 2000000", "1 or 2"]);
+    let short = tu("F", &[("A", ""), ("graph_indicator", "1\n2\n3\n"), ("graph_labels", "1\n1\n")]);
+    assert_one_line_error(&predict(&short), &["F_graph_labels.txt:3:", "2 graph labels for the 3 graphs"]);
+    let good = tu("C", &[("A", ""), ("graph_indicator", "1\n2\n"), ("graph_labels", "1\n1\n")]);
+    assert_eq!(ok(predict(&good)).lines().count(), 4);
+}
+
+/// S3 follow-up: `eval --n-bits` (or `--fingerprint-format`) without
+/// `--outputs` describes nothing: refused, not ignored; on a vector model
+/// it does not apply.
+#[test]
+fn s3_eval_n_bits_without_outputs_is_refused() {
+    let dir = Dir::new();
+    let model = fit_toy(&dir);
+    let train = dir.path("train.arff");
+    let eval = ["eval", "-m", p(&model), "-i", p(&train)];
+    assert_one_line_error(&okr(&[&eval[..], &["--n-bits", "32"]].concat()), &["--n-bits 32", "no --outputs"]);
+    let fmt = ["--fingerprint-format", "sparse"];
+    assert_one_line_error(&okr(&[&eval[..], &fmt].concat()), &["--fingerprint-format", "no --outputs"]);
+    ok(okr(&eval));
+
+    let x = dir.write("x.csv", "0.0,1.0\n1.0,0.0\n0.5,0.5\n0.2,0.8\n");
+    let y = dir.write("y.csv", "1,0\n0,1\n0.5,0.5\n0.2,0.8\n");
+    let vm = dir.path("v.okr");
+    let fit = ["fit", "--train", p(&x), "--csv-header", "no", "--output-kind", "vector", "--outputs", p(&y)];
+    ok(okr(&[&fit[..], &["--lambda", "1e-3", "-m", p(&vm)]].concat()));
+    let eval = ["eval", "-m", p(&vm), "-i", p(&x), "--csv-header", "no", "--outputs", p(&y), "--n-bits", "2"];
+    assert_one_line_error(&okr(&eval), &["--n-bits and --fingerprint-format apply to fingerprint models"]);
+}
+
+/// S4 / P4 follow-up: K2AE's default input width goes through okr's one
+/// check of the median heuristic (the message `okr fit` gives, not "gamma =
+/// inf"), on the rows the kernel compares: features near 1e-160, whose
+/// squared distances underflow, are fine once standardized.
+#[test]
+fn s4_k2ae_default_width_has_the_library_message() {
+    let dir = Dir::new();
+    let model = dir.path("m.okr");
+    for (name, scale, median) in [("huge.arff", 3e154, "is inf"), ("tiny.arff", 1e-160, "is 2.585e-320")] {
+        let train = dir.write(name, &arff(12, scale));
+        let fit = ["fit", "--estimator", "k2ae", "--train", p(&train), "--label-count", "2", "--max-iter", "5"];
+        let out = okr(&[&fit[..], &["--no-standardize", "-m", p(&model)]].concat());
+        let msg = format!(
+            "the median squared distance between training inputs {median}: scale the features or set gamma (--input-gamma)"
+        );
+        assert_one_line_error(&out, &[&msg]);
+        assert!(!model.exists());
+    }
+    let tiny = dir.path("tiny.arff");
+    let fit = ["fit", "--estimator", "k2ae", "--train", p(&tiny), "--label-count", "2"];
+    ok(okr(&[&fit[..], &["--max-iter", "5", "--standardize", "-m", p(&model)]].concat()));
+    assert!(model.exists());
 }

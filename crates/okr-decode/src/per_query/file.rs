@@ -16,11 +16,16 @@ use crate::{Error, Result};
 
 /// Row containers built from text, one row per line ([module docs](super)).
 pub trait TextRows: Rows {
-    /// Builds a container from rows of text of `width` features or labels.
+    /// Builds a container from rows of text of `width` features or labels,
+    /// taken one at a time (a reader passes rows of its text without
+    /// collecting them).
     ///
     /// # Errors
     /// The index of the first malformed row and what is wrong with it.
-    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)>;
+    fn parse_rows<'a>(
+        rows: impl IntoIterator<Item = &'a str>,
+        width: usize,
+    ) -> std::result::Result<Self, (usize, String)>;
 }
 
 fn tokens(text: &str) -> impl Iterator<Item = &str> {
@@ -28,39 +33,55 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Label sets and binary fingerprints: the 0-based indices of the set bits
-/// (`-` for none), each `< width` ([`okr_io::rows::parse_index_set`]).
+/// (`-` for none), each `< width` ([`okr_io::rows::parse_index_set`]);
+/// stored compressed as they are read (no vector per row).
 impl TextRows for LabelSets {
-    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
-        let sets = rows
-            .iter()
-            .enumerate()
-            .map(|(i, row)| okr_io::rows::parse_index_set(row, width).map_err(|e| (i, e.to_string())))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        LabelSets::new(width, sets).map_err(|e| (0, e.to_string()))
+    fn parse_rows<'a>(
+        rows: impl IntoIterator<Item = &'a str>,
+        width: usize,
+    ) -> std::result::Result<Self, (usize, String)> {
+        let mut indptr = vec![0];
+        let mut labels = Vec::new();
+        for (i, row) in rows.into_iter().enumerate() {
+            let mut set = okr_io::rows::parse_index_set(row, width).map_err(|e| (i, e.to_string()))?;
+            set.sort_unstable();
+            set.dedup();
+            labels.extend_from_slice(&set);
+            indptr.push(labels.len());
+        }
+        indptr.shrink_to_fit();
+        labels.shrink_to_fit();
+        LabelSets::from_compressed(width, indptr, labels).map_err(|e| (0, e.to_string()))
     }
 }
 
 /// Dense vectors: `width` finite values ([`okr_io::rows::parse_values`]).
 impl TextRows for DenseRows {
-    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
-        let mut data = Mat::zeros(rows.len(), width);
-        for (i, row) in rows.iter().enumerate() {
+    fn parse_rows<'a>(
+        rows: impl IntoIterator<Item = &'a str>,
+        width: usize,
+    ) -> std::result::Result<Self, (usize, String)> {
+        let mut flat = Vec::new();
+        let mut n = 0;
+        for (i, row) in rows.into_iter().enumerate() {
             let values = okr_io::rows::parse_values(row).map_err(|e| (i, e.to_string()))?;
             okr_io::rows::check_width(&mut Some(width), values.len()).map_err(|e| (i, e.to_string()))?;
-            for (j, v) in values.into_iter().enumerate() {
-                data[(i, j)] = v;
-            }
+            flat.extend_from_slice(&values);
+            n += 1;
         }
-        DenseRows::new(data).map_err(|e| (0, e.to_string()))
+        DenseRows::new(Mat::from_fn(n, width, |i, j| flat[i * width + j])).map_err(|e| (0, e.to_string()))
     }
 }
 
 /// Rankings: the `width` ranks of the items, 1 = most preferred (the rank
 /// columns of a label-ranking file), a permutation of `1..=width`.
 impl TextRows for Rankings {
-    fn parse_rows(rows: &[&str], width: usize) -> std::result::Result<Self, (usize, String)> {
-        let mut out = Vec::with_capacity(rows.len());
-        for (i, row) in rows.iter().enumerate() {
+    fn parse_rows<'a>(
+        rows: impl IntoIterator<Item = &'a str>,
+        width: usize,
+    ) -> std::result::Result<Self, (usize, String)> {
+        let mut out = Vec::new();
+        for (i, row) in rows.into_iter().enumerate() {
             let mut ranks = Vec::with_capacity(width);
             let mut seen = vec![false; width];
             for tok in tokens(row) {
@@ -88,13 +109,19 @@ impl TextRows for Rankings {
 /// Graphs have no one-line syntax: their candidates are indices into a pool
 /// of graphs (a TU data set, read by the caller), never inline rows.
 impl TextRows for Graphs {
-    fn parse_rows(_rows: &[&str], _width: usize) -> std::result::Result<Self, (usize, String)> {
+    fn parse_rows<'a>(
+        _rows: impl IntoIterator<Item = &'a str>,
+        _width: usize,
+    ) -> std::result::Result<Self, (usize, String)> {
         Err((0, "graphs cannot be listed inline: use a pool-mode file with a pool of graphs (TU data set)".into()))
     }
 }
 
 /// Reads a candidate pool file: one output per line in the row syntax of
-/// [`TextRows`]; `#` comment lines and blank lines are skipped.
+/// [`TextRows`]; `#` comment lines and blank lines are skipped. The rows
+/// are parsed from the file's text as they come, so memory is the text and
+/// the container (a label-set pool of `-` lines: 2 bytes of text and 8 of
+/// container per row).
 ///
 /// # Errors
 /// [`Error::Io`], [`Error::Parse`] naming the line.
@@ -103,15 +130,11 @@ pub fn read_candidate_pool<Y: TextRows>(path: impl AsRef<Path>, width: usize) ->
     let name = path.display().to_string();
     let text = okr_io::bounded::read_text(path, okr_io::bounded::MAX_INPUT_BYTES)
         .map_err(|e| Error::Io { path: name.clone(), msg: e.to_string() })?;
-    let (lines, rows): (Vec<usize>, Vec<&str>) = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .map(|(i, l)| (i + 1, l))
-        .unzip();
-    Y::parse_rows(&rows, width).map_err(|(i, msg)| Error::Parse {
+    let rows = okr_io::rows::data_lines(&text).map(|(_, row)| row);
+    Y::parse_rows(rows, width).map_err(|(i, msg)| Error::Parse {
         path: name,
-        line: lines.get(i).copied().unwrap_or(0),
+        // Found again only on error: no line table is kept while reading.
+        line: okr_io::rows::data_lines(&text).nth(i).map_or(0, |(line, _)| line),
         msg,
     })
 }
@@ -136,6 +159,8 @@ pub struct CandidateFileReader<Y, R = BufReader<File>> {
     line_no: usize,
     /// The header of the next query, already read: (id, test row, its line).
     pending: Option<(String, usize, usize)>,
+    /// Rows of the pool pool-mode indices refer to, when known.
+    pool_rows: Option<usize>,
     done: bool,
     _rows: PhantomData<Y>,
 }
@@ -167,6 +192,7 @@ impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
             mode: CandidateFileMode::Inline,
             line_no: 0,
             pending: None,
+            pool_rows: None,
             done: false,
             _rows: PhantomData,
         };
@@ -183,6 +209,16 @@ impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
     /// Whether candidates are inline or pool indices.
     pub fn mode(&self) -> CandidateFileMode {
         self.mode
+    }
+
+    /// Checks pool-mode queries against a pool of `n_rows` rows as they are
+    /// read: an index `>= n_rows`, or more indices in one query than the pool
+    /// has rows (a longer list only repeats pool entries), is an error naming
+    /// its line before the list is stored ([`okr_io::check_count`]), so a
+    /// query of 40 million indices into a small pool costs no memory.
+    pub fn pool_rows(mut self, n_rows: usize) -> Self {
+        self.pool_rows = Some(n_rows);
+        self
     }
 
     fn parse_error(&self, msg: String) -> Error {
@@ -221,6 +257,13 @@ impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
         }
     }
 
+    fn second_truth(&self, line: usize, id: &str) -> Error {
+        Error::Parse { path: self.path.clone(), line, msg: format!("query {id}: a second true candidate") }
+    }
+
+    /// Reads one query. Pool indices are parsed (and checked against the
+    /// pool's size) line by line as they come; inline rows are kept as one
+    /// text (with the line of each row) until the query ends.
     fn read_query(&mut self) -> Result<Option<Query<Y>>> {
         if self.pending.is_none() {
             match self.next_line()? {
@@ -229,60 +272,60 @@ impl<Y: TextRows, R: BufRead> CandidateFileReader<Y, R> {
             }
         }
         let (id, test_row, _) = self.pending.take().expect("set above");
-        // Candidate lines up to the next header.
-        let mut body: Vec<(usize, String)> = Vec::new();
+        let mut truth = None;
+        let mut indices = Vec::new();
+        let (mut rows, mut row_lines) = (String::new(), Vec::new());
         while let Some(line) = self.next_line()? {
             if line.starts_with("query") && line.split_whitespace().next() == Some("query") {
                 self.pending = Some(self.parse_header(&line)?);
                 break;
             }
-            body.push((self.line_no, line));
-        }
-        let mut truth = None;
-        let mut mark = |line: usize, pos: usize| -> Result<()> {
-            if truth.replace(pos).is_some() {
-                return Err(Error::Parse {
-                    path: self.path.clone(),
-                    line,
-                    msg: format!("query {id}: a second true candidate"),
-                });
-            }
-            Ok(())
-        };
-        let candidates = match self.mode {
-            CandidateFileMode::Pool => {
-                let mut idx = Vec::new();
-                for (line, text) in &body {
-                    for tok in tokens(text) {
+            match self.mode {
+                CandidateFileMode::Pool => {
+                    for tok in tokens(&line) {
                         let (star, num) = tok.strip_prefix('*').map_or((false, tok), |n| (true, n));
-                        let i: usize = num.parse().map_err(|_| Error::Parse {
-                            path: self.path.clone(),
-                            line: *line,
-                            msg: format!("expected a pool index, found {tok:?}"),
-                        })?;
-                        if star {
-                            mark(*line, idx.len())?;
+                        let i: usize = num
+                            .parse()
+                            .map_err(|_| self.parse_error(format!("expected a pool index, found {tok:?}")))?;
+                        if let Some(n) = self.pool_rows {
+                            if i >= n {
+                                return Err(self.parse_error(format!(
+                                    "query {id}: pool index {i} out of range (pool of {n} rows)"
+                                )));
+                            }
+                            okr_io::check_count(indices.len() + 1, n, "pool indices", || {
+                                format!("the pool has {n} rows (a longer list only repeats pool entries)")
+                            })
+                            .map_err(|e| self.parse_error(format!("query {id}: {e}")))?;
                         }
-                        idx.push(i);
+                        if star && truth.replace(indices.len()).is_some() {
+                            return Err(self.second_truth(self.line_no, &id));
+                        }
+                        indices.push(i);
                     }
                 }
-                CandidateList::Pool(idx)
-            }
-            CandidateFileMode::Inline => {
-                let mut rows = Vec::with_capacity(body.len());
-                for (pos, (line, text)) in body.iter().enumerate() {
-                    let row = match text.strip_prefix('*') {
+                CandidateFileMode::Inline => {
+                    let row = match line.strip_prefix('*') {
                         Some(rest) => {
-                            mark(*line, pos)?;
+                            if truth.replace(row_lines.len()).is_some() {
+                                return Err(self.second_truth(self.line_no, &id));
+                            }
                             rest
                         }
-                        None => text.as_str(),
+                        None => line.as_str(),
                     };
-                    rows.push(row);
+                    rows.push_str(row);
+                    rows.push('\n');
+                    row_lines.push(self.line_no);
                 }
-                let y = Y::parse_rows(&rows, self.width).map_err(|(i, msg)| Error::Parse {
+            }
+        }
+        let candidates = match self.mode {
+            CandidateFileMode::Pool => CandidateList::Pool(indices),
+            CandidateFileMode::Inline => {
+                let y = Y::parse_rows(rows.split_terminator('\n'), self.width).map_err(|(i, msg)| Error::Parse {
                     path: self.path.clone(),
-                    line: body.get(i).map_or(self.line_no, |b| b.0),
+                    line: row_lines.get(i).copied().unwrap_or(self.line_no),
                     msg,
                 })?;
                 CandidateList::Inline(y)
@@ -326,7 +369,7 @@ pub fn fuzz_candidate_file(data: &[u8]) {
         }
         if let Ok(text) = std::str::from_utf8(data) {
             let rows: Vec<&str> = text.lines().collect();
-            if let Ok(pool) = Y::parse_rows(&rows, 5) {
+            if let Ok(pool) = Y::parse_rows(rows.iter().copied(), 5) {
                 assert_eq!(pool.n_rows(), rows.len(), "pool rows");
             }
         }

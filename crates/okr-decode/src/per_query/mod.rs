@@ -40,6 +40,14 @@
 //! scores `S` (`n_queries_in_tile x |U|`) and a column group of atom products
 //! fit in a quarter of the budget each, plus the `n_candidates` scores of the
 //! query being ranked. Tiles never go below one query and one candidate.
+//! Beside the budget, memory follows the input's size, never a count it
+//! claims: the pool is kept as its distinct rows with their norms plus one
+//! index per pool row (a pool of identical rows costs 8 bytes a row), and a
+//! pooled query lists at most as many candidates as the pool has rows
+//! (checked by [`CandidateFileReader::pool_rows`] while the file is read,
+//! and by the ranker), each costing its index, its score and its place in
+//! the ranking (about 40 bytes a candidate, for at least 2 bytes of its
+//! file and 2 of the pool's).
 //!
 //! # Ties
 //!
@@ -69,7 +77,8 @@
 //!
 //! In `pool` mode the lines after a query header hold whitespace-separated
 //! 0-based indices into a pool file (`12 40 *7`; any number of lines, `*`
-//! marks the true candidate), and the pool file holds one candidate output
+//! marks the true candidate; repeats allowed, at most as many indices as
+//! the pool has rows), and the pool file holds one candidate output
 //! per line in the same row syntax ([`read_candidate_pool`]). Row syntax
 //! ([`TextRows`]): label sets and binary fingerprints
 //! ([`LabelSets`](okr_kernels::LabelSets)) are the 0-based indices of their set bits, separated by
@@ -166,7 +175,9 @@ impl<Y: Rows> Query<Y> {
         Error::InvalidQuery { query: self.id.clone(), msg }
     }
 
-    /// Checks the query against the test inputs and the pool.
+    /// Checks the query against the test inputs and the pool (a pooled list
+    /// longer than the pool only repeats entries: refused,
+    /// [`okr_io::check_count`]).
     fn validate(&self, n_test: usize, n_pool: Option<usize>) -> Result<()> {
         let n_c = self.n_candidates();
         if n_c == 0 {
@@ -185,6 +196,10 @@ impl<Y: Rows> Query<Y> {
             if let Some(&bad) = idx.iter().find(|&&i| i >= n_pool) {
                 return Err(self.invalid(format!("pool index {bad} out of range (pool of {n_pool})")));
             }
+            okr_io::check_count(n_c, n_pool, "pool indices", || {
+                format!("the pool has {n_pool} rows (a longer list only repeats pool entries)")
+            })
+            .map_err(|e| self.invalid(e.to_string()))?;
         }
         Ok(())
     }
@@ -240,36 +255,25 @@ impl Default for PerQueryDecoder {
     }
 }
 
-/// The candidate pool with what every tile needs from it.
-struct PoolState<'a, Y> {
-    rows: &'a Y,
-    /// $k(c, c)$ of every pool row.
+/// The candidate pool with what every tile needs from it: its distinct rows
+/// ([`Rows::group_duplicates`]) and their norms. Everything is kept per
+/// distinct row but the group of each pool row, so a pool of many identical
+/// rows (a file of `-` lines) costs one index per row.
+struct PoolState<Y> {
+    /// The distinct rows, in first-occurrence order.
+    distinct: Y,
+    /// $k(c, c)$ of every distinct row.
     norms: Vec<f64>,
-    /// For every pool row, the first pool row identical to it.
-    representative: Vec<usize>,
-}
-
-/// For every row, the index of the first row identical to it
-/// ([`Rows::group_duplicates`]).
-fn representatives<Y: Rows>(y: &Y) -> Vec<usize> {
-    let (distinct, group) = y.group_duplicates();
-    let mut first = vec![usize::MAX; distinct.n_rows()];
-    group
-        .iter()
-        .enumerate()
-        .map(|(i, &g)| {
-            if first[g] == usize::MAX {
-                first[g] = i;
-            }
-            first[g]
-        })
-        .collect()
+    /// For every pool row, its distinct row.
+    group: Vec<usize>,
 }
 
 /// Most queries in a tile: the tile's score GEMM computes every query
 /// against every pool column the tile lists, so larger tiles waste flops
 /// when the queries' lists barely overlap.
 const MAX_TILE_QUERIES: usize = 32;
+// A tile query's 1-based index fits the `u8` stamps of `rank_tile`.
+const _: () = assert!(MAX_TILE_QUERIES < 256);
 
 /// Work done by a ranking and the wall time of its parts (see
 /// [`PerQueryDecoder::rank_with_stats`]); for benchmarks, never needed to rank.
@@ -352,7 +356,8 @@ impl PerQueryDecoder {
     /// # Errors
     /// The first error of the stream or of `sink`; [`Error::EmptyQuery`]
     /// naming a query without candidates; [`Error::InvalidQuery`] for a test
-    /// row, pool index or true position out of range; invalid decoder
+    /// row, pool index or true position out of range, or a pooled list
+    /// longer than the pool; invalid decoder
     /// parameters; the model's shape errors.
     pub fn rank<X, Y, M, I, F>(&self, model: &M, x: &X, pool: Option<&Y>, queries: I, sink: F) -> Result<()>
     where
@@ -399,9 +404,9 @@ impl PerQueryDecoder {
         let (pool, whole) = match pool {
             Some(pool) => {
                 model.check_outputs(pool)?;
-                let norms = model.output_sq_norms(pool);
-                let representative = representatives(pool);
-                let n_pool = pool.n_rows();
+                let (distinct, group) = pool.group_duplicates();
+                let norms = model.output_sq_norms(&distinct);
+                let n_pool = distinct.n_rows();
                 let whole = if r1.saturating_mul(n_pool) <= budget / 2 {
                     budget -= r * n_pool;
                     let chunk = (budget / 4 / r1).clamp(1, n_pool.max(1));
@@ -409,7 +414,7 @@ impl PerQueryDecoder {
                     let start = Instant::now();
                     for c0 in (0..n_pool).step_by(chunk) {
                         let ct = chunk.min(n_pool - c0);
-                        model.atom_products_into(&pool.slice(c0..c0 + ct), g.as_mut().subcols_mut(c0, ct), par)?;
+                        model.atom_products_into(&distinct.slice(c0..c0 + ct), g.as_mut().subcols_mut(c0, ct), par)?;
                     }
                     stats.product_seconds += start.elapsed().as_secs_f64();
                     stats.product_columns += n_pool;
@@ -417,7 +422,7 @@ impl PerQueryDecoder {
                 } else {
                     None
                 };
-                (Some(PoolState { rows: pool, norms, representative }), whole)
+                (Some(PoolState { distinct, norms, group }), whole)
             }
             None => (None, None),
         };
@@ -467,7 +472,7 @@ impl PerQueryDecoder {
         &self,
         model: &M,
         x: &X,
-        pool: Option<&PoolState<'_, Y>>,
+        pool: Option<&PoolState<Y>>,
         whole: Option<&Mat<f64>>,
         tile: &[Query<Y>],
         quarter: usize,
@@ -489,19 +494,20 @@ impl PerQueryDecoder {
         model.coefficients_into(&x.select(&rows), coef.as_mut(), par)?;
         stats.coefficient_seconds += start.elapsed().as_secs_f64();
 
-        // Pooled queries: the distinct pool rows the tile lists (their
-        // representatives), and the scores' products `S = C G_U` of every
-        // tile query with every one of them, one GEMM per column group.
+        // Pooled queries: the distinct pool rows the tile lists, and the
+        // scores' products `S = C G_U` of every tile query with every one of
+        // them, one GEMM per column group.
         let mut used: Vec<usize> = tile
             .iter()
             .filter_map(|q| match &q.candidates {
-                CandidateList::Pool(idx) => Some(idx.iter().map(|&i| pool.map_or(i, |p| p.representative[i]))),
+                CandidateList::Pool(idx) => Some(idx.iter().map(|&i| pool.map_or(i, |p| p.group[i]))),
                 CandidateList::Inline(_) => None,
             })
             .flatten()
             .collect();
         used.sort_unstable();
         used.dedup();
+        used.shrink_to_fit();
         let mut s_tile = Mat::<f64>::zeros(tile.len(), used.len());
         let mut g = Mat::<f64>::zeros(0, 0);
         if let (Some(pool), false) = (pool, used.is_empty()) {
@@ -513,7 +519,7 @@ impl PerQueryDecoder {
                 match whole {
                     Some(w) => sel.iter().enumerate().for_each(|(j, &i)| g.col_mut(j).copy_from(w.col(i))),
                     None => {
-                        model.atom_products_into(&pool.rows.select(sel), g.as_mut(), par)?;
+                        model.atom_products_into(&pool.distinct.select(sel), g.as_mut(), par)?;
                         stats.product_columns += sel.len();
                     }
                 }
@@ -527,30 +533,34 @@ impl PerQueryDecoder {
 
         let mut g_q = g;
         let chunk = (quarter / r1).max(1);
+        // Which tile query (1-based) last read each column of `S`: counts
+        // the distinct rows a query lists (tiles hold at most 32 queries).
+        let mut seen = vec![0u8; used.len()];
         for (t, q) in tile.iter().enumerate() {
             let c_t = coef.as_ref().subrows(t, 1).transpose();
-            // Scores of the query's distinct candidates, and the distinct
-            // candidate of every position: identical candidates share one
-            // score, so they tie exactly (and cost one evaluation).
-            let (distinct, slot) = match &q.candidates {
+            // Identical candidates share one score (one column of `S`, or
+            // one distinct inline row), so they tie exactly (and cost one
+            // evaluation).
+            let scores: Vec<f64> = match &q.candidates {
                 CandidateList::Pool(idx) => {
+                    // Each position reads its distinct row's column of `S`:
+                    // no table per query beyond its scores.
                     let pool = pool.expect("validated: pooled queries have a pool");
-                    let mut uniq: Vec<usize> = idx.iter().map(|&i| pool.representative[i]).collect();
-                    let slot: Vec<usize> = {
-                        let reps = uniq.clone();
-                        uniq.sort_unstable();
-                        uniq.dedup();
-                        reps.iter().map(|i| uniq.binary_search(i).expect("present")).collect()
-                    };
-                    stats.useful_score_flops += 2.0 * (r * uniq.len()) as f64;
-                    let distinct = uniq
+                    let stamp = u8::try_from(t + 1).expect("at most MAX_TILE_QUERIES queries per tile");
+                    let mut n_distinct = 0;
+                    let scores = idx
                         .iter()
                         .map(|&i| {
-                            let col = used.binary_search(&i).expect("the tile's union holds its queries' rows");
-                            pool.norms[i] - 2.0 * s_tile[(t, col)]
+                            let d = pool.group[i];
+                            let col = used.binary_search(&d).expect("the tile's union holds its queries' rows");
+                            if std::mem::replace(&mut seen[col], stamp) != stamp {
+                                n_distinct += 1;
+                            }
+                            pool.norms[d] - 2.0 * s_tile[(t, col)]
                         })
                         .collect();
-                    (distinct, slot)
+                    stats.useful_score_flops += 2.0 * (r * n_distinct) as f64;
+                    scores
                 }
                 CandidateList::Inline(y) => {
                     let (rows, slot) = y.group_duplicates();
@@ -571,10 +581,9 @@ impl PerQueryDecoder {
                         stats.score_flops += 2.0 * (r * ct) as f64;
                         stats.useful_score_flops += 2.0 * (r * ct) as f64;
                     }
-                    (distinct, slot)
+                    slot.iter().map(|&d| distinct[d]).collect()
                 }
             };
-            let scores: Vec<f64> = slot.iter().map(|&d| distinct[d]).collect();
             sink(self.ranked(q, &scores))?;
         }
         Ok(())
@@ -694,11 +703,45 @@ mod tests {
         assert!(bad("okr-candidates 1 inline\n1 2\n").starts_with("f.txt:2: expected `query"));
     }
 
+    /// M1 (issue 35): with the pool's size known, a pooled list is checked
+    /// as it is read: an index beyond the pool, or more indices than the
+    /// pool has rows, is an error at its line; repeats within the size are
+    /// fine. The ranker applies the same rule to queries built in code.
+    #[test]
+    fn pool_lists_are_checked_against_the_pool_as_read() {
+        let read = |text: &str, n_pool: usize| {
+            CandidateFileReader::<LabelSets, _>::from_reader("f.txt", text.as_bytes(), 2)
+                .unwrap()
+                .pool_rows(n_pool)
+                .collect::<Result<Vec<_>>>()
+        };
+        let err = read("okr-candidates 1 pool\nquery a 0\n0 1\n# more\n1 0\n", 3).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "f.txt:5: query a: more than 3 pool indices: the pool has 3 rows (a longer list only repeats pool entries)"
+        );
+        let err = read("okr-candidates 1 pool\nquery a 0\n0\nquery b 1\n1 3\n", 3).unwrap_err().to_string();
+        assert_eq!(err, "f.txt:5: query b: pool index 3 out of range (pool of 3 rows)");
+        let qs = read("okr-candidates 1 pool\nquery a 0\n2 *0 2\n", 3).unwrap();
+        assert_eq!((&qs[0].candidates, qs[0].truth), (&CandidateList::Pool(vec![2, 0, 2]), Some(1)));
+
+        let x = DenseRows::from_rows(&[vec![1.0, 0.0], vec![0.0, 1.0]]).unwrap();
+        let y = DenseRows::from_rows(&[vec![1.0], vec![0.0]]).unwrap();
+        let model = okr_estimators::Iokr::params(okr_kernels::Linear, okr_kernels::Linear).lambda(1e-3);
+        let model = okr_estimators::Fit::fit(&model, &x, &y).unwrap();
+        let long = Query::pooled("q", 0, vec![0, 1, 0], None);
+        let err = PerQueryDecoder::new().rank_all(&model, &x, Some(&y), [long]).unwrap_err().to_string();
+        assert!(err.contains("more than 2 pool indices"), "{err}");
+        let ok =
+            PerQueryDecoder::new().rank_all(&model, &x, Some(&y), [Query::pooled("q", 0, vec![1, 1], None)]).unwrap();
+        assert_eq!(ok[0].scores[0], ok[0].scores[1]);
+    }
+
     #[test]
     fn dense_rows_parse_and_width() {
-        let y = DenseRows::parse_rows(&["1, 2.5", "-1 0"], 2).unwrap();
+        let y = DenseRows::parse_rows(["1, 2.5", "-1 0"], 2).unwrap();
         assert_eq!(y.as_mat()[(0, 1)], 2.5);
-        assert_eq!(DenseRows::parse_rows(&["1 2 3"], 2).unwrap_err().0, 0);
-        assert!(DenseRows::parse_rows(&["1", "nan 1"], 1).is_err());
+        assert_eq!(DenseRows::parse_rows(["1 2 3"], 2).unwrap_err().0, 0);
+        assert!(DenseRows::parse_rows(["1", "nan 1"], 1).is_err());
     }
 }

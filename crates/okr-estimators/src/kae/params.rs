@@ -233,6 +233,18 @@ impl KaeValidParams {
     pub fn seed(&self) -> u64 {
         self.seed
     }
+    /// Widths $d_1..d_{L-1}$ of the inner layers.
+    pub fn hidden_dims(&self) -> &[usize] {
+        &self.hidden_dims
+    }
+    /// Maximum number of gradient steps.
+    pub fn max_iter(&self) -> usize {
+        self.max_iter
+    }
+    /// The penalties as given (one entry applies to every layer).
+    pub fn lambdas(&self) -> &[f64] {
+        &self.lambdas
+    }
 
     fn validate(&self) -> Result<()> {
         let bad = |name, value: String, expected| Err(Error::InvalidParameter { name, value, expected });

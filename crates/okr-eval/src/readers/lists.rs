@@ -33,7 +33,9 @@ use crate::{Error, Result};
 pub fn read_label_sets(path: impl AsRef<Path>, n_labels: usize) -> Result<LabelSets> {
     let path = path.as_ref();
     let text = read_text(path)?;
-    let mut sets = Vec::new();
+    // Compressed as read: no vector per row (a file of `-` lines costs 8
+    // bytes per row beside its text).
+    let (mut indptr, mut labels) = (vec![0], Vec::new());
     let mut last = 1;
     // A final newline ends the last line; it starts no (empty) set.
     let body = if text.is_empty() { None } else { Some(text.strip_suffix('\n').unwrap_or(&text)) };
@@ -58,12 +60,15 @@ pub fn read_label_sets(path: impl AsRef<Path>, n_labels: usize) -> Result<LabelS
         if let Some(w) = set.windows(2).find(|w| w[0] == w[1]) {
             return Err(Error::parse(path, no, format!("expected each label at most once, got {} twice", w[0])));
         }
-        sets.push(set);
+        labels.extend_from_slice(&set);
+        indptr.push(labels.len());
     }
-    if sets.is_empty() {
+    if indptr.len() == 1 {
         return Err(Error::parse(path, last, "expected one label set per line, got an empty candidate file"));
     }
-    Ok(LabelSets::new(n_labels, sets)?)
+    indptr.shrink_to_fit();
+    labels.shrink_to_fit();
+    Ok(LabelSets::from_compressed(n_labels, indptr, labels)?)
 }
 
 /// Reads a list of 0-based indices, one per line or comma separated; blank

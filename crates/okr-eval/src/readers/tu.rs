@@ -37,13 +37,24 @@ pub struct TuDataset {
     pub labels: Vec<i64>,
 }
 
-fn int_column(path: &Path) -> Result<Vec<i64>> {
+/// The integers of a one-column file (the first comma-separated field of
+/// each non-blank line). With `at_most = Some((n, bound))`, a line beyond
+/// the `n`-th value is an error naming it and `bound` (the file that sets
+/// `n`), before the value is stored ([`okr_io::check_count`]).
+fn int_column(path: &Path, at_most: Option<(usize, &dyn Fn() -> String)>, what: &'static str) -> Result<Vec<i64>> {
     let text = read_text(path)?;
     let mut out = Vec::new();
     for (line, l) in lines(&text) {
         let t = l.trim();
         if t.is_empty() {
             continue;
+        }
+        if let Some((n, bound)) = at_most {
+            okr_io::check_count(out.len() + 1, n, what, bound).map_err(|e| Error::Parse {
+                path: path.to_path_buf(),
+                line,
+                msg: e.to_string(),
+            })?;
         }
         // Some files carry extra comma-separated columns; the first one is the label.
         let first = t.split(',').next().unwrap_or("").trim();
@@ -58,19 +69,63 @@ fn int_column(path: &Path) -> Result<Vec<i64>> {
 
 /// Reads dataset `name` from folder `dir` (files `name_*.txt`).
 ///
+/// The graph indicator file declares the nodes and the graphs: its graph
+/// ids run from 1 without a gap (every graph has a node), in order. The
+/// other files are checked against it as they are read, so a file longer
+/// than the indicator declares (20 million graph labels for 2 nodes) is an
+/// error at its first extra line, not an allocation of its length.
+///
 /// # Errors
 /// [`Error::Io`] for a missing mandatory file, [`Error::Parse`] (path and
 /// line) for malformed lines, node ids out of range, edges across graphs,
-/// graph ids out of order, or label files of the wrong length.
+/// graph ids out of order or skipping a graph, or label files of the wrong
+/// length.
 pub fn read_tu(dir: &Path, name: &str) -> Result<TuDataset> {
     let file = |suffix: &str| dir.join(format!("{name}_{suffix}.txt"));
     let indicator_path = file("graph_indicator");
-    let indicator = int_column(&indicator_path)?;
-    let labels = int_column(&file("graph_labels"))?;
-    let n_graphs = labels.len();
+    let indicator = int_column(&indicator_path, None, "nodes")?;
     let n_nodes = indicator.len();
+    // Node ranges per graph: ids 1, 1, 2, 3, 3, ... (each graph's nodes
+    // contiguous, no graph without nodes).
+    let mut first_node = Vec::new();
+    let mut prev = 0i64;
+    for (v, &g) in indicator.iter().enumerate() {
+        if g != prev + 1 && (v == 0 || g != prev) {
+            let expected = if prev == 0 { "1".to_string() } else { format!("{prev} or {}", prev + 1) };
+            return Err(Error::Parse {
+                path: indicator_path,
+                line: v + 1,
+                msg: format!(
+                    "graph id {g} where {expected} is expected (graph ids run from 1 in order, every graph with a node)"
+                ),
+            });
+        }
+        if g != prev {
+            first_node.push(v);
+        }
+        prev = g;
+    }
+    let n_graphs = first_node.len();
+    let count: Vec<usize> =
+        (0..n_graphs).map(|g| first_node.get(g + 1).copied().unwrap_or(n_nodes) - first_node[g]).collect();
+    let indicator_name = indicator_path.display().to_string();
+    let graphs_bound = || format!("{indicator_name} declares {n_graphs} graphs");
+    let labels_path = file("graph_labels");
+    let labels = int_column(&labels_path, Some((n_graphs, &graphs_bound)), "graph labels")?;
+    if labels.len() != n_graphs {
+        return Err(Error::Parse {
+            path: labels_path,
+            line: labels.len() + 1,
+            msg: format!("{} graph labels for the {n_graphs} graphs of {indicator_name}", labels.len()),
+        });
+    }
     let node_labels_path = file("node_labels");
-    let node_labels = if node_labels_path.exists() { int_column(&node_labels_path)? } else { vec![0; n_nodes] };
+    let nodes_bound = || format!("{indicator_name} declares {n_nodes} nodes");
+    let node_labels = if node_labels_path.exists() {
+        int_column(&node_labels_path, Some((n_nodes, &nodes_bound)), "node labels")?
+    } else {
+        vec![0; n_nodes]
+    };
     if let Some(v) = node_labels.iter().position(|&l| l < 0 || l > u32::MAX as i64) {
         return Err(Error::Parse {
             path: node_labels_path,
@@ -85,29 +140,11 @@ pub fn read_tu(dir: &Path, name: &str) -> Result<TuDataset> {
             msg: format!("{} node labels for {n_nodes} nodes", node_labels.len()),
         });
     }
-    // Node ranges per graph (graph ids must be 1..=N and non-decreasing).
-    let mut first_node = vec![usize::MAX; n_graphs];
-    let mut count = vec![0usize; n_graphs];
-    let mut prev = 0i64;
-    for (v, &g) in indicator.iter().enumerate() {
-        if g < 1 || g as usize > n_graphs || g < prev {
-            return Err(Error::Parse {
-                path: indicator_path,
-                line: v + 1,
-                msg: format!("graph id {g} out of order or outside 1..={n_graphs}"),
-            });
-        }
-        let gi = g as usize - 1;
-        if first_node[gi] == usize::MAX {
-            first_node[gi] = v;
-        }
-        count[gi] += 1;
-        prev = g;
-    }
     let a_path = file("A");
     let a_text = read_text(&a_path)?;
     let edge_labels_path = file("edge_labels");
-    let edge_labels = if edge_labels_path.exists() { Some(int_column(&edge_labels_path)?) } else { None };
+    let edge_labels =
+        if edge_labels_path.exists() { Some(int_column(&edge_labels_path, None, "edge labels")?) } else { None };
     let mut edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n_graphs];
     let mut elabels: Vec<Vec<((u32, u32), u32)>> = vec![Vec::new(); n_graphs];
     let mut k = 0usize;
@@ -136,7 +173,7 @@ pub fn read_tu(dir: &Path, name: &str) -> Result<TuDataset> {
     }
     let mut graphs = Vec::with_capacity(n_graphs);
     for g in 0..n_graphs {
-        let start = if count[g] == 0 { 0 } else { first_node[g] };
+        let start = first_node[g];
         let nl: Vec<u32> = node_labels[start..start + count[g]]
             .iter()
             .map(|&l| l as u32) // range checked above
@@ -248,5 +285,48 @@ mod tests {
         write(dir.path(), "Z", &[("A", "1, 3\n"), ("graph_indicator", "1\n1\n2\n"), ("graph_labels", "1\n1\n")]);
         assert!(matches!(read_tu(dir.path(), "Z"), Err(Error::Parse { line: 1, .. })));
         assert!(matches!(read_tu(dir.path(), "missing"), Err(Error::Io { .. })));
+    }
+
+    /// M2 (issue 35): the indicator file declares the graphs and nodes; a
+    /// label file longer than that is refused at its first extra line, a
+    /// graph id that skips a graph (a graph without nodes) at its line.
+    #[test]
+    fn label_files_longer_than_the_indicator_declares_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |name: &str, files: &[(&str, &str)]| {
+            write(dir.path(), name, files);
+            match read_tu(dir.path(), name) {
+                Err(Error::Parse { path, line, msg }) => {
+                    (path.file_name().unwrap().to_string_lossy().into_owned(), line, msg)
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        };
+        let (file, line, msg) =
+            err("L", &[("A", ""), ("graph_indicator", "1\n2\n"), ("graph_labels", &"1\n".repeat(50))]);
+        assert_eq!((file.as_str(), line), ("L_graph_labels.txt", 3));
+        assert!(
+            msg.starts_with("more than 2 graph labels: ") && msg.ends_with("L_graph_indicator.txt declares 2 graphs"),
+            "{msg}"
+        );
+        let (file, line, msg) = err(
+            "N",
+            &[("A", ""), ("graph_indicator", "1\n1\n"), ("graph_labels", "1\n"), ("node_labels", "0\n0\n0\n")],
+        );
+        assert_eq!((file.as_str(), line), ("N_node_labels.txt", 3));
+        assert!(msg.contains("more than 2 node labels"), "{msg}");
+        for (indicator, line, found) in
+            [("1\n3\n", 2, "graph id 3"), ("2\n2\n", 1, "graph id 2"), ("1\n0\n", 2, "graph id 0")]
+        {
+            let (file, l, msg) = err("S", &[("A", ""), ("graph_indicator", indicator), ("graph_labels", "1\n1\n1\n")]);
+            assert_eq!((file.as_str(), l), ("S_graph_indicator.txt", line), "{indicator:?}");
+            assert!(msg.contains(found), "{msg}");
+        }
+        let (file, line, msg) = err("F", &[("A", ""), ("graph_indicator", "1\n2\n3\n"), ("graph_labels", "1\n1\n")]);
+        assert_eq!((file.as_str(), line), ("F_graph_labels.txt", 3));
+        assert!(msg.starts_with("2 graph labels for the 3 graphs"), "{msg}");
+        write(dir.path(), "G", &[("A", ""), ("graph_indicator", "1\n2\n2\n"), ("graph_labels", "1\n0\n")]);
+        let ds = read_tu(dir.path(), "G").unwrap();
+        assert_eq!((ds.graphs.n_rows(), ds.graphs.graph(1).node_labels().len()), (2, 2));
     }
 }

@@ -8,7 +8,8 @@ sparse, class labels, or a float matrix of vector outputs; ``predict``,
 :class:`ISOKR`, :class:`SISOKR`, :class:`NystroemKRR`, :class:`NystroemReducedRankIOKR`,
 :class:`TraceNormSurrogate`; label scores: :class:`LEML`; codes
 (``fit(X)``, ``transform``): :class:`KAE`, :class:`K2AE`, :class:`KPCA`. Data: :func:`load_arff`, :func:`data_dir`. Model files of ``okr fit``:
-:func:`load` (and ``est.save(path)``); recipes: :func:`from_recipe`.
+:func:`load` (and ``est.save(path)``); recipes: :func:`from_recipe`. Model
+selection with okr's fast paths (the search of ``okr tune``): :class:`SearchCV`.
 """
 
 from . import _okr, estimators
@@ -17,6 +18,7 @@ from ._codes import K2AE, KAE, KPCA
 from ._leml import LEML
 from ._output_basis import OutputEmbedding, SurrogateRegressor
 from ._recipes import from_recipe, load
+from ._search import SearchCV
 from .datasets import data_dir, load_arff
 from .estimators import (
     IOKR,
@@ -47,4 +49,5 @@ __all__ = [
     "data_dir",
     "load",
     "from_recipe",
+    "SearchCV",
 ]

@@ -250,13 +250,18 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                     k["coef0"] = coef0
             return k
 
-        return {
-            "estimator": estimator,
-            "input": {
+        if str(p.get("kernel")).lower() == "precomputed":
+            # scikit-learn's convention: X is K(train, train), then K(test, train).
+            inputs = {"kind": "gram"}
+        else:
+            inputs = {
                 "kind": "features",
                 "kernel": kernel(p.get("kernel", "gaussian"), p.get("gamma"), p.get("degree"), p.get("coef0")),
                 "standardize": "no",
-            },
+            }
+        return {
+            "estimator": estimator,
+            "input": inputs,
             "output": {
                 "kind": "labels" if output_kind == "labels" else "vector",
                 "kernel": kernel(p.get("output_kernel", "gaussian"), p.get("output_gamma"), None, None),
@@ -476,7 +481,10 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        precomputed = str(getattr(self, "kernel", "")).lower() == "precomputed"
+        tags.input_tags.sparse = not precomputed
+        # Cross-validation slices a precomputed Gram by rows and columns.
+        tags.input_tags.pairwise = precomputed
         tags.classifier_tags.multi_label = True
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = True

@@ -2,13 +2,21 @@
 autoencoders KAE and K2AE (Laforgue, Clemencon and d'Alche-Buc 2019) and
 (uncentred) kernel PCA."""
 
+import json
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _okr
-from ._base import _pickled_state, _unpickled_state
+from ._base import _json_ready, _pickled_state, _unpickled_state
+
+
+def _plain(value):
+    """A numpy scalar as the Python number JSON takes (anything else as given:
+    okr's recipe reader refuses it with the parameter's name)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 __all__ = ["KAE", "K2AE", "KPCA"]
 
@@ -67,10 +75,10 @@ class _Autoencoder(_CodeBase):
         hidden_dims=(2,),
         kernel="gaussian",
         gamma=None,
-        degree=3,
-        coef0=1.0,
-        lam=1e-3,
-        max_iter=500,
+        degree=None,
+        coef0=None,
+        lam=None,
+        max_iter=None,
         random_state=None,
         n_jobs=None,
     ):
@@ -88,17 +96,36 @@ class _Autoencoder(_CodeBase):
         """Fit the autoencoder on ``X``; sets ``embedding_`` (training codes),
         ``n_iter_`` and ``objective_``."""
         X = _rows(self, X, reset=True)
-        params = self._okr_params()
-        dims = params.pop("hidden_dims")
-        if np.ndim(dims) == 0:
-            dims = [dims]
-        # okr checks the widths (integers >= 1, ValueError naming hidden_dims).
-        dims = list(dims)
-        self.model_ = _okr.fit_autoencoder(self._kind, params, dims, X, self.n_jobs)
+        self.model_ = _okr.fit_autoencoder(json.dumps(_json_ready(self._recipe())), X, self.n_jobs)
         self.embedding_ = self.model_.train_codes()
         self.n_iter_ = self.model_.n_iter
         self.objective_ = self.model_.objective
         return self
+
+    def _recipe(self):
+        """okr's recipe: names only; ``None`` is okr's default (okr checks
+        every value, with a ``ValueError`` naming it)."""
+        p = self.get_params(deep=False)
+        dims = p["hidden_dims"]
+        dims = [dims] if np.ndim(dims) == 0 else list(dims)
+        estimator = {"name": self._kind, "hidden_dims": [_plain(d) for d in dims]}
+        for name, key in (("lam", "lambda"), ("max_iter", "max_iter")):
+            if p[name] is not None:
+                estimator[key] = _plain(p[name])
+        kernel = {"name": p["kernel"]}
+        if p["gamma"] is not None:
+            kernel["gamma"] = _plain(p["gamma"])
+        # scikit-learn ignores degree and coef0 for other kernels; okr refuses them.
+        if str(p["kernel"]).lower() in ("polynomial", "poly"):
+            for name in ("degree", "coef0"):
+                if p[name] is not None:
+                    kernel[name] = _plain(p[name])
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        return {
+            "estimator": estimator,
+            "input": {"kind": "features", "kernel": kernel, "standardize": "no"},
+            "seed": seed,
+        }
 
     def score(self, X, y=None):
         """Minus the mean squared reconstruction error of ``X`` (higher is better)."""

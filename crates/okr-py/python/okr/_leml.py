@@ -1,21 +1,26 @@
 """LEML: low-rank multi-label learning with explicit label scores."""
 
+import json
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from . import _okr
-from ._base import OkrSurrogate, _inputs
+from ._base import OkrSurrogate, _inputs, _json_ready
 
 __all__ = ["LEML"]
 
 
 class LEML(OkrSurrogate):
     """LEML (Yu et al. 2014): label scores ``x^T W H`` with a rank-``rank``
-    (capped at the number of labels)
+    (capped at the number of labels, with a warning when given larger)
     factorization, fitted by alternating minimization of ``loss`` (``"sq"``
-    squared, ``"lr"`` logistic, ``"sh"`` squared hinge) with ridge ``lam``
-    for ``max_iter`` iterations; ``random_state`` seeds ``H``.
+    squared, ``"lr"`` logistic, ``"sh"`` squared hinge) with penalty ``lam``
+    for at most ``max_iter`` iterations; ``random_state`` seeds ``H``.
+    ``None`` takes okr's default (``okr fit --estimator leml``'s): rank 10,
+    ``lam`` 0.1, 10 iterations (see docs/recipes.md).
 
     A label-score model: ``predict`` keeps the labels whose score exceeds
     the training encoding's midpoint (``threshold_``), ``decision_function``
@@ -27,7 +32,9 @@ class LEML(OkrSurrogate):
 
     _model_class = _okr.ScoreModel
 
-    def __init__(self, *, rank=10, lam=1.0, loss="sq", max_iter=10, random_state=None, n_jobs=None):
+    _okr_name = "leml"
+
+    def __init__(self, *, rank=None, lam=None, loss="sq", max_iter=None, random_state=None, n_jobs=None):
         self.rank = rank
         self.lam = lam
         self.loss = loss
@@ -43,11 +50,22 @@ class LEML(OkrSurrogate):
         Y, kind = self._targets(y)
         if kind != "labels":
             raise ValueError("LEML needs a 0/1 label indicator or class labels, not vector outputs")
-        self.model_ = _okr.fit_leml(self._params_for_okr(), X, Y, self.n_jobs)
+        self.model_, notes = _okr.fit_leml(json.dumps(_json_ready(self._recipe())), X, Y, self.n_jobs)
+        for note in notes:
+            warnings.warn(f"okr: {note}", UserWarning, stacklevel=2)
         self.threshold_ = self.model_.threshold
         self.n_iter_ = self.model_.n_iter
         self.n_outputs_ = self.model_.n_labels
         return self
+
+    def _recipe(self, output_kind="labels"):
+        """okr's recipe for LEML: names only, ``None`` left to okr."""
+        p = self.get_params(deep=False)
+        estimator = {"name": "leml"}
+        for name, key in (("rank", "rank"), ("lam", "lambda"), ("loss", "loss"), ("max_iter", "max_iter")):
+            if p[name] is not None:
+                estimator[key] = p[name]
+        return {"estimator": estimator, "seed": self._seed()}
 
     def _scores(self, X):
         check_is_fitted(self, "model_")

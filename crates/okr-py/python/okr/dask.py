@@ -38,6 +38,7 @@ A failing task (a worker that dies) is retried by Dask; okr's errors (a NaN
 in a partition) reach the driver as the ``ValueError`` okr raised.
 """
 
+import json
 import numbers
 import time
 
@@ -45,17 +46,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _okr
-from ._base import _fitted_candidates, _label_csr
+from ._base import _fitted_candidates, _json_ready, _label_csr
 from .estimators import SIOKR, SISOKR, NystroemKRR, NystroemReducedRankIOKR
 
 __all__ = ["fit", "predict", "predict_topk", "decision_function"]
 
-_ESTIMATORS = (
-    (NystroemKRR, "nystroem"),
-    (NystroemReducedRankIOKR, "nystroem_rr"),
-    (SISOKR, "sketched"),
-    (SIOKR, "sketched"),
-)
+_ESTIMATORS = (NystroemKRR, NystroemReducedRankIOKR, SISOKR, SIOKR)
 
 
 def _dask():
@@ -181,8 +177,7 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
     steps.
     """
     dask, _ = _dask()
-    name = next((n for cls, n in _ESTIMATORS if type(estimator) is cls), None)
-    if name is None:
+    if type(estimator) not in _ESTIMATORS:
         raise TypeError(
             "okr.dask.fit fits NystroemKRR, NystroemReducedRankIOKR, SIOKR and SISOKR, "
             f"not {type(estimator).__name__}"
@@ -197,15 +192,14 @@ def fit(estimator, X, Y, *, y_kind=None, client=None, partition_hook=None):
         y_kind = "vectors" if y_dtype.kind in "fc" else "labels"
     if y_kind not in ("labels", "vectors"):
         raise ValueError(f"invalid y_kind = {y_kind!r}: expected 'labels' or 'vectors'")
-    params = estimator._params_for_okr()
-    x_idx, y_idx = _okr.stream_plan_rows(name, params, n, d, y_kind, output_dim)
+    # The recipe the single-machine fit would use: okr's defaults and checks.
+    recipe = json.dumps(_json_ready(estimator._recipe(y_kind)))
+    x_idx, y_idx = _okr.stream_plan_rows(recipe, n, d, y_kind, output_dim)
     x_rows = _gather(dask, parts, offsets, x_idx, 0)
     y_rows = _gather(dask, parts, offsets, y_idx, 1)
     if y_rows is None:
         y_rows = np.zeros((0, output_dim))
-    plan = _okr.stream_plan(
-        name, params, n, x_idx, _rows(x_rows), y_idx, _outputs(y_rows, y_kind), y_kind, output_dim
-    )
+    plan = _okr.stream_plan(recipe, n, x_idx, _rows(x_rows), y_idx, _outputs(y_rows, y_kind), y_kind, output_dim)
     planned = time.perf_counter()
     # One graph node holds the plan: shipped once to each worker that needs it.
     plan_node = dask.delayed(plan, pure=True)
