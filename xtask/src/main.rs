@@ -33,6 +33,7 @@ mod common;
 mod dask_scale;
 mod fuzz;
 mod index;
+mod input_models;
 mod kae;
 mod leml;
 mod metabolite;
@@ -172,6 +173,11 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment::new("dask-scale-files-quick", "dask-scale-files at 1/4 size", |a| {
         dask_scale::files::run("dask-scale-files-quick", 4, &a.out_dir, a.seed)
     }),
+    Experiment::new(
+        "input-models",
+        "bring your own input model: ridge, MLP, gradient boosting on a sketched output basis beside IOKR / SISOKR (Bibtex, Corel5k, USPS), and the score GEMM rate of decoding from coordinates",
+        |a| input_models::run_experiment(&a.out_dir, a.seed),
+    ),
     Experiment::new(
         "python-vs-peers",
         "okr's Python IOKR / SISOKR on Bibtex beside numpy and structured-predictions, and the CLI (one run)",

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 pub mod args;
 pub mod data;
+pub mod embed;
 pub mod fit;
 pub mod gen_args;
 pub mod output;
@@ -15,6 +16,7 @@ pub mod tune;
 
 pub use args::{CsvHeaderFlag, DataArgs, DecodeArgs, EncodeArgs, EvalArgs, Format, PredictArgs};
 pub use data::DataCommand;
+pub use embed::{CoordDecodeArgs, EmbedArgs};
 pub use fit::{EstimatorKind, FitArgs, KernelKind, MklKind};
 pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
@@ -126,6 +128,21 @@ pub enum Command {
     /// Rank each query's own candidate set (retrieval) with a saved model; writes a CSV table.
     #[command(long_about = rank::RANK_HELP)]
     Rank(RankArgs),
+    /// Fit an output basis on an output file and write the outputs' coordinates.
+    ///
+    /// Bring your own input model: any regressor (in any language) learns inputs -> these
+    /// coordinates, and `okr decode` turns its predicted coordinates into outputs. The basis
+    /// e_1..e_r is orthonormal in the output kernel's RKHS: the exact basis (kernel PCA of the
+    /// output Gram over the distinct outputs), a sketched basis or Nystroem anchors. The
+    /// coordinates of an output y are z_j = <e_j, psi(y)>.
+    EmbedOutputs(Box<EmbedArgs>),
+    /// Decode coordinates predicted elsewhere against candidate outputs.
+    ///
+    /// Scores each candidate c by k(c, c) - 2 z^T z(c) (lower is better; ties to the lower
+    /// index) with the same tiles, memory budget and precision as `okr predict`, and writes the
+    /// same formats. Coordinates of another width, NaN values or a file naming another basis
+    /// are refused with one line.
+    Decode(Box<CoordDecodeArgs>),
     /// Describe a model file: estimator, kernels, hyper-parameters, label names, versions.
     Info(InfoArgs),
     /// Encode an input file with a saved kernel autoencoder (--estimator kae or k2ae).

@@ -31,7 +31,11 @@ fn main() -> ExitCode {
         Err(err) => return usage_error(&err),
     };
     let stream = match &cli.command {
-        cli::Command::Predict(_) | cli::Command::Encode(_) | cli::Command::Rank(_) => Stream::Lines,
+        cli::Command::Predict(_)
+        | cli::Command::Encode(_)
+        | cli::Command::Rank(_)
+        | cli::Command::EmbedOutputs(_)
+        | cli::Command::Decode(_) => Stream::Lines,
         _ => Stream::Document,
     };
     match cmd::run(cli) {

@@ -16,10 +16,15 @@
 //! [`per_query`] ranks each test point against its own candidate set
 //! (retrieval), streamed from a documented file, and reports the rank of the
 //! true candidate with ties counted optimistically and pessimistically.
+//!
+//! [`CoordinateDecoder`] decodes coordinates predicted by any model in an
+//! output basis fitted from outputs alone (okr-estimators' `OutputBasis`),
+//! with the same tiles, precision and tie rule.
 #![warn(missing_docs)]
 
 mod candidates;
 mod chain;
+mod coordinates;
 mod error;
 pub mod per_query;
 mod precision;
@@ -29,5 +34,6 @@ pub mod select;
 
 pub use candidates::{CandidateDecoder, Decoded};
 pub use chain::{ChainCosts, ChainOrder, ChainPlan, KERNEL_ENTRY_FLOPS_UNKNOWN, kernel_entry_flops};
+pub use coordinates::CoordinateDecoder;
 pub use error::{Error, Result};
 pub use precision::{F32_SHORTLIST_EXTRA, Precision, f32_margin};

@@ -37,6 +37,7 @@ pub mod kde;
 pub mod leml;
 pub mod nystroem;
 pub mod nystroem_rr;
+pub mod output_basis;
 mod param_guard;
 pub mod partition;
 pub mod persist;
@@ -63,6 +64,7 @@ pub use okr_kernels::{
     CsrRows, DenseRows, Features, Gaussian, GaussianTanimoto, Kernel, KernelSpec, LabelSets, Laplacian, Linear,
     Polynomial, Rows, Standardizer, Tanimoto,
 };
+pub use output_basis::{BasisKind, OutputBasis, OutputBasisParams, OutputBasisValidParams};
 pub use param_guard::ParamGuard;
 pub use reduced_rank::{ReducedRankIokr, ReducedRankParams, ReducedRankValidParams};
 pub use score::ScoreModel;

@@ -12,6 +12,7 @@ mod codes;
 mod convert;
 mod errors;
 mod model;
+mod output_basis;
 mod params;
 mod ranking;
 mod score_model;
@@ -87,6 +88,8 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::stream_merge, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_finalize, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_stats_info, m)?)?;
+    m.add_class::<output_basis::PyEmbedding>()?;
+    m.add_function(wrap_pyfunction!(output_basis::fit_embedding, m)?)?;
     m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;

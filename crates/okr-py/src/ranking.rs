@@ -23,7 +23,7 @@ use crate::threads::{self, NJobs};
 type Ranked<'py> =
     (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<i64>>);
 
-fn usizes(name: &str, a: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+pub(crate) fn usizes(name: &str, a: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
     a.as_array()
         .iter()
         .map(|&v| usize::try_from(v).map_err(|_| PyValueError::new_err(format!("negative value {v} in {name}"))))
@@ -32,13 +32,13 @@ fn usizes(name: &str, a: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 
 /// Each test row's candidate group: pool rows `indices[indptr[q]..indptr[q + 1]]`,
 /// or the whole pool for every row.
-enum Groups {
+pub(crate) enum Groups {
     Lists { indptr: Vec<usize>, indices: Vec<usize> },
     WholePool(usize),
 }
 
 impl Groups {
-    fn check(&self, n_test: usize) -> PyResult<()> {
+    pub(crate) fn check(&self, n_test: usize) -> PyResult<()> {
         let Groups::Lists { indptr, indices } = self else { return Ok(()) };
         if indptr.len() != n_test + 1 || indptr.first() != Some(&0) || indptr.last() != Some(&indices.len()) {
             return Err(PyValueError::new_err(format!(
@@ -55,7 +55,7 @@ impl Groups {
         Ok(())
     }
 
-    fn group(&self, q: usize) -> Vec<usize> {
+    pub(crate) fn group(&self, q: usize) -> Vec<usize> {
         match self {
             Groups::Lists { indptr, indices } => indices[indptr[q]..indptr[q + 1]].to_vec(),
             Groups::WholePool(n_pool) => (0..*n_pool).collect(),
@@ -101,7 +101,7 @@ fn rank_all<X: Rows, Y: Rows, M: okr_estimators::SurrogateModel<X, Y> + ?Sized>(
     Ok(out)
 }
 
-fn flatten(py: Python<'_>, ranked: Vec<RankedQuery>) -> Ranked<'_> {
+pub(crate) fn flatten(py: Python<'_>, ranked: Vec<RankedQuery>) -> Ranked<'_> {
     let mut offsets = Vec::with_capacity(ranked.len() + 1);
     offsets.push(0i64);
     let (mut ids, mut scores) = (Vec::new(), Vec::new());

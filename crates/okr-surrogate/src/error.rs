@@ -38,6 +38,18 @@ pub enum Error {
         /// The relative tolerance used.
         tol: f64,
     },
+    /// Coordinates tagged with another output basis than the one decoding
+    /// them (see [`Coordinates`](crate::Coordinates)).
+    #[error(
+        "coordinates of another output basis (basis id {got:016x}, this basis is {expected:016x}): \
+         transform the outputs with the basis that decodes them"
+    )]
+    OtherBasis {
+        /// Id of the basis decoding.
+        expected: u64,
+        /// Id the coordinates carry.
+        got: u64,
+    },
     /// A linear algebra failure (for example a kernel that is not PSD).
     #[error(transparent)]
     Linalg(#[from] okr_linalg::Error),

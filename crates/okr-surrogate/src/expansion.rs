@@ -52,6 +52,10 @@ pub enum InputMap<'a> {
         /// For every training sample, its atom.
         atom_of: &'a [usize],
     },
+    /// The inputs are the coefficients themselves: coordinates predicted
+    /// elsewhere in an output basis fitted from outputs alone (okr-estimators'
+    /// `OutputBasis`); [`KernelExpansion::coordinates_into`] copies them.
+    Coordinates,
 }
 
 /// How the Gram matrix of the atoms $\langle a_i, a_j\rangle$ is obtained.
@@ -167,6 +171,22 @@ pub trait KernelExpansion<X: Rows, Y: Rows>: Send + Sync {
     /// The distinct training outputs in first-occurrence order (the default
     /// candidates of a decoder).
     fn training_outputs(&self) -> &Y;
+
+    /// For [`InputMap::Coordinates`]: writes the coefficients that the inputs
+    /// `x` are, `(x.n_rows(), n_atoms)`, into `dst`. The default refuses
+    /// (no model but an output basis has that map).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`](crate::Error::ShapeMismatch) when `x` is not
+    /// coordinates of this model.
+    fn coordinates_into(&self, x: &X, dst: MatMut<'_, f64>) -> Result<()> {
+        let _ = dst;
+        Err(crate::Error::ShapeMismatch {
+            what: "inputs read as coordinates by a model that has none",
+            expected: 0,
+            got: x.n_rows(),
+        })
+    }
 }
 
 impl<X, Y, M> SurrogateModel<X, Y> for M
@@ -199,6 +219,10 @@ where
                 ridge_coefficients_into(self, x, factor, atom_of, dst, par);
                 Ok(())
             }
+            InputMap::Coordinates => {
+                self.check_inputs(x)?;
+                self.coordinates_into(x, dst)
+            }
         }
     }
 
@@ -216,6 +240,8 @@ where
                 LinearExpansion::ridge(self.input_kernel(), self.expansion_inputs(), factor, atom_of, self.n_atoms())
                     .ok()
             }
+            // Nothing to fold: the scores are one GEMM of the coordinates and the atom products.
+            InputMap::Coordinates => None,
         }
     }
 

@@ -22,6 +22,9 @@
 //!   (input map, atoms); implementing it gives the model its
 //!   [`SurrogateModel`] (one blanket impl, here because the orphan rule
 //!   puts it beside the trait).
+//! - [`Coordinates`] and [`CoordinateBasis`]: coordinates of outputs in an
+//!   output basis fitted from training outputs alone (okr-estimators'
+//!   `OutputBasis`), so that coordinates predicted by any model decode.
 //! - [`Error`] / [`Result`]: the estimators' error, here so that a
 //!   [`SurrogateModel`] implementation and its callers share one error type.
 //! - [`IokrPath`], [`LooProducts`], [`FoldScorer`], [`GridSearchResult`]: the
@@ -31,6 +34,7 @@
 //!   builds on.
 #![warn(missing_docs)]
 
+mod coordinates;
 mod error;
 mod expansion;
 mod linear;
@@ -39,6 +43,7 @@ mod path;
 mod select;
 mod surrogate;
 
+pub use coordinates::{CoordinateBasis, Coordinates};
 pub use error::{Error, PartitionError, Result};
 pub use expansion::{
     AtomGram, Atoms, InputMap, KernelExpansion, projected_atom_products_into, projected_coefficients_into, tile_rows,

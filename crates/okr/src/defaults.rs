@@ -91,6 +91,16 @@ pub const MEMORY_BUDGET_MIB: usize = 1024;
 /// The trace-norm solver.
 pub const TRACE_NORM_SOLVER: &str = "gd";
 
+/// Atoms of a sketched or Nystroem output basis (`okr embed-outputs`,
+/// `okr.OutputEmbedding`) when no size is given: as the estimators'
+/// anchors, enough for the label sets of Bibtex and Corel5k, capped at the
+/// training outputs.
+pub const BASIS_SIZE: usize = ANCHORS;
+
+/// The sketch kind of a sketched output basis: uniform sub-sampling, the
+/// sub-sampled basis of DSOKR (El Ahmad et al. 2024).
+pub const BASIS_SKETCH: &str = "uniform";
+
 #[cfg(test)]
 mod tests {
     use okr_estimators::nystroem::Anchors;

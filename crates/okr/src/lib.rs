@@ -15,6 +15,8 @@
 //! - [`resolve`]: the data-dependent defaults (kernel widths, the ridge
 //!   chosen by leave-one-out, standardization) and size caps with their
 //!   warnings;
+//! - [`embed`]: output embeddings fitted from outputs alone, whose
+//!   coordinates any model can regress and okr decodes;
 //! - [`fit()`](fit::fit): a recipe and training data to a fitted model and
 //!   the resolved recipe, for every estimator (LEML through
 //!   [`label_scores`], the autoencoders through [`fit_codes`]);
@@ -25,6 +27,7 @@
 pub mod autoencoders;
 pub mod catalog;
 pub mod defaults;
+pub mod embed;
 mod error;
 pub mod fit;
 pub mod label_scores;

@@ -2,6 +2,7 @@
 
 mod data;
 mod decoding;
+mod embed;
 mod eval;
 mod fit;
 mod gen_data;
@@ -45,6 +46,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Data(c) => data::run(&c),
         Command::Encode(a) => kae::encode(&a),
         Command::Gen(a) => gen_data::run(&a),
+        Command::EmbedOutputs(a) => embed::embed(&a),
+        Command::Decode(a) => embed::decode(&a),
         Command::Gram(a) => spectra_gram::run(&a),
     }
 }

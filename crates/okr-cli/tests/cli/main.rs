@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod data;
+mod embed;
 mod gram;
 mod memory;
 mod metrics;

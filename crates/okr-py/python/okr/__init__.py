@@ -16,6 +16,7 @@ from . import _okr, estimators
 from ._base import RankedCandidates, f1_samples
 from ._codes import K2AE, KAE, KPCA
 from ._leml import LEML
+from ._output_basis import OutputEmbedding, SurrogateRegressor
 from ._recipes import from_recipe, load
 from ._search import SearchCV
 from .datasets import data_dir, load_arff
@@ -37,6 +38,8 @@ __version__ = _okr.__version__
 __all__ = [
     *estimators.__all__,
     "LEML",
+    "OutputEmbedding",
+    "SurrogateRegressor",
     "KAE",
     "K2AE",
     "KPCA",

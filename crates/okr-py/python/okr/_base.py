@@ -421,7 +421,7 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Returns a :class:`RankedCandidates`.
         """
         check_is_fitted(self, "model_")
-        X = _inputs(self, X, reset=False)
+        X = self._rank_inputs(X)
         n = X.shape[0]
         pool, kind = self._candidate_pool(candidates)
         n_pool = pool.shape[0]
@@ -443,10 +443,18 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise ValueError(f"invalid memory_budget = {memory_budget!r}: expected an integer >= 1 (bytes)")
         # Beyond 64 bits both mean "no limit".
         k = None if k is None else int(min(k, sys.maxsize))
-        ids, scores, offsets, ranks = _okr.rank_per_query(
-            self.model_, X, pool, kind, indptr, indices, truth, k, int(min(memory_budget, sys.maxsize)), self.n_jobs
+        ids, scores, offsets, ranks = self._rank_per_query(
+            X, pool, kind, indptr, indices, truth, k, int(min(memory_budget, sys.maxsize))
         )
         return RankedCandidates(ids, scores, offsets, ranks if true_candidates is not None else None)
+
+    def _rank_inputs(self, X):
+        """What ``rank_candidates`` scores: the checked inputs (a
+        meta-estimator: the coordinates its regressor predicts)."""
+        return _inputs(self, X, reset=False)
+
+    def _rank_per_query(self, X, pool, kind, indptr, indices, truth, k, memory_budget):
+        return _okr.rank_per_query(self.model_, X, pool, kind, indptr, indices, truth, k, memory_budget, self.n_jobs)
 
     def decision_function(self, X):
         """``h(x)`` read with a linear output kernel: label scores
