@@ -11,6 +11,7 @@
 //! to fine: a line search from the median heuristic on a seeded subset of
 //! [`SCREEN_ROWS`] rows, then the ridges on every row at the chosen width.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -132,17 +133,18 @@ pub struct Tuned {
     pub refit: Recipe,
 }
 
-/// The training outputs a search decodes and scores.
-enum Scored {
-    Sets(LabelSets),
-    Vectors(DenseRows),
+/// The training outputs a search decodes and scores: the caller's, or the
+/// screen's subset of them.
+enum Scored<'a> {
+    Sets(Cow<'a, LabelSets>),
+    Vectors(Cow<'a, DenseRows>),
 }
 
-impl Scored {
-    fn select(&self, rows: &[usize]) -> Scored {
+impl Scored<'_> {
+    fn select(&self, rows: &[usize]) -> Scored<'static> {
         match self {
-            Scored::Sets(y) => Scored::Sets(y.select(rows)),
-            Scored::Vectors(y) => Scored::Vectors(y.select(rows)),
+            Scored::Sets(y) => Scored::Sets(Cow::Owned(y.select(rows))),
+            Scored::Vectors(y) => Scored::Vectors(Cow::Owned(y.select(rows))),
         }
     }
 }
@@ -270,14 +272,14 @@ pub fn tune(req: &TuneRequest<'_>, x: &Features, y: &TrainOutputs<'_>, on_step: 
     let (outputs, ky) = match y {
         TrainOutputs::Vectors(v) => {
             let (ky, _, _) = resolve::vector_output_kernel(&r.output.kernel_or_default(), v)?;
-            (Scored::Vectors((*v).clone()), ky)
+            (Scored::Vectors(Cow::Borrowed(*v)), ky)
         }
         TrainOutputs::Labels(s) | TrainOutputs::Fingerprints(s) => {
             if s.n_labels() == 0 {
                 return Err(Error::Refused("the training outputs have no labels".into()));
             }
             let (ky, _, _) = resolve::label_output_kernel(&r.output.kernel_or_default(), s)?;
-            (Scored::Sets((*s).clone()), ky)
+            (Scored::Sets(Cow::Borrowed(*s)), ky)
         }
         TrainOutputs::Graphs(_) | TrainOutputs::Rankings(_) => unreachable!("refused by check"),
     };
@@ -360,19 +362,21 @@ impl Search<'_> {
     fn on(
         &self,
         x: &Features,
-        y: &Scored,
+        y: &Scored<'_>,
         groups: Option<&[u64]>,
         ky: &KernelSpec,
         widths: Widths<'_>,
         on_step: &mut dyn FnMut(),
     ) -> Result<GridSearchResult> {
         let y = match (y, self.cv) {
-            (Scored::Vectors(y), Cv::KFold(k)) => return self.refit(k, x, y, groups, ky, widths, neg_mse, on_step),
+            (Scored::Vectors(y), Cv::KFold(k)) => {
+                return self.refit(k, x, y.as_ref(), groups, ky, widths, neg_mse, on_step);
+            }
             (Scored::Vectors(_), _) => unreachable!("refused by check"),
             (Scored::Sets(y), Cv::KFold(k)) if self.recipe.estimator.name != Estimator::Iokr => {
-                return self.refit(k, x, y, groups, ky, widths, sets_f1, on_step);
+                return self.refit(k, x, y.as_ref(), groups, ky, widths, sets_f1, on_step);
             }
-            (Scored::Sets(y), _) => y,
+            (Scored::Sets(y), _) => y.as_ref(),
         };
         match x {
             Features::Dense(x) => self.iokr(x, y, groups, ky, widths, on_step),
