@@ -23,7 +23,7 @@ use std::sync::Arc;
 use faer::MatRef;
 use numpy::PyReadonlyArray1;
 use okr_estimators::persist::MAX_WIDTH;
-use okr_kernels::{CsrRows, DenseRows, DenseSource, Features, LabelSets};
+use okr_kernels::{CsrRows, DenseRows, DenseSource, Features, LabelSets, Rows};
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -260,4 +260,19 @@ pub fn outputs(obj: &Bound<'_, PyAny>, kind: &str) -> PyResult<Outputs> {
 pub fn to_numpy<'py>(py: Python<'py>, m: MatRef<'_, f64>) -> Bound<'py, numpy::PyArray2<f64>> {
     let a = numpy::ndarray::Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)]);
     numpy::PyArray2::from_owned_array(py, a)
+}
+
+/// A label-set indicator as its CSR arrays, `(indices, indptr, (n_rows,
+/// n_labels))`, without a dense copy (a sparse `Y` may have millions of labels).
+pub type CandidateSets<'py> = (Bound<'py, numpy::PyArray1<i64>>, Bound<'py, numpy::PyArray1<i64>>, (usize, usize));
+
+/// The CSR arrays of `sets` ([`CandidateSets`]).
+pub fn label_set_csr<'py>(py: Python<'py>, sets: &LabelSets) -> CandidateSets<'py> {
+    let mut indices = Vec::new();
+    let mut indptr = vec![0i64];
+    for set in sets.iter() {
+        indices.extend(set.iter().map(|&l| l as i64));
+        indptr.push(indices.len() as i64);
+    }
+    (numpy::PyArray1::from_vec(py, indices), numpy::PyArray1::from_vec(py, indptr), (sets.n_rows(), sets.n_labels()))
 }

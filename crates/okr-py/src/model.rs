@@ -1,10 +1,9 @@
 //! `okr._okr.fit` and the fitted `Model`: the GIL is released around every
 //! computation (`Python::detach`), which runs on `n_jobs` threads.
 
-use numpy::{PyArray1, PyArray2, ndarray::Array2};
+use numpy::{PyArray2, ndarray::Array2};
 use okr::TrainOutputs;
 use okr_estimators::persist::{Model as SavedEstimator, ModelInfo, SavedModel};
-use okr_kernels::Rows;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -15,7 +14,7 @@ use crate::surrogate::Expansion;
 use crate::threads::{self, NJobs};
 
 /// Label-set candidates as CSR arrays: `(indices, indptr, shape)`.
-type CandidateSets<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, (usize, usize));
+use crate::convert::CandidateSets;
 
 /// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
 type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
@@ -165,13 +164,7 @@ impl Model {
             let (Expansion::Labels(_, sets) | Expansion::Gram(_, sets, _)) = self.expansion() else {
                 return Err(PyValueError::new_err("a vector-output model has no label-set candidates"));
             };
-            let mut indices = Vec::new();
-            let mut indptr = vec![0i64];
-            for set in sets.iter() {
-                indices.extend(set.iter().map(|&l| l as i64));
-                indptr.push(indices.len() as i64);
-            }
-            Ok((PyArray1::from_vec(py, indices), PyArray1::from_vec(py, indptr), (sets.n_rows(), sets.n_labels())))
+            Ok(convert::label_set_csr(py, sets))
         })
     }
 

@@ -22,7 +22,7 @@ use crate::ranking::{Groups, flatten, usizes};
 use crate::threads::{self, NJobs};
 
 /// Label-set outputs as CSR arrays: `(indices, indptr, shape)`.
-type CandidateSets<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, (usize, usize));
+use crate::convert::CandidateSets;
 
 /// Top-k decoding result: candidate indices and their scores, `(n, k)` each.
 type TopK<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f64>>);
@@ -244,13 +244,7 @@ impl PyEmbedding {
                 return Err(PyValueError::new_err("a vector-output basis has no label-set candidates"));
             };
             let sets = b.distinct_outputs();
-            let mut indices = Vec::new();
-            let mut indptr = vec![0i64];
-            for set in sets.iter() {
-                indices.extend(set.iter().map(|&l| l as i64));
-                indptr.push(indices.len() as i64);
-            }
-            Ok((PyArray1::from_vec(py, indices), PyArray1::from_vec(py, indptr), (sets.n_rows(), sets.n_labels())))
+            Ok(convert::label_set_csr(py, sets))
         })
     }
 
