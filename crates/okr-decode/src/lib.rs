@@ -37,3 +37,8 @@ pub use chain::{ChainCosts, ChainOrder, ChainPlan, KERNEL_ENTRY_FLOPS_UNKNOWN, k
 pub use coordinates::CoordinateDecoder;
 pub use error::{Error, Result};
 pub use precision::{F32_SHORTLIST_EXTRA, Precision, f32_margin};
+
+/// The crate README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

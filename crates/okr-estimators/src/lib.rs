@@ -73,3 +73,8 @@ pub use sketched::{SketchedIokr, SketchedIokrParams, SketchedIokrValidParams};
 // okr-decode depends on instead of this crate.
 pub use okr_surrogate::{Error, Result, SurrogateModel};
 pub use trace_norm::{TraceNorm, TraceNormParams, TraceNormSolver, TraceNormValidParams};
+
+/// The crate README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

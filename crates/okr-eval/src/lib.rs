@@ -92,3 +92,8 @@ pub use score_metrics::hamming_loss_at;
 pub use spectra_standin::{SpectraStandin, SpectraStandinSpec};
 pub use split::{GroupKFold, KFold, ShuffleSplit, train_test_split};
 pub use standin::{StandinPreset, StandinSpec};
+
+/// The crate README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

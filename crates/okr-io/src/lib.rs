@@ -40,3 +40,8 @@ pub mod rows;
 
 pub use atomic::{remove_temporary_files, write_atomic};
 pub use bounded::{MAX_INPUT_BYTES, ReadError, TooMany, check_count};
+
+/// The crate README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

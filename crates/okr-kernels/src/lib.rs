@@ -100,3 +100,8 @@ pub use rankings::{MAX_RANKING_ITEMS, RankingKernel, Rankings};
 pub use spectra::{CUTOFF_SIGMAS, IonMode, MAX_PEAKS, PeakWeights, Ppk, PpkParams, Spectra, Spectrum};
 pub use standardize::{Standardizer, is_binary};
 pub use traits::{Kernel, Rows};
+
+/// The crate README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -48,3 +48,8 @@ pub use iterative::{
 pub use pinv::pinv;
 pub use products::crossprod;
 pub use svd::{ThinSvd, thin_svd};
+
+/// The crate README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -53,3 +53,8 @@ pub use loo::LooProducts;
 pub use path::IokrPath;
 pub use select::{FoldScorer, GridCell, GridSearchResult, check_folds, check_grid, search_median};
 pub use surrogate::{RKHS_ERROR_TILE_BYTES, SurrogateModel};
+
+/// The crate README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
