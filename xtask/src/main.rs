@@ -7,7 +7,10 @@
 //! - `cargo xtask index` rebuilds `docs/results/index.md` from the records.
 //! - `cargo xtask list` prints every experiment with a one-line description.
 //! - `cargo xtask test`: the whole test suite, Rust (`cargo test --workspace`)
-//!   and Python (the okr package built with maturin, pytest).
+//!   and Python (the okr wheel built once, pytest on it installed, then the
+//!   same wheel in a fresh environment without a Rust toolchain).
+//! - `cargo xtask wheel`: the Python package's binary wheel (abi3,
+//!   manylinux2014), for users without Rust.
 //! - `cargo xtask bench`: the machine's DGEMM rate and IOKR on Bibtex by
 //!   phase (`docs/results/bench.{md,json}`); `--precision`: f32 against f64
 //!   decoding on Bibtex and a quarter of the Bookmarks stand-in
@@ -40,11 +43,14 @@ mod metabolite;
 mod python_peers;
 mod python_tests;
 mod quick;
+#[cfg(test)]
+mod readme_figures;
 mod reduced_rank;
 mod retrieval;
 mod sketch;
 mod trace_norm;
 mod tune;
+mod wheel;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -382,6 +388,14 @@ enum Command {
         #[arg(long)]
         python_only: bool,
     },
+    /// Build the Python package's binary wheel (abi3: CPython 3.11 and
+    /// newer; manylinux2014: glibc 2.17 and newer) with maturin and zig;
+    /// prints its path, size, build time and tags.
+    Wheel {
+        /// Directory for the wheel (default: target/wheels).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Fuzz a reader (or `all`) for a time budget; crashing inputs go to
     /// crates/okr-eval/tests/fuzz-regressions/<target>/ (see xtask/src/fuzz).
     Fuzz {
@@ -431,6 +445,7 @@ fn run() -> Result<()> {
         Command::Bench { out_dir, .. } => bench::run(&results_dir(out_dir)),
         Command::Fuzz { target, seconds, seed } => fuzz::run(&target, seconds, seed),
         Command::Test { python_only } => python_tests::run_all(python_only),
+        Command::Wheel { out } => wheel::run_cli(out),
     }
 }
 

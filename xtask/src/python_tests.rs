@@ -1,13 +1,18 @@
 //! `cargo xtask test`: the whole test suite. Runs `cargo test --workspace`,
-//! then builds the Python package (crates/okr-py) with maturin in a virtual
-//! environment made from PyPI (`target/py-venv`, packages pinned in
-//! crates/okr-py/requirements-test.txt, installed again only when that file
-//! changes), installs the wheel and runs pytest on crates/okr-py/tests.
+//! then builds the Python package's binary wheel once (`cargo xtask wheel`'s
+//! build: abi3, manylinux2014, in a virtual environment made from PyPI,
+//! `target/py-venv`, packages pinned in crates/okr-py/requirements-test.txt,
+//! installed again only when that file changes), installs it and runs pytest
+//! on crates/okr-py/tests, then installs the same wheel into a fresh
+//! environment with no Rust toolchain on PATH and runs the README's Python
+//! example, a pickle round trip and one Dask fit there (`wheel::check_installed`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+
+use crate::wheel;
 
 /// Runs `cmd`, failing with its description when it exits non-zero.
 pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
@@ -73,7 +78,7 @@ pub fn run_all(python_only: bool) -> Result<()> {
     if !python_only {
         run(Command::new(&cargo).args(["test", "--workspace"]).current_dir(&root), "cargo test --workspace")?;
     }
-    let python = python_with_okr()?;
+    let (python, wheel) = python_and_wheel()?;
     // From the workspace root, so that okr finds ../shared/data as the Rust
     // tests do (or OKR_DATA_DIR when set).
     run(
@@ -82,38 +87,25 @@ pub fn run_all(python_only: bool) -> Result<()> {
             .arg(root.join("crates/okr-py/tests"))
             .current_dir(&root),
         "pytest crates/okr-py/tests",
-    )
+    )?;
+    wheel::check_installed(&wheel)
 }
 
 /// The interpreter of `target/py-venv` with the okr package built from
-/// this checkout (maturin, release) and installed.
+/// this checkout (the release wheel of `cargo xtask wheel`) and installed.
 pub fn python_with_okr() -> Result<PathBuf> {
+    Ok(python_and_wheel()?.0)
+}
+
+/// [`python_with_okr`] and the wheel it installed (`target/py-wheels`).
+fn python_and_wheel() -> Result<(PathBuf, PathBuf)> {
     let root = workspace_root();
     let target = target_dir(&root);
-    let py_dir = root.join("crates/okr-py");
-    let python = virtual_env(&target.join("py-venv"), &py_dir.join("requirements-test.txt"))?;
-    let wheels = target.join("py-wheels");
-    let _ = std::fs::remove_dir_all(&wheels);
-    let maturin = python.with_file_name("maturin");
-    run(
-        Command::new(&maturin)
-            .args(["build", "--release", "--quiet", "-m"])
-            .arg(py_dir.join("Cargo.toml"))
-            .arg("-i")
-            .arg(&python)
-            .arg("-o")
-            .arg(&wheels)
-            .env("CARGO_TARGET_DIR", &target),
-        "maturin build --release (crates/okr-py)",
-    )?;
-    let wheel = std::fs::read_dir(&wheels)
-        .with_context(|| format!("cannot list {}", wheels.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|e| e == "whl"))
-        .with_context(|| format!("maturin wrote no wheel to {}", wheels.display()))?;
+    let python = virtual_env(&target.join("py-venv"), &root.join("crates/okr-py/requirements-test.txt"))?;
+    let wheel = wheel::build(&python, &target.join("py-wheels"))?;
     run(
         Command::new(&python).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel),
         "pip install the okr wheel",
     )?;
-    Ok(python)
+    Ok((python, wheel))
 }

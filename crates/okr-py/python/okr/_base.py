@@ -165,8 +165,7 @@ def _pickled_state(state):
     """``state`` with the fitted ``model_`` replaced by okr's model-file
     bytes, held in a ``uint8`` array: pickle protocol 5 (Dask, joblib,
     multiprocessing) ships an array's memory out of band instead of copying
-    it into the stream as it does a ``bytes`` object (twice as fast for a
-    150 MB model sent to Dask workers)."""
+    it into the stream as it does a ``bytes`` object."""
     if "model_" not in state:
         return state
     state = dict(state)
