@@ -451,7 +451,8 @@ impl Search<'_> {
         let fit = |x: &Features, y: &Y, gamma: f64, lambda: f64| -> Result<OutputModel<Y, KernelSpec>> {
             let kx = KernelSpec::from(Gaussian::new(gamma)?);
             let (spec, _) = resolve::estimator_spec(self.recipe, x.n_rows(), lambda)?;
-            Ok(spec.fit(kx, ky.clone(), x, y)?)
+            // Named: the bound `KernelSpec: Kernel<Y>` would otherwise make the inputs `Y` too.
+            Ok(spec.fit::<Features, KernelSpec, Y, KernelSpec>(kx, ky.clone(), x, y)?)
         };
         let mut eval = |widths: &[f64]| -> Result<GridSearchResult> {
             let search = RefitSearch::new(widths.to_vec(), self.lambdas.to_vec()).error_score(f64::NAN);
