@@ -95,3 +95,16 @@ def test_vector_and_fingerprint_outputs_on_a_gram_equal_the_features(make, outpu
     np.testing.assert_array_equal(gram.predict_topk(Kt, k=3), feat.predict_topk(Xt, k=3))
 
 
+
+def test_search_on_a_gram_scores_the_grid_of_the_features_at_its_width():
+    X, Y = _data(45, 14)
+    groups = np.arange(45) // 3
+    lambdas = [1e-4, 1e-2, 1e-1]
+    feat = okr.SearchCV(okr.IOKR(), cv=3, lambdas=lambdas, widths=[0.7]).fit(X, Y, groups=groups)
+    gamma = float(feat.cv_results_["param_gamma"][0])
+    K = rbf_kernel(X, gamma=gamma)
+    gram = okr.SearchCV(okr.IOKR(kernel="precomputed"), cv=3, lambdas=lambdas).fit(K, Y, groups=groups)
+    np.testing.assert_allclose(gram.cv_results_["mean_test_score"], feat.cv_results_["mean_test_score"], atol=1e-10)
+    assert gram.best_params_["lam"] == feat.best_params_["lam"]
+    Xt, _ = _data(8, 15)
+    np.testing.assert_array_equal(gram.predict(rbf_kernel(Xt, X, gamma=gamma)), feat.predict(Xt))

@@ -206,3 +206,118 @@ fn only_the_estimators_that_need_features_refuse_a_gram() {
         assert!(err.contains(&format!("does not apply to estimator {e}")) && err.contains(why), "{err}");
     }
 }
+
+/// `okr::tune` on a Gram scores the grid of the features with the Gaussian
+/// input width fixed at the Gram's (`widths = [c]`, `gamma = c / median`):
+/// every fold score to 1e-10, the same choice, with and without groups, for
+/// IOKR's path and closed-form leave-one-out, refitted estimators and
+/// vectors.
+#[test]
+fn tune_on_a_gram_scores_the_grid_of_the_features_at_its_width() {
+    use okr::tune::{Cv, TuneRequest};
+    let n = 42;
+    let x = features(n, 2);
+    let (sets, vecs) = (label_sets(n), vectors(n));
+    let c = 0.7;
+    let median = okr::estimators::select::search_median(&x, okr::kernels::MEDIAN_SAMPLE_ROWS).unwrap();
+    let gram = GramRows::train(Gaussian::new(c / median).unwrap().gram(&x)).unwrap();
+    let lambdas = vec![1e-4, 1e-2, 1e-1];
+    let groups: Vec<u64> = (0..n as u64).map(|i| i / 3).collect();
+    let cases = [
+        (Estimator::Iokr, OutputKind::Labels, Cv::KFold(3), false),
+        (Estimator::Iokr, OutputKind::Labels, Cv::KFold(4), true),
+        (Estimator::Iokr, OutputKind::Fingerprint, Cv::Loo, false),
+        (Estimator::Kde, OutputKind::Labels, Cv::KFold(3), false),
+        (Estimator::Iokr, OutputKind::Vector, Cv::KFold(3), false),
+        (Estimator::Nystroem, OutputKind::Vector, Cv::KFold(3), true),
+    ];
+    for (e, kind, cv, grouped) in cases {
+        let y = match kind {
+            OutputKind::Labels => TrainOutputs::Labels(&sets),
+            OutputKind::Fingerprint => TrainOutputs::Fingerprints(&sets),
+            _ => TrainOutputs::Vectors(&vecs),
+        };
+        let out = KernelRecipe { gamma: Some(0.3), ..KernelRecipe::named("gaussian") };
+        let mut r = Recipe::new(e).seed(1).output(OutputRecipe { kind, kernel: Some(out) });
+        r.input = InputRecipe::Features { kernel: KernelRecipe::named("gaussian"), standardize: Standardize::No };
+        if e == Estimator::Kde {
+            r.estimator.rank = Some(3);
+        }
+        if e == Estimator::Nystroem {
+            r.estimator.anchors = Some(AnchorsRecipe::Count(10));
+        }
+        let request = |recipe, widths| TuneRequest {
+            recipe,
+            cv,
+            lambdas: Some(lambdas.clone()),
+            widths,
+            groups: grouped.then_some(&groups[..]),
+            output_gammas: None,
+            scoring: okr::tune::Scoring::Decoded,
+            queries: None,
+        };
+        let on_features = okr::tune::tune(&request(&r, Some(vec![c])), &x, &y, &mut || {}).unwrap();
+        let mut rg = r.clone();
+        rg.input = InputRecipe::Gram;
+        let on_gram = okr::tune::tune_gram(&request(&rg, None), &gram, &y, &mut || {}).unwrap();
+        let what = format!("{e} {kind:?} {cv:?} grouped {grouped}");
+        let (a, b) = (&on_features.result.fold_scores[0], &on_gram.result.fold_scores[0]);
+        assert_eq!(a.len(), b.len(), "{what}");
+        for (ra, rb) in a.iter().zip(b) {
+            assert_eq!(ra.len(), rb.len(), "{what}");
+            for (sa, sb) in ra.iter().zip(rb) {
+                assert!((sa - sb).abs() <= 1e-10 * (1.0 + sa.abs()), "{what}: {sa} vs {sb}");
+            }
+        }
+        assert_eq!(on_gram.result.lambda(), on_features.result.lambda(), "{what}");
+        assert_eq!(on_gram.refit.estimator.lambda, on_features.refit.estimator.lambda, "{what}");
+        assert_eq!(on_gram.refit.input, InputRecipe::Gram);
+        okr::fit_gram(&on_gram.refit, &gram, &y).unwrap();
+    }
+}
+
+/// The output width searched on a Gram: each row of the grid is the search
+/// at that output gamma alone, and the refit recipe carries the choice.
+#[test]
+fn tune_on_a_gram_searches_the_output_width() {
+    use okr::tune::{Cv, TuneRequest};
+    let n = 36;
+    let x = features(n, 3);
+    let sets = label_sets(n);
+    let y = TrainOutputs::Labels(&sets);
+    let gram = GramRows::train(Gaussian::new(GAMMA).unwrap().gram(&x)).unwrap();
+    let mut r = Recipe::new(Estimator::ReducedRank).seed(2).input(InputRecipe::Gram);
+    r.estimator.rank = Some(3);
+    let gammas = vec![0.05, 0.5, 2.0];
+    fn request(recipe: &Recipe, output_gammas: Option<Vec<f64>>) -> TuneRequest<'_> {
+        TuneRequest {
+            recipe,
+            cv: Cv::KFold(3),
+            lambdas: Some(vec![1e-3, 1e-1]),
+            widths: None,
+            groups: None,
+            output_gammas,
+            scoring: okr::tune::Scoring::Decoded,
+            queries: None,
+        }
+    }
+    let tuned = okr::tune::tune_gram(&request(&r, Some(gammas.clone())), &gram, &y, &mut || {}).unwrap();
+    assert_eq!(tuned.result.widths, gammas);
+    for (i, &g) in gammas.iter().enumerate() {
+        let mut one = r.clone();
+        one.output.kernel = Some(KernelRecipe { gamma: Some(g), ..KernelRecipe::named("gaussian") });
+        let alone = okr::tune::tune_gram(&request(&one, None), &gram, &y, &mut || {}).unwrap();
+        assert_eq!(alone.result.fold_scores[0], tuned.result.fold_scores[i], "gamma {g}");
+    }
+    let chosen = tuned.refit.output.kernel.as_ref().and_then(|k| k.gamma);
+    assert_eq!(chosen, Some(tuned.result.c()));
+    // What cannot be searched on a Gram is refused with the reason.
+    let err =
+        okr::tune::tune_gram(&TuneRequest { widths: Some(vec![1.0]), ..request(&r, None) }, &gram, &y, &mut || {})
+            .unwrap_err();
+    assert!(err.to_string().contains("widths do not apply to a precomputed Gram"), "{err}");
+    let mut linear = r.clone();
+    linear.output.kernel = Some(KernelRecipe::named("linear"));
+    let err = okr::tune::tune_gram(&request(&linear, Some(vec![1.0])), &gram, &y, &mut || {}).unwrap_err();
+    assert!(err.to_string().contains("output_gammas need an output kernel with a Gaussian width"), "{err}");
+}

@@ -536,3 +536,63 @@ fn gram_output_models_refuse_features_and_ask_for_the_gram() {
     let text = ok(okr(&["predict", "-m", p(&model), "--input-gram-test", p(&gt)]));
     assert_eq!(text.lines().count(), 4);
 }
+
+/// `okr tune --input-gram` with a retrieval `--scoring`: every grid cell
+/// scores what `okr tune` on the features scores at the Gram's width
+/// (`--widths c`, the Gram of the reported gamma), to 1e-10.
+#[test]
+fn tune_on_a_gram_with_retrieval_scoring_equals_the_features_at_their_width() {
+    let d = data();
+    let y = labels(&d.x);
+    let text = |s: &[usize]| {
+        if s.is_empty() { "-".to_string() } else { s.iter().map(usize::to_string).collect::<Vec<_>>().join(" ") }
+    };
+    let subsets: Vec<Vec<usize>> = (0..8).map(|b| (0..3).filter(|j| b >> j & 1 == 1).collect()).collect();
+    let mut q = String::from("okr-candidates 1 inline\n");
+    for (i, own) in y.iter().enumerate() {
+        let mut cands: Vec<String> =
+            subsets.iter().filter(|s| *s != own).skip(i % 5).take(2).map(|s| text(s)).collect();
+        cands.insert(i % 3, format!("*{}", text(own)));
+        q += &format!("query t{i} {i}\n{}\n", cands.join("\n"));
+    }
+    let q = d.dir.write("tq.txt", &q);
+    let (f, m) = (d.dir.path("tf.okr"), d.dir.path("tm.okr"));
+    for scoring in ["top1", "mean-rank"] {
+        let base = [
+            "tune",
+            "--train",
+            p(&d.train),
+            "--label-count",
+            "3",
+            "--csv-header",
+            "no",
+            "--cv",
+            "3",
+            "--lambdas",
+            "1e-3,1e-1",
+            "--scoring",
+            scoring,
+            "--candidates-per-query",
+            p(&q),
+            "--json",
+        ];
+        let feat: Value =
+            serde_json::from_str(&ok(
+                okr(&[&base[..], &["--widths", "0.7", "--no-standardize", "-m", p(&f)]].concat()),
+            ))
+            .unwrap();
+        let gamma = feat["grid"]["cells"][0]["gamma"].as_f64().unwrap();
+        let g = d.dir.path("tg.npy");
+        std::fs::write(&g, npy(&Gaussian::new(gamma).unwrap().gram(&rows(&d.x)), false)).unwrap();
+        let gram: Value =
+            serde_json::from_str(&ok(okr(&[&base[..], &["--input-gram", p(&g), "-m", p(&m)]].concat()))).unwrap();
+        let (a, b) = (feat["grid"]["cells"].as_array().unwrap(), gram["grid"]["cells"].as_array().unwrap());
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!(x["lambda"], y["lambda"]);
+            assert_json_close_to(&y["fold_scores"], &x["fold_scores"], scoring, 1e-10);
+        }
+        assert_eq!(feat["chosen"]["lambda"], gram["chosen"]["lambda"], "{scoring}");
+        assert!(gram["criterion"].as_str().unwrap().contains("ties counted against it"), "{gram}");
+    }
+}
