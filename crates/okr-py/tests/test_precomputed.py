@@ -23,7 +23,7 @@ GAMMA = 0.15
         lambda kernel, **k: okr.SIOKR(kernel=kernel, lam=1e-3, input_sketch="uniform:25", random_state=0, **k),
         lambda kernel, **k: okr.KDE(kernel=kernel, lam=1e-3, rank=3, **k),
         lambda kernel, **k: okr.NystroemReducedRankIOKR(
-            kernel=kernel, lam=1e-3, rank=3, n_components=20, random_state=0, **k
+            kernel=kernel, lam=1e-3, rank=3, n_components=20, subset_size=40, random_state=0, **k
         ),
         lambda kernel, **k: okr.TraceNormSurrogate(kernel=kernel, lam=1e-3, rank=3, solver="als", random_state=0, **k),
     ],
