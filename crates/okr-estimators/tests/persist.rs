@@ -218,6 +218,29 @@ fn build() -> Vec<(&'static str, SavedModel)> {
         .fit(&xd, &rankings())
         .unwrap();
     out.push(("rankings_nystroem", saved(Model::Rankings(OutputModel::Nystroem(mallows)), out_info(4))));
+
+    // Format 9: every estimator and output kind on a precomputed Gram.
+    let gram_kde = Kde::params(Precomputed, ky()).rank(3).lambda(1e-2).fit(&g, &y).unwrap();
+    out.push(("gram_kde", saved(Model::Gram(GramModel::Kde(gram_kde)), gram_info())));
+    let gram_vectors = Iokr::params(Precomputed, gauss(0.8)).lambda(1e-2).fit(&g, &targets).unwrap();
+    let mut i = gram_info();
+    i.n_labels = 3;
+    out.push(("gram_vectors_iokr", saved(Model::GramVectors(OutputModel::Iokr(gram_vectors)), i)));
+    let wl = WlSubtree::new(2).normalized(true);
+    let gram_graphs = ReducedRankIokr::params(Precomputed, wl).rank(3).lambda1(1e-2).lambda2(1e-2).fit(&g, &graphs());
+    let mut i = gram_info();
+    i.n_labels = 0;
+    out.push(("gram_graphs_rr", saved(Model::GramGraphs(OutputModel::ReducedRank(gram_graphs.unwrap())), i)));
+    let gram_rankings = TraceNorm::params(Precomputed, RankingKernel::Kendall)
+        .rank(3)
+        .lambda(1e-2)
+        .solver(TraceNormSolver::Als)
+        .seed(2)
+        .fit(&g, &rankings())
+        .unwrap();
+    let mut i = gram_info();
+    i.n_labels = 4;
+    out.push(("gram_rankings_tn", saved(Model::GramRankings(OutputModel::TraceNorm(gram_rankings)), i)));
     out
 }
 
@@ -285,12 +308,26 @@ fn predictions(saved: &SavedModel) -> Vec<f64> {
         Model::Vectors(m) => outputs(m, &x),
         Model::Graphs(m) => outputs(m, &x),
         Model::Rankings(m) => outputs(m, &x),
+        Model::GramVectors(m) => outputs(m, &gram_test()),
+        Model::GramGraphs(m) => outputs(m, &gram_test()),
+        Model::GramRankings(m) => outputs(m, &gram_test()),
         other => panic!("no predictions for {}", other.name()),
     })
 }
 
+/// The fixed test rows of the Gram models: `K(test, train)` of the Gaussian kernel.
+fn gram_test() -> GramRows {
+    GramRows::test(Gaussian::new(0.5).unwrap().gram_block(&dense(5, 3), &dense(N, 0)), None).unwrap()
+}
+
 /// Coefficients times atom products on the first (at most 5) training outputs.
-fn outputs<Y: Rows + 'static, KY: Kernel<Y> + 'static>(m: &OutputModel<Y, KY>, x: &Features) -> Mat<f64> {
+fn outputs<Y, KY, X, KX>(m: &OutputModel<Y, KY, X, KX>, x: &X) -> Mat<f64>
+where
+    Y: Rows + 'static,
+    KY: Kernel<Y> + 'static,
+    X: Rows + 'static,
+    KX: Kernel<X> + 'static,
+{
     let s = m.surrogate();
     let c = s.coefficients(x).unwrap();
     let cand = m.candidates().slice(0..m.candidates().n_rows().min(5));
@@ -348,10 +385,10 @@ fn golden_model_files_load_and_predict_as_written() {
         }
         variants.push(saved.model.name());
     }
-    // One fixture per variant (19, with `Model::Gram` twice: IOKR and
-    // sketched, and `Model::Rankings` twice: Kendall and Mallows) and one for
-    // the weighted-sum input kernel.
-    let n_fixtures = 22;
+    // One fixture per variant (22, with `Model::Gram` three times: IOKR,
+    // sketched and KDE, and `Model::Rankings` twice: Kendall and Mallows)
+    // and one for the weighted-sum input kernel.
+    let n_fixtures = 26;
     assert_eq!(names.len(), n_fixtures, "a Model variant without a fixture");
     eprintln!("loaded {} fixtures: {}", variants.len(), variants.join(", "));
 }
@@ -363,7 +400,8 @@ fn golden_model_files_load_and_predict_as_written() {
 #[test]
 fn earlier_format_files_still_load() {
     let v7 = fixtures().join("v7");
-    for name in fixture_names() {
+    // The variants of formats 8 and 9 have no version-7 file.
+    for name in fixture_names().into_iter().filter(|n| v7.join(format!("{n}.okrmodel")).exists()) {
         let bytes = std::fs::read(v7.join(format!("{name}.okrmodel"))).unwrap();
         assert_eq!(bytes[8..12], 7u32.to_le_bytes(), "{name}");
         for version in [4u32, 5, 6, 7] {
@@ -384,6 +422,28 @@ fn earlier_format_files_still_load() {
     v3[8..12].copy_from_slice(&3u32.to_le_bytes());
     let err = SavedModel::from_bytes(&v3).unwrap_err().to_string();
     assert!(err.contains("older okr (format 3") && err.contains("refit"), "{err}");
+}
+
+/// Format 9 only appended variants, so the version-8 golden files (kept
+/// under `fixtures/v8/`) load and predict what they predicted, and re-encode
+/// to the same body.
+#[test]
+fn format_8_files_still_load() {
+    let v8 = fixtures().join("v8");
+    let mut n = 0;
+    for name in fixture_names().into_iter().filter(|n| v8.join(format!("{n}.okrmodel")).exists()) {
+        let bytes = std::fs::read(v8.join(format!("{name}.okrmodel"))).unwrap();
+        assert_eq!(bytes[8..12], 8u32.to_le_bytes(), "{name}");
+        let saved = SavedModel::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name} at format 8: {e}"));
+        let text = std::fs::read_to_string(v8.join(format!("{name}.predictions.json"))).unwrap();
+        let want: Vec<f64> = serde_json::from_str(&text).unwrap();
+        let got = predictions(&saved);
+        let scale = 1.0 + want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-9 * scale), "{name}");
+        assert_eq!(saved.to_bytes().unwrap()[12..], bytes[12..], "{name}");
+        n += 1;
+    }
+    assert_eq!(n, 22);
 }
 
 /// Bytes of the header: magic, version, length, checksum.

@@ -57,16 +57,7 @@ pub fn fit_recipe(
         let x = convert::inputs(x)?;
         let y = convert::outputs(y, y_kind)?;
         // scikit-learn's kernel="precomputed": X is the training Gram.
-        let gram = match (&recipe.input, &x) {
-            (okr::InputRecipe::Gram, Inputs::Dense(k)) => Some(
-                okr_kernels::GramRows::checked_train(k.as_mat().to_owned(), okr_kernels::GRAM_SYMMETRY_TOL)
-                    .map_err(to_py)?,
-            ),
-            (okr::InputRecipe::Gram, Inputs::Sparse(_)) => {
-                return Err(PyValueError::new_err("a precomputed Gram must be a dense (n_samples, n_samples) array"));
-            }
-            _ => None,
-        };
+        let gram = train_gram(&recipe, &x)?;
         let fitted = threads::run(py, n_jobs, || {
             let y = match &y {
                 Outputs::Labels(l) => TrainOutputs::Labels(l),
@@ -86,6 +77,22 @@ pub fn fit_recipe(
         let saved = fitted.into_saved(ModelInfo::new(x.n_features(), output_dim)).map_err(to_py)?;
         Ok((Model::new(saved)?, warnings))
     })
+}
+
+/// The training Gram of a recipe whose input is a precomputed Gram (`x` as
+/// given to `fit`: a dense, square, finite, symmetric array); `None` for
+/// other recipes.
+pub(crate) fn train_gram(recipe: &okr::Recipe, x: &Inputs) -> PyResult<Option<okr_kernels::GramRows>> {
+    match (&recipe.input, x) {
+        (okr::InputRecipe::Gram, Inputs::Dense(k)) => Ok(Some(
+            okr_kernels::GramRows::checked_train(k.as_mat().to_owned(), okr_kernels::GRAM_SYMMETRY_TOL)
+                .map_err(to_py)?,
+        )),
+        (okr::InputRecipe::Gram, Inputs::Sparse(_)) => {
+            Err(PyValueError::new_err("a precomputed Gram must be a dense (n_samples, n_samples) array"))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// The inputs as the model reads them: standardized with the model's

@@ -175,6 +175,10 @@ pub fn rank_per_query<'py>(
                 let k = crate::surrogate::gram_rows(&x, n_train)?;
                 threads::run(py, n_jobs, || rank_all(&decoder, m, &k, pool, &groups, &truth))?
             }
+            (Expansion::GramVectors(m, _, n_train), Outputs::Vectors(pool)) => {
+                let k = crate::surrogate::gram_rows(&x, n_train)?;
+                threads::run(py, n_jobs, || rank_all(&decoder, m, &k, pool, &groups, &truth))?
+            }
             _ => {
                 return Err(PyValueError::new_err(format!(
                     "candidates of kind {y_kind:?} do not match the model's outputs"

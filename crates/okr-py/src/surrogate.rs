@@ -7,8 +7,10 @@ use faer::{Mat, Par};
 use okr_decode::{CandidateDecoder, Decoded, Precision};
 use okr_estimators::SurrogateModel;
 use okr_estimators::core::KernelExpansion;
-use okr_estimators::persist::{Model, OutputModel, SavedGramSurrogate, SavedSurrogate, SavedVectorSurrogate};
-use okr_kernels::{DenseRows, Features, GramRows, KernelSpec, LabelSets, Rows};
+use okr_estimators::persist::{
+    Model, OutputModel, SavedGramSurrogate, SavedOutputSurrogate, SavedSurrogate, SavedVectorSurrogate,
+};
+use okr_kernels::{DenseRows, Features, GramRows, KernelSpec, LabelSets, Precomputed, Rows};
 use pyo3::PyResult;
 use pyo3::exceptions::PyValueError;
 
@@ -52,6 +54,8 @@ pub enum Expansion<'a> {
     /// values against the training samples (scikit-learn's
     /// `kernel="precomputed"`).
     Gram(&'a SavedGramSurrogate, &'a LabelSets, usize),
+    /// Vectors, fitted on a precomputed Gram.
+    GramVectors(&'a SavedOutputSurrogate<DenseRows, KernelSpec, GramRows, Precomputed>, &'a DenseRows, usize),
 }
 
 /// Rows of kernel values `K(test, train)` as a model fitted on a Gram reads
@@ -80,6 +84,9 @@ impl<'a> Expansion<'a> {
         if let Model::Gram(g) = model {
             return Ok(Self::Gram(g.surrogate(), g.candidates(), g.n_train()));
         }
+        if let Model::GramVectors(v) = model {
+            return Ok(Self::GramVectors(v.surrogate(), v.candidates(), v.n_train()));
+        }
         match (model.surrogate(), model.label_candidates()) {
             (Some(s), Some(c)) => Ok(Self::Labels(s, c)),
             _ => Err(PyValueError::new_err(format!("a {} model has no candidates to decode", model.name()))),
@@ -94,6 +101,7 @@ impl<'a> Expansion<'a> {
             Self::Labels(m, c) => decoder.decode(*m, x, *c),
             Self::Vectors(m, c) => decoder.decode(*m, x, *c),
             Self::Gram(m, c, n) => decoder.decode(*m, &gram_rows(x, *n)?, *c),
+            Self::GramVectors(m, c, n) => decoder.decode(*m, &gram_rows(x, *n)?, *c),
         }
         .map_err(to_py)
     }
@@ -105,6 +113,7 @@ impl<'a> Expansion<'a> {
             Self::Labels(m, _) => linear_read(*m, x),
             Self::Vectors(m, _) => linear_read(*m, x),
             Self::Gram(m, _, n) => linear_read(*m, &gram_rows(x, *n)?),
+            Self::GramVectors(m, _, n) => linear_read(*m, &gram_rows(x, *n)?),
         }
     }
 
@@ -114,6 +123,7 @@ impl<'a> Expansion<'a> {
             Self::Labels(_, c) => c.to_matrix(),
             Self::Vectors(_, c) => c.to_matrix(),
             Self::Gram(_, c, _) => c.to_matrix(),
+            Self::GramVectors(_, c, _) => c.to_matrix(),
         }
     }
 
@@ -123,6 +133,7 @@ impl<'a> Expansion<'a> {
             Self::Labels(m, _) => m.n_atoms(),
             Self::Vectors(m, _) => m.n_atoms(),
             Self::Gram(m, _, _) => m.n_atoms(),
+            Self::GramVectors(m, _, _) => m.n_atoms(),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! `okr._okr.tune`: the search of `okr tune` ([`okr::tune`]) for Python's
 //! `okr.SearchCV`: the Gaussian input width and the ridge of a
 //! kernel-output estimator by okr's fast paths (IOKR's regularization path
-//! and closed forms), K-fold with optional groups.
+//! and closed forms), K-fold with optional groups; on a precomputed Gram
+//! (`kernel="precomputed"`) the ridge, folds cut as Gram blocks.
 
 use okr::TrainOutputs;
 use okr::tune::{Cv, TuneRequest};
@@ -40,16 +41,30 @@ pub fn tune(
         let cv: Cv = cv.parse().map_err(to_py)?;
         // Any integer labels a group; only equality matters.
         let groups: Option<Vec<u64>> = groups.map(|g| g.into_iter().map(|v| v as u64).collect());
-        let request = TuneRequest { recipe: &recipe, cv, lambdas, widths, groups: groups.as_deref() };
+        let request = TuneRequest {
+            recipe: &recipe,
+            cv,
+            lambdas,
+            widths,
+            groups: groups.as_deref(),
+            output_gammas: None,
+            scoring: okr::tune::Scoring::Decoded,
+            queries: None,
+        };
         okr::tune::check(&request).map_err(to_py)?;
         let x = convert::inputs(x)?;
         let y = convert::outputs(y, y_kind)?;
+        // kernel="precomputed": X is the training Gram, folds cut as Gram blocks.
+        let gram = crate::model::train_gram(&recipe, &x)?;
         let tuned = threads::run(py, n_jobs, || {
             let y = match &y {
                 Outputs::Labels(l) => TrainOutputs::Labels(l),
                 Outputs::Vectors(v) => TrainOutputs::Vectors(v),
             };
-            okr::tune::tune(&request, &x, &y, &mut || {})
+            match &gram {
+                Some(k) => okr::tune::tune_gram(&request, k, &y, &mut || {}),
+                None => okr::tune::tune(&request, &x, &y, &mut || {}),
+            }
         })?
         .map_err(to_py)?;
         let r = &tuned.result;

@@ -198,20 +198,12 @@ impl Estimator {
 
     /// Whether the estimator fits from kernel values on train x train and
     /// predicts from test x train values only, so that a precomputed Gram
-    /// can replace its input kernel. KDE, Nystroem reduced rank and the
-    /// trace norm are fitted from kernel values too, but their saved form
-    /// does not take a Gram yet; LEML is linear in the features and the
-    /// autoencoders reconstruct them.
+    /// can replace its input kernel: every kernel-output estimator (the
+    /// sketches and Nystroem anchors look Gram columns up). LEML is linear
+    /// in the features and the autoencoders reconstruct them: they need
+    /// features.
     pub fn takes_gram(self) -> bool {
-        matches!(
-            self,
-            Estimator::Iokr
-                | Estimator::ReducedRank
-                | Estimator::Siokr
-                | Estimator::Isokr
-                | Estimator::Sisokr
-                | Estimator::Nystroem
-        )
+        self.family() == Family::KernelOutput
     }
 
     /// Whether the estimator takes the hyper-parameter `p`.
@@ -298,6 +290,6 @@ mod tests {
         assert!(Estimator::Sisokr.takes(Param::InputSketch) && Estimator::Sisokr.takes(Param::OutputSketch));
         assert!(!Estimator::Siokr.takes(Param::OutputSketch));
         assert_eq!(Estimator::Leml.family(), Family::LabelScores);
-        assert!(Estimator::Nystroem.takes_gram() && !Estimator::Kde.takes_gram());
+        assert!(Estimator::Nystroem.takes_gram() && Estimator::Kde.takes_gram() && !Estimator::Leml.takes_gram());
     }
 }

@@ -178,28 +178,57 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
 }
 
 /// Fits `recipe` (input side [`InputRecipe::Gram`]) on a precomputed
-/// training Gram and label-set or fingerprint outputs.
+/// training Gram and outputs of any kind, for every kernel-output estimator:
+/// the model of the kernel the Gram was computed from. Label sets and
+/// fingerprints give a [`Model::Gram`], vectors, graphs and rankings a
+/// [`Model::GramVectors`], [`Model::GramGraphs`] or [`Model::GramRankings`].
 ///
 /// # Errors
-/// As [`fit`]; [`Error::Refused`] for other output kinds (their saved form
-/// does not take a Gram yet) or an estimator that does not take a Gram.
+/// As [`fit`]; [`Error::Refused`] for an estimator that needs features
+/// (LEML, the autoencoders), with the reason.
 pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Result<Fitted> {
     let start = Instant::now();
     if !matches!(recipe.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is not a precomputed Gram: fit it with fit".into()));
     }
     check_outputs(recipe, gram.n_train(), y)?;
-    let (TrainOutputs::Labels(y) | TrainOutputs::Fingerprints(y)) = y else {
-        unreachable!("Recipe::check refuses other kinds with a Gram")
-    };
+    let n = gram.n_train();
     let mut out = Resolution::new(recipe);
-    let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
-    out.output_kernel(kr, &ky, &note);
-    out.notes.push("input kernel precomputed".into());
-    let lambda =
-        out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true, gram.n_train())?;
-    let spec = out.spec(recipe, gram.n_train(), lambda)?;
-    let model = Model::Gram(spec.fit_gram(ky, gram, y)?);
+    let no_loo = |kind: &str| -> Result<(f64, String)> {
+        unreachable!("no leave-one-out choice on {kind}: Resolution::lambda asks on label sets only")
+    };
+    let model = match y {
+        TrainOutputs::Labels(y) | TrainOutputs::Fingerprints(y) => {
+            let (ky, kr, note) = resolve::label_output_kernel(&recipe.output.kernel_or_default(), y)?;
+            out.output_kernel(kr, &ky, &note);
+            out.notes.push("input kernel precomputed".into());
+            let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true, n)?;
+            Model::Gram(out.spec(recipe, n, lambda)?.fit_gram(ky, gram, y)?)
+        }
+        TrainOutputs::Vectors(y) => {
+            let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
+            out.output_kernel(kr, &ky, &note);
+            out.notes.push("input kernel precomputed".into());
+            let lambda = out.lambda(recipe, |_| no_loo("vectors"), false, n)?;
+            Model::GramVectors(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+        }
+        TrainOutputs::Graphs(y) => {
+            let (ky, kr) = resolve::graph_output_kernel(&recipe.output.kernel_or_default())?;
+            out.notes.push(format!("output kernel normalized WL subtree, {} iterations", kr.iterations.unwrap_or(0)));
+            out.recipe.output.kernel = Some(kr);
+            out.notes.push("input kernel precomputed".into());
+            let lambda = out.lambda(recipe, |_| no_loo("graphs"), false, n)?;
+            Model::GramGraphs(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+        }
+        TrainOutputs::Rankings(y) => {
+            let (ky, kr) = resolve::ranking_output_kernel(&recipe.output.kernel_or_default(), y)?;
+            out.notes.push(format!("output kernel {ky:?}"));
+            out.recipe.output.kernel = Some(kr);
+            out.notes.push("input kernel precomputed".into());
+            let lambda = out.lambda(recipe, |_| no_loo("rankings"), false, n)?;
+            Model::GramRankings(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+        }
+    };
     Ok(out.finish(model, None, start))
 }
 

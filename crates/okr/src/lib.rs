@@ -21,7 +21,9 @@
 //!   the resolved recipe, for every estimator (LEML through
 //!   [`label_scores`], the autoencoders through [`fit_codes`]);
 //! - [`tune`](mod@tune): the Gaussian width and ridge by cross-validation
-//!   (IOKR's regularization path and closed forms), optionally with groups.
+//!   (IOKR's regularization path and closed forms), optionally with groups;
+//!   on a precomputed Gram the ridge and output width; scored by the
+//!   decoded outputs or by the retrieval rank of true candidates.
 #![doc = include_str!("../README.md")]
 
 pub mod autoencoders;

@@ -573,17 +573,13 @@ impl Recipe {
             }
             InputRecipe::Gram => {
                 if !e.takes_gram() {
-                    let takers: Vec<&str> =
-                        Estimator::ALL.iter().filter(|e| e.takes_gram()).map(|e| e.name()).collect();
+                    let why = match family {
+                        Family::LabelScores => "it is linear in the features",
+                        _ => "it reconstructs the features",
+                    };
                     return Err(Error::Refused(format!(
-                        "a precomputed Gram does not apply to estimator {e} (it suits {})",
-                        takers.join(", ")
-                    )));
-                }
-                if !matches!(self.output.kind, OutputKind::Labels | OutputKind::Fingerprint) {
-                    return Err(Error::Refused(format!(
-                        "a precomputed Gram with {} outputs is not supported yet (label sets and fingerprints are)",
-                        self.output.kind.name()
+                        "a precomputed Gram does not apply to estimator {e} ({why}; every kernel-output estimator \
+                         takes one)"
                     )));
                 }
             }
@@ -722,8 +718,12 @@ mod tests {
         let mut r = Recipe::new(Estimator::Iokr);
         r.estimator.rank = Some(3);
         assert!(r.check().unwrap_err().to_string().contains("rank does not apply to estimator iokr"));
-        let r = Recipe::new(Estimator::Kde).input(InputRecipe::Gram);
-        assert!(r.check().unwrap_err().to_string().contains("precomputed Gram does not apply to estimator kde"));
+        let r = Recipe::new(Estimator::Leml).input(InputRecipe::Gram);
+        assert!(r.check().unwrap_err().to_string().contains("precomputed Gram does not apply to estimator leml"));
+        for kind in [OutputKind::Vector, OutputKind::Graph, OutputKind::Ranking] {
+            let r = Recipe::new(Estimator::Kde).input(InputRecipe::Gram).output(OutputRecipe { kind, kernel: None });
+            r.check().unwrap();
+        }
         let r = Recipe::new(Estimator::Iokr)
             .output(OutputRecipe { kind: OutputKind::Graph, kernel: Some(KernelRecipe::named("gaussian")) });
         assert!(r.check().unwrap_err().to_string().contains("graph outputs need output kernel wl"));

@@ -53,6 +53,32 @@ pub struct TuneArgs {
     /// so that a validation row never has its twin in training.
     #[arg(long, value_name = "PATH")]
     pub groups: Option<std::path::PathBuf>,
+    /// With --input-gram: widths gamma of the output kernel (gaussian, laplacian or
+    /// gaussian-tanimoto), comma separated, searched beside the ridge (the input
+    /// kernel is the Gram's). Default: the output kernel of the flags alone.
+    #[arg(long, value_name = "GAMMA,...", value_delimiter = ',', value_parser = positive, allow_hyphen_values = true)]
+    pub output_gammas: Option<Vec<f64>>,
+    /// How a grid point is scored: decoded (the F1 or squared error of the decoded outputs),
+    /// or a retrieval score of the true candidate among each query's candidates (the
+    /// candidate file of --candidates-per-query, a query per training row it ranks):
+    /// top1, top5, top10 (any topK: the fraction of validation queries whose true
+    /// candidate is in the top K) or mean-rank. Ties count against the true candidate
+    /// (its pessimistic rank, as okr rank reports it).
+    #[arg(long, default_value = "decoded", value_name = "decoded|top1|top5|top10|mean-rank", value_parser = parse_scoring)]
+    pub scoring: okr::tune::Scoring,
+    /// With --scoring top1|top5|top10|mean-rank: per-query candidate sets of the training
+    /// rows in the format of okr rank (a query's row is a training row; * marks the true
+    /// candidate).
+    #[arg(long, value_name = "PATH")]
+    pub candidates_per_query: Option<std::path::PathBuf>,
+    /// The candidate pool of a pool-mode --candidates-per-query file.
+    #[arg(long, value_name = "PATH")]
+    pub pool: Option<std::path::PathBuf>,
+}
+
+/// A scoring as `okr::tune::Scoring` reads it.
+fn parse_scoring(text: &str) -> Result<okr::tune::Scoring, String> {
+    text.parse().map_err(|e: okr::Error| e.to_string())
 }
 
 #[cfg(test)]
@@ -70,6 +96,21 @@ mod tests {
         assert!(parse_cv("1").unwrap_err().contains("at least 2"));
         assert!(parse_cv("x").unwrap_err().contains("loo-rkhs"));
         assert_eq!(positive("0.5"), Ok(0.5));
+        use clap::Parser as _;
+        let cli = crate::cli::Cli::try_parse_from([
+            "okr",
+            "tune",
+            "--train",
+            "t.csv",
+            "-m",
+            "m.okr",
+            "--output-gammas",
+            "0.1,1",
+        ]);
+        assert!(cli.is_ok(), "{cli:?}");
+        assert_eq!(parse_scoring("top5"), Ok(okr::tune::Scoring::Top(5)));
+        assert_eq!(parse_scoring("mean-rank"), Ok(okr::tune::Scoring::MeanRank));
+        assert!(parse_scoring("top0").unwrap_err().contains("mean-rank"));
         for bad in ["0", "-1", "inf", "NaN", "a"] {
             assert!(positive(bad).is_err(), "{bad}");
         }

@@ -43,8 +43,10 @@ pub fn load_for_decoding(
     let data = match (data_path, &gram) {
         (None, _) => None,
         (Some(path), Some(g)) => {
-            // Labels only: the features of the file are not the model's inputs.
-            let args = crate::cli::DataArgs { label_count: Some(mf.info.n_labels), ..data_args.clone() };
+            // Labels only: the features of the file are not the model's inputs
+            // (nothing but its rows when the truth comes from another file).
+            let labels = if need_labels { mf.info.n_labels } else { 0 };
+            let args = crate::cli::DataArgs { label_count: Some(labels), ..data_args.clone() };
             let data = crate::config::read_data(path, &args, None)?;
             if data.n_samples() != g.n_rows() {
                 bail!(

@@ -26,7 +26,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     }
     let mf = crate::model::load(&a.model)?;
     super::gram::check_test_flags(&mf.model, &a.model, a.decode.input_gram_test.as_deref(), Some(&a.input))?;
-    if matches!(mf.model, Model::Vectors(_) | Model::Graphs(_) | Model::Rankings(_)) {
+    if super::output_models::is_output_model(&mf.model) {
         return super::output_models::eval(a, &mf);
     }
     // Fingerprint models: the true fingerprints from --outputs, not label columns.
@@ -81,11 +81,17 @@ pub fn run(a: &EvalArgs) -> Result<()> {
             decode_seconds: pred.decode_seconds,
         };
         let mut report = LabelSetReport::new(&mf.model.name(), mf.info.fit_seconds, &e, a.per_label)?;
+        // The output kernel of a model on features or on a precomputed Gram.
+        let ky = match (mf.model.surrogate(), mf.model.gram_surrogate()) {
+            (Some(m), _) => Some(m.output_kernel()),
+            (None, Some(m)) => Some(m.output_kernel()),
+            (None, None) => None,
+        };
         if truth.is_some()
-            && let Some(m) = mf.model.surrogate()
+            && let Some(ky) = ky
         {
             // Fingerprints: the output-kernel loss of the decoded candidates too.
-            let losses = okr_eval::output_kernel_losses(m.output_kernel(), &e.predicted, &data.y)?;
+            let losses = okr_eval::output_kernel_losses(ky, &e.predicted, &data.y)?;
             report.output_kernel_loss = Some(losses.iter().sum::<f64>() / losses.len().max(1) as f64);
         }
         report

@@ -153,7 +153,7 @@ fn summary(fitted: &Fitted, y: &TrainOutputs<'_>) -> String {
 }
 
 /// The training Gram of `--input-gram` for the `n` rows of the training file.
-fn read_train_gram(path: &Path, n: usize, train: &Path) -> Result<okr_kernels::GramRows> {
+pub(crate) fn read_train_gram(path: &Path, n: usize, train: &Path) -> Result<okr_kernels::GramRows> {
     let x = okr_kernels::read_train_gram(path, GRAM_SYMMETRY_TOL)
         .with_context(|| format!("--input-gram {}", path.display()))?;
     if x.n_train() != n {

@@ -65,18 +65,18 @@ pub(crate) fn check_test_flags(
     gram: Option<&Path>,
     input: Option<&Path>,
 ) -> Result<()> {
-    match (model, gram, input) {
-        (Model::Gram(_), None, _) => bail!(
+    match (model.gram_n_train(), gram, input) {
+        (Some(_), None, _) => bail!(
             "{} was fitted on a precomputed Gram (--input-gram): give the test x train Gram with --input-gram-test",
             model_path.display()
         ),
-        (Model::Gram(_), Some(_), _) => Ok(()),
-        (_, Some(_), _) => bail!(
+        (Some(_), Some(_), _) => Ok(()),
+        (None, Some(_), _) => bail!(
             "--input-gram-test applies to models fitted with --input-gram; {} ({}) was fitted on features",
             model_path.display(),
             model.name()
         ),
-        (_, None, None) => bail!("--input is required: {} reads features", model_path.display()),
-        (_, None, Some(_)) => Ok(()),
+        (None, None, None) => bail!("--input is required: {} reads features", model_path.display()),
+        (None, None, Some(_)) => Ok(()),
     }
 }

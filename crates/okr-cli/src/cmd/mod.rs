@@ -18,7 +18,7 @@ mod spectra_gram;
 pub(crate) mod structured;
 mod tune;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::cli::{Cli, Command};
 
@@ -30,9 +30,7 @@ pub fn run(cli: Cli) -> Result<()> {
             fit::run(&a)
         }
         Command::Tune(mut a) => {
-            if a.fit.input_gram.is_some() || a.fit.input_kernels.is_some() {
-                bail!("okr tune fits one input kernel on features: use okr fit for --input-gram or --input-kernels");
-            }
+            // The library refuses what the search cannot do (combined kernels), with the reason.
             data::resolve_fit(&mut a.fit)?;
             tune::run(&a)
         }

@@ -8,7 +8,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use okr::OutputKind;
-use okr_estimators::persist::VectorModel;
 use okr_eval::dataset::Names;
 use okr_eval::{Dataset, read_vectors};
 use okr_kernels::{DenseRows, Graphs, LabelSets, Rankings, Rows};
@@ -152,10 +151,11 @@ pub(crate) fn fingerprint_data(a: &FitArgs) -> Result<Dataset> {
     Ok(data)
 }
 
-/// Candidates of a vector model: `--candidates` (vectors) or its distinct training outputs.
-pub(crate) fn vector_candidates(v: &VectorModel, path: Option<&Path>) -> Result<DenseRows> {
+/// Candidates of a vector model: `--candidates` (vectors) or its distinct
+/// training outputs `own`.
+pub(crate) fn vector_candidates(own: &DenseRows, path: Option<&Path>) -> Result<DenseRows> {
     match path {
-        Some(p) => read_vector_file(p, Some(v.output_width())),
-        None => Ok(v.candidates().clone()),
+        Some(p) => read_vector_file(p, Some(own.n_features())),
+        None => Ok(own.clone()),
     }
 }

@@ -26,8 +26,8 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     }
     let mf = crate::model::load(&a.model)?;
     super::gram::check_test_flags(&mf.model, &a.model, a.decode.input_gram_test.as_deref(), a.input.as_deref())?;
-    if let (Model::Vectors(_) | Model::Graphs(_) | Model::Rankings(_), Some(input)) = (&mf.model, &a.input) {
-        return super::output_models::predict(a, input, &mf);
+    if super::output_models::is_output_model(&mf.model) {
+        return super::output_models::predict(a, &mf);
     }
     let (mf, test, candidates, decoder) =
         load_for_decoding(mf, &a.model, a.input.as_deref(), &a.data, &a.decode, false)?;

@@ -43,6 +43,19 @@ pub fn run(a: &RankArgs) -> Result<()> {
             let x = super::gram::read_test(path, g.n_train())?;
             rank_with::<GramRows, LabelSets, _>(a, g.surrogate(), &x, width, &text_pool)?
         }
+        Model::GramVectors(v) => {
+            let x = super::gram::read_test(gram_path(a)?, v.n_train())?;
+            rank_with::<GramRows, okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width, &text_pool)?
+        }
+        Model::GramGraphs(m) => {
+            let x = super::gram::read_test(gram_path(a)?, m.n_train())?;
+            let tu = |p: &Path, _: usize| -> Result<Graphs> { Ok(okr_eval::read_tu_graphs(p)?) };
+            rank_with::<GramRows, Graphs, _>(a, m.surrogate(), &x, width, &tu)?
+        }
+        Model::GramRankings(m) => {
+            let x = super::gram::read_test(gram_path(a)?, m.n_train())?;
+            rank_with::<GramRows, Rankings, _>(a, m.surrogate(), &x, width, &text_pool)?
+        }
         Model::Vectors(v) => {
             let (x, _) = super::structured::test_inputs(&mf, input, &a.data)?;
             rank_with::<Features, okr_kernels::DenseRows, _>(a, v.surrogate(), &x, width, &text_pool)?
@@ -68,6 +81,11 @@ pub fn run(a: &RankArgs) -> Result<()> {
         }
     };
     summarize(a.summary.as_deref(), ranked.n_queries, &ranked.optimistic, &ranked.pessimistic)
+}
+
+/// The `--input-gram-test` of a model fitted on a Gram (checked present).
+fn gram_path(a: &RankArgs) -> Result<&Path> {
+    a.input_gram_test.as_deref().context("--input-gram-test is required for a model fitted on a Gram")
 }
 
 /// The true ranks of the queries that mark one.

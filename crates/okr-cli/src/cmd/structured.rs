@@ -9,10 +9,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use okr_decode::per_query::read_candidate_pool;
-use okr_estimators::persist::{Model, OutputModel, SavedModel};
+use okr_estimators::persist::{Model, SavedModel};
 use okr_eval::readers::ranking::read_label_ranking;
 use okr_eval::{Dataset, Features};
-use okr_kernels::{Graphs, LabelSets, RankingKernel, Rankings, Rows, WlSubtree};
+use okr_kernels::{Graphs, LabelSets, Rankings, Rows};
 
 use crate::cli::{DataArgs, FitArgs, KernelKind, OutputKindFlag};
 use crate::config::{read_data, read_for_model};
@@ -81,19 +81,20 @@ pub fn test_inputs(mf: &SavedModel, path: &Path, d: &DataArgs) -> Result<(Featur
     Ok((inputs(mf, &data)?.into_owned(), truth))
 }
 
-/// Candidates of a graph model: `--candidates` (a TU data set) or its training graphs.
-pub(crate) fn graph_candidates(m: &OutputModel<Graphs, WlSubtree>, path: Option<&Path>) -> Result<Graphs> {
+/// Candidates of a graph model: `--candidates` (a TU data set) or its
+/// training graphs `own`.
+pub(crate) fn graph_candidates(own: &Graphs, path: Option<&Path>) -> Result<Graphs> {
     Ok(match path {
         Some(p) => okr_eval::read_tu_graphs(p)?,
-        None => m.candidates().clone(),
+        None => own.clone(),
     })
 }
 
 /// Candidates of a ranking model: `--candidates` (one ranking per line, the
-/// `k` ranks 1-based) or its distinct training rankings.
-pub(crate) fn ranking_candidates(m: &OutputModel<Rankings, RankingKernel>, path: Option<&Path>) -> Result<Rankings> {
+/// `k` ranks 1-based) or its distinct training rankings `own`.
+pub(crate) fn ranking_candidates(own: &Rankings, path: Option<&Path>) -> Result<Rankings> {
     Ok(match path {
-        Some(p) => read_candidate_pool(p, m.candidates().n_items())?,
-        None => m.candidates().clone(),
+        Some(p) => read_candidate_pool(p, own.n_items())?,
+        None => own.clone(),
     })
 }

@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
-use okr::tune::{SCREEN_ROWS, TuneRequest, Tuned};
+use okr::tune::{SCREEN_ROWS, TuneQueries, TuneRequest, Tuned};
 use okr::{OutputKind, TrainOutputs};
+use okr_decode::per_query::{CandidateFileMode, CandidateFileReader, Query, read_candidate_pool};
 use okr_estimators::select::GridSearchResult;
+use okr_kernels::{LabelSets, Rows};
 use serde_json::json;
 
 use super::fit::check;
@@ -26,6 +28,10 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         lambdas: a.lambdas.clone(),
         widths: a.widths.clone(),
         groups: groups_text.as_deref(),
+        output_gammas: a.output_gammas.clone(),
+        scoring: a.scoring,
+        // Read with the data; the early check only asks whether they are given.
+        queries: a.candidates_per_query.as_ref().map(|_| TuneQueries { queries: &[], pool: None }),
     };
     // A bad request fails before a large file is read.
     okr::tune::check(&request).map_err(flag_names)?;
@@ -36,6 +42,11 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         (Owned::Sets, OutputKind::Fingerprint) => TrainOutputs::Fingerprints(&data.y),
         (Owned::Sets, _) => TrainOutputs::Labels(&data.y),
         _ => bail!("okr tune searches label-set, fingerprint and vector outputs"),
+    };
+    let queries = read_queries(a, &y)?;
+    let request = TuneRequest {
+        queries: queries.as_ref().map(|(q, pool)| TuneQueries { queries: q, pool: pool.as_ref() }),
+        ..request
     };
     if let Some(g) = &groups_text
         && g.len() != data.n_samples()
@@ -56,7 +67,14 @@ pub fn run(a: &TuneArgs) -> Result<()> {
         steps += 1;
         spinner.set_message(format!("tuning on {} samples: {steps} fits", data.n_samples()));
     };
-    let tuned = okr::tune::tune(&request, &data.x, &y, &mut on_step).map_err(flag_names)?;
+    let tuned = match &f.input_gram {
+        Some(path) => {
+            let gram = super::fit::read_train_gram(path, data.n_samples(), &f.train)?;
+            okr::tune::tune_gram(&request, &gram, &y, &mut on_step)
+        }
+        None => okr::tune::tune(&request, &data.x, &y, &mut on_step),
+    }
+    .map_err(flag_names)?;
     let seconds = start.elapsed().as_secs_f64();
     spinner.finish_and_clear();
     let report = if a.json { json_report(&tuned, seconds) } else { text_report(&tuned, seconds) };
@@ -82,6 +100,15 @@ fn flag_names(e: okr::Error) -> anyhow::Error {
         ("(for example 3)", "(--cv 3)"),
         ("invalid lambdas value", "invalid --lambdas value"),
         ("invalid widths value", "invalid --widths value"),
+        ("invalid output_gammas value", "invalid --output-gammas value"),
+        ("give the queries (a candidate file)", "give the queries with --candidates-per-query FILE"),
+        ("queries apply to a retrieval scoring", "--candidates-per-query applies to a retrieval --scoring"),
+        ("invalid scoring = ", "invalid --scoring "),
+        ("widths do not apply to a precomputed Gram", "--widths does not apply with --input-gram"),
+        ("search the output width with output_gammas", "search the output width with --output-gammas"),
+        ("with output_gammas: leave it unset", "with --output-gammas: drop --output-gamma"),
+        ("output_gammas are searched on a precomputed Gram", "--output-gammas applies with --input-gram"),
+        ("output_gammas need an output kernel", "--output-gammas needs an output kernel"),
         ("the grid (lambdas / widths)", "the grid with --lambdas / --widths"),
         ("the input gamma is", "--gamma is"),
         ("the input sigma2 is", "--sigma2 is"),
@@ -96,6 +123,39 @@ fn flag_names(e: okr::Error) -> anyhow::Error {
         text.insert_str(0, "--");
     }
     anyhow::anyhow!(text)
+}
+
+/// Queries of training rows and the pool of a pool-mode candidate file.
+type Queries = (Vec<Query<LabelSets>>, Option<LabelSets>);
+
+/// The queries of `--candidates-per-query` (and the pool of a pool-mode
+/// file) for a retrieval `--scoring`, read as `okr rank` reads them.
+fn read_queries(a: &TuneArgs, y: &TrainOutputs<'_>) -> Result<Option<Queries>> {
+    let Some(file) = &a.candidates_per_query else {
+        if a.pool.is_some() {
+            bail!("--pool applies with --candidates-per-query only");
+        }
+        return Ok(None);
+    };
+    let (TrainOutputs::Labels(sets) | TrainOutputs::Fingerprints(sets)) = y else {
+        bail!("--candidates-per-query ranks candidate label sets or fingerprints, not vector outputs");
+    };
+    let width = sets.n_labels();
+    let reader = CandidateFileReader::<LabelSets>::open(file, width)?;
+    let pool = match (reader.mode(), &a.pool) {
+        (CandidateFileMode::Pool, Some(p)) => Some(read_candidate_pool::<LabelSets>(p, width)?),
+        (CandidateFileMode::Pool, None) => bail!("{} is in pool mode: give the pool with --pool FILE", file.display()),
+        (CandidateFileMode::Inline, Some(_)) => {
+            bail!("--pool does not apply: {} lists its candidates inline", file.display())
+        }
+        (CandidateFileMode::Inline, None) => None,
+    };
+    let reader = match &pool {
+        Some(p) => reader.pool_rows(p.n_rows()),
+        None => reader,
+    };
+    let queries = reader.collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(Some((queries, pool)))
 }
 
 /// A group per training row, one per line (any text: rows with the same

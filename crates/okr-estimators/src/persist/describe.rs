@@ -69,6 +69,9 @@ fn parameters(model: &Model) -> Value {
         Model::Graphs(v) => output_parameters(v),
         Model::Rankings(v) => output_parameters(v),
         Model::Gram(g) => gram_parameters(g),
+        Model::GramVectors(v) => gram_output_parameters(v),
+        Model::GramGraphs(v) => gram_output_parameters(v),
+        Model::GramRankings(v) => gram_output_parameters(v),
         _ => json!({}),
     };
     // Combined input kernels: their weights on a line of their own.
@@ -90,10 +93,12 @@ fn parameters(model: &Model) -> Value {
 /// The parameters of a vector, graph or ranking model (the output kernel's among
 /// them), with its output dimension (vector length, ranked items; null for
 /// graphs), distinct training outputs and atoms.
-fn output_parameters<Y, KY>(v: &OutputModel<Y, KY>) -> Value
+fn output_parameters<Y, KY, X, KX>(v: &OutputModel<Y, KY, X, KX>) -> Value
 where
     Y: okr_kernels::Rows + 'static,
     KY: okr_kernels::Kernel<Y> + serde::Serialize + 'static,
+    X: okr_kernels::Rows + 'static,
+    KX: okr_kernels::Kernel<X> + serde::Serialize + 'static,
 {
     use OutputModel as V;
     let mut p = match v {
@@ -122,11 +127,29 @@ fn gram_parameters(g: &GramModel) -> Value {
         G::ReducedRank(m) => to_value(m.params_used()),
         G::Sketched(m) => to_value(m.params_used()),
         G::Nystroem(m) => to_value(m.params_used()),
+        G::Kde(m) => to_value(m.params_used()),
+        G::NystroemReducedRank(m) => to_value(m.params_used()),
+        G::TraceNorm(m) => to_value(m.params_used()),
     };
     if let Some(obj) = p.as_object_mut() {
         obj.insert("input_kernel".into(), "precomputed Gram".into());
         obj.insert("gram_n_train".into(), g.n_train().into());
         obj.insert("n_atoms".into(), g.surrogate().n_atoms().into());
+    }
+    p
+}
+
+/// The parameters of a vector, graph or ranking model fitted on a
+/// precomputed Gram, as [`output_parameters`] with the Gram's `gram_n_train`.
+fn gram_output_parameters<Y, KY>(v: &super::GramOutputModel<Y, KY>) -> Value
+where
+    Y: okr_kernels::Rows + 'static,
+    KY: okr_kernels::Kernel<Y> + serde::Serialize + 'static,
+{
+    let mut p = output_parameters(v);
+    if let Some(obj) = p.as_object_mut() {
+        obj.insert("input_kernel".into(), "precomputed Gram".into());
+        obj.insert("gram_n_train".into(), v.n_train().into());
     }
     p
 }

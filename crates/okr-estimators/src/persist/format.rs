@@ -20,9 +20,12 @@ pub const MAGIC: &[u8; 8] = b"OKRMODEL";
 /// `Model::Rankings`), so version-4 to -6 bodies still decode; 8 appends,
 /// after the model, the recipe it was fitted from (`Option<String>`, one
 /// line of JSON, see [`SavedModel::recipe`](super::SavedModel::recipe)), so
-/// version-4 to -7 bodies decode with no recipe. Older files are not read
-/// (refit).
-pub const FORMAT_VERSION: u32 = 8;
+/// version-4 to -7 bodies decode with no recipe; 9 appends the estimators
+/// fitted on a precomputed input Gram that format 6 lacked (KDE, Nystroem
+/// reduced rank and the trace norm in `Model::Gram`; `Model::GramVectors`,
+/// `Model::GramGraphs`, `Model::GramRankings`), only new variants, so
+/// version-4 to -8 bodies still decode. Older files are not read (refit).
+pub const FORMAT_VERSION: u32 = 9;
 
 /// First format version whose bodies end with the recipe.
 pub(crate) const RECIPE_VERSION: u32 = 8;

@@ -76,7 +76,10 @@ pub use format::{FORMAT_VERSION, MAGIC, OLDEST_READ_VERSION};
 pub use gram::{GramModel, SavedGramSurrogate};
 pub use model::{Model, OutputKind, SavedSurrogate};
 pub use okr_io::atomic::{remove_temporary_files, write_atomic};
-pub use outputs::{GraphModel, OutputModel, RankingModel, SavedOutputSurrogate, SavedVectorSurrogate, VectorModel};
+pub use outputs::{
+    GramGraphModel, GramOutputModel, GramRankingModel, GramVectorModel, GraphModel, OutputModel, RankingModel,
+    SavedOutputSurrogate, SavedVectorSurrogate, VectorModel,
+};
 #[doc(hidden)]
 pub use probe::{fuzz_model_file, probe};
 pub use spec::EstimatorSpec;

@@ -3,7 +3,10 @@
 use okr_kernels::{Features, KernelSpec, LabelSets, Rows};
 use serde::{Deserialize, Serialize};
 
-use super::{GramModel, GraphModel, Invalid, RankingModel, Validate, VectorModel};
+use super::{
+    GramGraphModel, GramModel, GramRankingModel, GramVectorModel, GraphModel, Invalid, RankingModel, Validate,
+    VectorModel,
+};
 use crate::core::KernelExpansion;
 use crate::kae::{K2aeOnRows, Kae, Kpca};
 use crate::leml::{BinaryRelevance, Cplst, Leml};
@@ -87,6 +90,12 @@ pub enum Model {
     /// A kernel-output estimator with ranking outputs and the Kendall or
     /// Mallows output kernel (format 7).
     Rankings(RankingModel),
+    /// Vector outputs, fitted on a precomputed input Gram (format 9).
+    GramVectors(GramVectorModel),
+    /// Graph outputs, fitted on a precomputed input Gram (format 9).
+    GramGraphs(GramGraphModel),
+    /// Ranking outputs, fitted on a precomputed input Gram (format 9).
+    GramRankings(GramRankingModel),
 }
 
 impl Model {
@@ -113,6 +122,22 @@ impl Model {
             Self::Graphs(m) => m.name(),
             Self::Rankings(m) => m.name(),
             Self::Gram(m) => m.name(),
+            Self::GramVectors(m) => m.name(),
+            Self::GramGraphs(m) => m.name(),
+            Self::GramRankings(m) => m.name(),
+        }
+    }
+
+    /// Number of training samples of a model fitted on a precomputed input
+    /// Gram (the columns its test x train blocks must have); `None` for
+    /// models fitted on features.
+    pub fn gram_n_train(&self) -> Option<usize> {
+        match self {
+            Self::Gram(m) => Some(m.n_train()),
+            Self::GramVectors(m) => Some(m.n_train()),
+            Self::GramGraphs(m) => Some(m.n_train()),
+            Self::GramRankings(m) => Some(m.n_train()),
+            _ => None,
         }
     }
 
@@ -170,6 +195,9 @@ impl Model {
             Self::Graphs(m) => return m.ranks(),
             Self::Rankings(m) => return m.ranks(),
             Self::Gram(m) => return m.ranks(),
+            Self::GramVectors(m) => return m.ranks(),
+            Self::GramGraphs(m) => return m.ranks(),
+            Self::GramRankings(m) => return m.ranks(),
             _ => return None,
         })
     }
@@ -188,15 +216,16 @@ impl Model {
             Self::Leml(_) | Self::BinaryRelevance(_) | Self::Cplst(_) => OutputKind::LabelScores,
             Self::Kae(_) | Self::K2ae(_) | Self::Kpca(_) => OutputKind::Codes,
             Self::SelfHs(_) | Self::MaskedTraceNorm(_) => OutputKind::TaskScores,
-            Self::Vectors(_) => OutputKind::Vectors,
-            Self::Graphs(_) => OutputKind::Graphs,
-            Self::Rankings(_) => OutputKind::Rankings,
+            Self::Vectors(_) | Self::GramVectors(_) => OutputKind::Vectors,
+            Self::Graphs(_) | Self::GramGraphs(_) => OutputKind::Graphs,
+            Self::Rankings(_) | Self::GramRankings(_) => OutputKind::Rankings,
         }
     }
 
     /// Number of input features the model reads; `None` for kernel PCA (on
-    /// Gram matrices). A [`Model::Gram`] reads test x train Gram rows: its
-    /// width is the number of training samples.
+    /// Gram matrices). A model fitted on a Gram ([`Model::Gram`],
+    /// [`Model::GramVectors`], ...) reads test x train Gram rows: its width
+    /// is the number of training samples.
     pub fn input_width(&self) -> Option<usize> {
         match self {
             Self::Iokr(m) => m.x_train().feature_dim(),
@@ -218,6 +247,9 @@ impl Model {
             Self::Graphs(m) => m.input_width(),
             Self::Rankings(m) => m.input_width(),
             Self::Gram(m) => Some(m.n_train()),
+            Self::GramVectors(m) => Some(m.n_train()),
+            Self::GramGraphs(m) => Some(m.n_train()),
+            Self::GramRankings(m) => Some(m.n_train()),
         }
     }
 
@@ -243,6 +275,9 @@ impl Model {
             Self::Graphs(_) => None,
             Self::Rankings(m) => Some(m.candidates().n_items()),
             Self::Gram(m) => Some(m.candidates().n_labels()),
+            Self::GramVectors(m) => Some(m.output_width()),
+            Self::GramGraphs(_) => None,
+            Self::GramRankings(m) => Some(m.candidates().n_items()),
         }
     }
 }
@@ -269,6 +304,9 @@ impl Validate for Model {
             Self::Graphs(m) => m.validate(),
             Self::Rankings(m) => m.validate(),
             Self::Gram(m) => m.validate(),
+            Self::GramVectors(m) => m.validate(),
+            Self::GramGraphs(m) => m.validate(),
+            Self::GramRankings(m) => m.validate(),
         }
     }
 }

@@ -8,19 +8,31 @@
 //! | [`Model::Graphs`](super::Model::Graphs) ([`GraphModel`]) | labelled graphs ([`Graphs`]) | WL subtree ([`WlSubtree`]) | 7 |
 //! | [`Model::Rankings`](super::Model::Rankings) ([`RankingModel`]) | rankings ([`Rankings`]) | Kendall or Mallows ([`RankingKernel`]) | 7 |
 //!
+//! The same three kinds fitted on a precomputed input Gram ([`GramRows`]
+//! with the [`Precomputed`] kernel, format 9) are
+//! [`Model::GramVectors`](super::Model::GramVectors),
+//! [`Model::GramGraphs`](super::Model::GramGraphs) and
+//! [`Model::GramRankings`](super::Model::GramRankings): the enum is generic
+//! over the input rows `X` and the input kernel `KX` too (default: feature
+//! rows with a [`KernelSpec`]).
+//!
 //! The output kernel and its parameters are stored in the estimator's
 //! parameters. The enum's encoding does not depend on `Y` and `KY` beyond
 //! their own fields, so vector models of format 5 and 6 decode unchanged.
 
-use okr_kernels::{DenseRows, Features, Graphs, Kernel, KernelSpec, RankingKernel, Rankings, Rows, WlSubtree};
+use okr_kernels::{
+    DenseRows, Features, GramRows, Graphs, Kernel, KernelSpec, Precomputed, RankingKernel, Rankings, Rows, WlSubtree,
+};
 use serde::{Deserialize, Serialize};
 
 use super::{Invalid, StoredKernel, Validate};
 use crate::core::KernelExpansion;
 use crate::{Iokr, Kde, Nystroem, NystroemReducedRank, ReducedRankIokr, SketchedIokr, TraceNorm};
 
-/// A saved model with outputs `Y` seen through its [`KernelExpansion`].
-pub type SavedOutputSurrogate<Y, KY> = dyn KernelExpansion<Features, Y, InputKernel = KernelSpec, OutputKernel = KY>;
+/// A saved model with outputs `Y` (on inputs `X` with input kernel `KX`)
+/// seen through its [`KernelExpansion`].
+pub type SavedOutputSurrogate<Y, KY, X = Features, KX = KernelSpec> =
+    dyn KernelExpansion<X, Y, InputKernel = KX, OutputKernel = KY>;
 
 /// A saved vector-output model seen through its [`KernelExpansion`].
 pub type SavedVectorSurrogate = SavedOutputSurrogate<DenseRows, KernelSpec>;
@@ -34,31 +46,51 @@ pub type GraphModel = OutputModel<Graphs, WlSubtree>;
 /// Ranking outputs with the Kendall or Mallows output kernel.
 pub type RankingModel = OutputModel<Rankings, RankingKernel>;
 
-/// One variant per kernel-output estimator, on dense or sparse input
-/// [`Features`] with outputs `Y` and output kernel `KY`. Variants are
-/// encoded by their index: new ones go at the end, with a format version bump.
+/// A model with outputs `Y` fitted on a precomputed input Gram: it keeps
+/// rows of the training Gram, and its test inputs are `K(test, train)` rows.
+pub type GramOutputModel<Y, KY> = OutputModel<Y, KY, GramRows, Precomputed>;
+
+/// Vector outputs, fitted on a precomputed input Gram.
+pub type GramVectorModel = GramOutputModel<DenseRows, KernelSpec>;
+
+/// Graph outputs, fitted on a precomputed input Gram.
+pub type GramGraphModel = GramOutputModel<Graphs, WlSubtree>;
+
+/// Ranking outputs, fitted on a precomputed input Gram.
+pub type GramRankingModel = GramOutputModel<Rankings, RankingKernel>;
+
+/// One variant per kernel-output estimator, on input rows `X` (default:
+/// dense or sparse [`Features`]) with input kernel `KX`, outputs `Y` and
+/// output kernel `KY`. Variants are encoded by their index: new ones go at
+/// the end, with a format version bump.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
-pub enum OutputModel<Y, KY> {
+pub enum OutputModel<Y, KY, X = Features, KX = KernelSpec> {
     /// IOKR.
-    Iokr(Iokr<Features, Y, KernelSpec, KY>),
+    Iokr(Iokr<X, Y, KX, KY>),
     /// Reduced-rank IOKR.
-    ReducedRank(ReducedRankIokr<Features, Y, KernelSpec, KY>),
+    ReducedRank(ReducedRankIokr<X, Y, KX, KY>),
     /// Kernel dependency estimation.
-    Kde(Kde<Features, Y, KernelSpec, KY>),
+    Kde(Kde<X, Y, KX, KY>),
     /// SIOKR / ISOKR / SISOKR.
-    Sketched(SketchedIokr<Features, Y, KernelSpec, KY>),
+    Sketched(SketchedIokr<X, Y, KX, KY>),
     /// Nystroem kernel ridge regression.
-    Nystroem(Nystroem<Features, Y, KernelSpec, KY>),
+    Nystroem(Nystroem<X, Y, KX, KY>),
     /// Nystroem reduced-rank IOKR.
-    NystroemReducedRank(NystroemReducedRank<Features, Y, KernelSpec, KY>),
+    NystroemReducedRank(NystroemReducedRank<X, Y, KX, KY>),
     /// Trace-norm regularized surrogate.
-    TraceNorm(TraceNorm<Features, Y, KernelSpec, KY>),
+    TraceNorm(TraceNorm<X, Y, KX, KY>),
 }
 
 // `'static`: the surrogate is a `dyn` of the default object lifetime.
-impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> OutputModel<Y, KY> {
+impl<Y, KY, X, KX> OutputModel<Y, KY, X, KX>
+where
+    Y: Rows + 'static,
+    KY: Kernel<Y> + 'static,
+    X: Rows + 'static,
+    KX: Kernel<X> + 'static,
+{
     /// The estimator's name (as for label-set models).
     pub fn name(&self) -> String {
         match self {
@@ -73,7 +105,7 @@ impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> OutputModel<Y, KY> {
     }
 
     /// The model as a kernel expansion (decoding, output scores).
-    pub fn surrogate(&self) -> &SavedOutputSurrogate<Y, KY> {
+    pub fn surrogate(&self) -> &SavedOutputSurrogate<Y, KY, X, KX> {
         match self {
             Self::Iokr(m) => m,
             Self::ReducedRank(m) => m,
@@ -123,19 +155,32 @@ impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> OutputModel<Y, KY> {
     }
 }
 
+impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> GramOutputModel<Y, KY> {
+    /// Number of training samples: the columns a test x train block must have.
+    pub fn n_train(&self) -> usize {
+        self.surrogate().expansion_inputs().n_train()
+    }
+}
+
 /// The model is the kernel expansion of its estimator (so it decodes as a
 /// [`SurrogateModel`](crate::SurrogateModel) without naming the variant).
-impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> KernelExpansion<Features, Y> for OutputModel<Y, KY> {
-    type InputKernel = KernelSpec;
+impl<Y, KY, X, KX> KernelExpansion<X, Y> for OutputModel<Y, KY, X, KX>
+where
+    Y: Rows + 'static,
+    KY: Kernel<Y> + 'static,
+    X: Rows + 'static,
+    KX: Kernel<X> + 'static,
+{
+    type InputKernel = KX;
     type OutputKernel = KY;
 
-    fn input_kernel(&self) -> &KernelSpec {
+    fn input_kernel(&self) -> &KX {
         self.surrogate().input_kernel()
     }
     fn output_kernel(&self) -> &KY {
         self.surrogate().output_kernel()
     }
-    fn expansion_inputs(&self) -> &Features {
+    fn expansion_inputs(&self) -> &X {
         self.surrogate().expansion_inputs()
     }
     fn input_map(&self) -> crate::core::InputMap<'_> {
@@ -149,14 +194,14 @@ impl<Y: Rows + 'static, KY: Kernel<Y> + 'static> KernelExpansion<Features, Y> fo
     }
 }
 
-impl VectorModel {
+impl<X: Rows + 'static, KX: Kernel<X> + 'static> OutputModel<DenseRows, KernelSpec, X, KX> {
     /// Dimension `p` of the output vectors.
     pub fn output_width(&self) -> usize {
         self.candidates().n_features()
     }
 }
 
-impl<Y: Rows, KY: StoredKernel<Y>> Validate for OutputModel<Y, KY> {
+impl<Y: Rows, KY: StoredKernel<Y>, X: Rows, KX: StoredKernel<X>> Validate for OutputModel<Y, KY, X, KX> {
     fn validate(&self) -> Result<(), Invalid> {
         match self {
             Self::Iokr(m) => m.validate(),

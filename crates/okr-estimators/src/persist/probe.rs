@@ -61,11 +61,13 @@ pub fn probe(saved: &SavedModel) {
         Model::Graphs(m) => outputs(m, &x),
         Model::Rankings(m) => outputs(m, &x),
         Model::Gram(m) => {
-            let k = Mat::from_fn(2, m.n_train(), |i, j| ((i + j) % 3) as f64 / 3.0);
-            if let Ok(test) = GramRows::test(k, None) {
+            if let Ok(test) = gram_rows(m.n_train()) {
                 surrogate(m.surrogate(), &test, &y, m.candidates());
             }
         }
+        Model::GramVectors(m) => gram_outputs(m),
+        Model::GramGraphs(m) => gram_outputs(m),
+        Model::GramRankings(m) => gram_outputs(m),
         Model::Kpca(m) => {
             let n = m.vectors().nrows();
             let _ = m.transform(Mat::from_fn(2, n, |i, j| ((i + j) % 3) as f64).as_ref());
@@ -85,8 +87,26 @@ fn surrogate<X: Rows, M: SurrogateModel<X, LabelSets> + ?Sized>(m: &M, x: &X, y:
     let _ = m.rkhs_sq_errors_from(c.as_ref(), y);
 }
 
+/// Two test rows of a Gram on `n_train` training samples.
+fn gram_rows(n_train: usize) -> okr_kernels::Result<GramRows> {
+    GramRows::test(Mat::from_fn(2, n_train, |i, j| ((i + j) % 3) as f64 / 3.0), None)
+}
+
+/// A model with outputs other than label sets fitted on a Gram.
+fn gram_outputs<Y: Rows + 'static, KY: Kernel<Y> + 'static>(model: &super::GramOutputModel<Y, KY>) {
+    if let Ok(test) = gram_rows(model.n_train()) {
+        outputs(model, &test);
+    }
+}
+
 /// A model with outputs other than label sets, scored against its first training outputs.
-fn outputs<Y: Rows + 'static, KY: Kernel<Y> + 'static>(model: &OutputModel<Y, KY>, x: &Features) {
+fn outputs<Y, KY, X, KX>(model: &OutputModel<Y, KY, X, KX>, x: &X)
+where
+    Y: Rows + 'static,
+    KY: Kernel<Y> + 'static,
+    X: Rows + 'static,
+    KX: Kernel<X> + 'static,
+{
     let m = model.surrogate();
     let Ok(c) = m.coefficients(x) else { return };
     assert_eq!((c.nrows(), c.ncols()), (x.n_rows(), m.n_atoms()), "coefficient shape");

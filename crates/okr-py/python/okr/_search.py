@@ -95,7 +95,12 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
         self.n_features_in_ = est.n_features_in_
         if self.refit:
             chosen = report["chosen"]
-            self.best_estimator_ = clone(est).set_params(lam=chosen["lambda"], gamma=chosen["gamma"]).fit(X, y)
+            # On a precomputed Gram the input kernel is fixed: only the ridge is chosen.
+            if str(getattr(est, "kernel", "")).lower() == "precomputed":
+                best = clone(est).set_params(lam=chosen["lambda"])
+            else:
+                best = clone(est).set_params(lam=chosen["lambda"], gamma=chosen["gamma"])
+            self.best_estimator_ = best.fit(X, y)
         return self
 
     def _set_results(self, report):
