@@ -14,6 +14,7 @@ mod errors;
 mod model;
 mod output_basis;
 mod params;
+mod progress;
 mod ranking;
 mod score_model;
 mod stream;
