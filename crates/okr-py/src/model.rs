@@ -119,6 +119,18 @@ fn int_array(py: Python<'_>, rows: usize, cols: usize, f: impl Fn(usize, usize) 
 
 #[pymethods]
 impl Model {
+    /// Iterations the solver ran, over every warm-started fit (trace
+    /// norm), or `None` for the estimators that do not iterate.
+    #[getter]
+    fn n_iter(&self) -> Option<usize> {
+        use okr_estimators::persist::OutputModel;
+        match &self.saved.model {
+            SavedEstimator::TraceNorm(m) => Some(m.n_iter()),
+            SavedEstimator::Vectors(OutputModel::TraceNorm(m)) => Some(m.n_iter()),
+            _ => None,
+        }
+    }
+
     /// The `k` best candidates per row of `x`, best first: `(indices, scores)`
     /// with indices into `candidates()` and scores `k(c, c) - 2 <h(x), psi(c)>`
     /// (lower is better; ties go to the lower index).

@@ -33,6 +33,7 @@ def test_trace_norm_warm_start_equals_one_long_fit(solver):
     )
     once, twice = _continued(make, 5, lambda est: est.fit(X, Y))
     np.testing.assert_allclose(twice.decision_function(X), once.decision_function(X), rtol=0, atol=1e-12)
+    assert twice.n_iter_ == once.n_iter_ == 10
     assert json_max_iter(twice) == 5
 
 

@@ -376,3 +376,10 @@ class TraceNormSurrogate(OkrSurrogate):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.precision = precision
+
+    def fit(self, X, y):
+        """Fit (or, with ``warm_start``, continue) on ``X`` and ``y``; sets
+        ``n_iter_``, the solver's iterations over every continued fit."""
+        super().fit(X, y)
+        self.n_iter_ = self.model_.n_iter
+        return self
