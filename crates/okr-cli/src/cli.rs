@@ -46,6 +46,12 @@ pub use tune::TuneArgs;
 #[derive(Debug, Parser)]
 #[command(name = "okr", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
+    /// Draw no progress bars.
+    ///
+    /// Bars (solver iterations, tuning fits, long decodes, downloads) are drawn on
+    /// standard error only when it is a terminal; --quiet turns them off there too.
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

@@ -9,6 +9,7 @@ mod cmd;
 mod config;
 mod model;
 mod output;
+mod progress;
 mod recipe;
 
 use std::process::ExitCode;
@@ -38,7 +39,8 @@ fn main() -> ExitCode {
         | cli::Command::Decode(_) => Stream::Lines,
         _ => Stream::Document,
     };
-    match cmd::run(cli) {
+    progress::set_quiet(cli.quiet);
+    match progress::observe(|| cmd::run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         // A reader of lines that stops early (`okr predict ... | head`) is not an error.
         Err(err) if stream == Stream::Lines && output::is_broken_stdout(&err) => ExitCode::SUCCESS,

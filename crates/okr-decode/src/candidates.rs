@@ -306,6 +306,7 @@ impl CandidateDecoder {
                 )
                 .map_err(|t| Error::NonFiniteScore { row: t0 + t })?;
             }
+            okr_surrogate::progress::report(t0 + tt, n_te, "decode: test rows");
         }
         Ok(Decoded { k, indices, scores })
     }

@@ -389,6 +389,7 @@ where
             };
             scanned.map_err(|t| Error::NonFiniteScore { row: t0 + t })?;
         }
+        okr_surrogate::progress::report(c0 + ct, n_c, "decode: candidates");
     }
     Ok(Decoded::from_parts(k, indices, scores))
 }

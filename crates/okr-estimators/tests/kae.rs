@@ -432,3 +432,42 @@ fn decode_of_encode_is_reconstruct_and_checks_the_code_width() {
     assert!(matches!(model.decode(Mat::<f64>::zeros(2, 2).as_ref()), Err(Error::ShapeMismatch { .. })));
     assert!(matches!(model.decode(Mat::<f64>::zeros(0, 1).as_ref()), Err(Error::Empty { .. })));
 }
+
+/// Warm start (issue 37): `k` Adam steps continued for `k` more equal `2k`
+/// steps in one fit, bit for bit, for the KAE (KRR and gradient last layer)
+/// and the K2AE; the history and step count continue the first fit's. A
+/// model without optimizer state (a loaded one) continues from its
+/// coefficients and still lowers the objective.
+#[test]
+fn warm_start_continues_kae_and_k2ae_exactly() {
+    faer::set_global_parallelism(Par::Seq);
+    let x = random(16, 3, 2.0, 71);
+    let k_in = &x * x.transpose();
+    // patience above 2k: no early stop.
+    let p = |k| linear_first_params(k).patience(1000);
+    let k = 12;
+    for last in [LastLayer::Krr, LastLayer::Gradient] {
+        let once = p(2 * k).last_layer(last).fit(x.as_ref()).unwrap();
+        let half = p(k).last_layer(last).fit(x.as_ref()).unwrap();
+        let twice = p(k).last_layer(last).fit_from(&half, x.as_ref()).unwrap();
+        assert_eq!(twice.coefficients(), once.coefficients(), "{last:?}");
+        assert_eq!(twice.train_info(), once.train_info(), "{last:?}");
+        assert_eq!(twice.train_info().n_iter, 2 * k);
+    }
+    let once = p(2 * k).fit_k2ae_gram(k_in.as_ref()).unwrap();
+    let half = p(k).fit_k2ae_gram(k_in.as_ref()).unwrap();
+    let twice = p(k).check().unwrap().fit_k2ae_gram_from(&half, k_in.as_ref()).unwrap();
+    assert_eq!(twice.coefficients(), once.coefficients());
+    assert_eq!(twice.train_info(), once.train_info());
+    // Through serde (no optimizer state): fresh Adam moments from the coefficients.
+    let half = p(k).fit(x.as_ref()).unwrap();
+    let loaded: Kae = serde_json::from_str(&serde_json::to_string(&half).unwrap()).unwrap();
+    let cont = p(k).fit_from(&loaded, x.as_ref()).unwrap();
+    assert_eq!(cont.train_info().n_iter, 2 * k);
+    assert!(cont.train_info().final_objective < half.train_info().final_objective);
+    // Another shape is refused, naming it.
+    let err = p(k).fit_from(&half, random(10, 3, 2.0, 72).as_ref()).unwrap_err().to_string();
+    assert!(err.contains("training samples of a continued fit"), "{err}");
+    let err = p(k).hidden_dims(vec![3]).fit_from(&half, x.as_ref()).unwrap_err().to_string();
+    assert!(err.contains("inner width of a continued fit"), "{err}");
+}

@@ -449,3 +449,34 @@ fn bilinear_objective_value_is_bitwise_independent_of_threads() {
         assert!(values.windows(2).all(|p| p[0] == p[1]), "{loss:?}: {values:?}");
     }
 }
+
+/// Warm start (issue 37): `k` alternating iterations continued for `k` more
+/// equal `2k` iterations in one fit, bit for bit, for every loss and for
+/// full and partial labels; the history continues the first fit's.
+#[test]
+fn warm_start_continues_exactly() {
+    use okr_estimators::FitFrom;
+    let (n, d, l) = (40, 10, 6);
+    let x = features(n, d, 61);
+    let y = label_sets(n, l, 62);
+    let part = PartialLabels::sample(&y, 0.5, -1.0, 63).unwrap();
+    for loss in LOSSES {
+        for targets in [Targets::Full(&y), Targets::Partial(&part)] {
+            let p = |k| Leml::params().rank(3).lambda(0.5).loss(loss).max_iter(k).seed(4);
+            let once = p(6).fit(&x, targets).unwrap();
+            let half = p(3).fit(&x, targets).unwrap();
+            let twice = p(3).fit_from(&half, &x, targets).unwrap();
+            assert_eq!(twice.w(), once.w(), "{loss:?}");
+            assert_eq!(twice.h(), once.h(), "{loss:?}");
+            let steps = |m: &Leml| m.history().iter().map(|h| (h.iteration, h.objective)).collect::<Vec<_>>();
+            assert_eq!(steps(&twice), steps(&once), "{loss:?}");
+        }
+    }
+    // Another label count or rank is refused, naming it.
+    let fewer = label_sets(n, l - 1, 62);
+    let half = Leml::params().rank(3).max_iter(2).fit(&x, Targets::Full(&y)).unwrap();
+    let err = Leml::params().rank(3).fit_from(&half, &x, Targets::Full(&fewer)).unwrap_err().to_string();
+    assert!(err.contains("labels of a continued fit"), "{err}");
+    let err = Leml::params().rank(2).fit_from(&half, &x, Targets::Full(&y)).unwrap_err().to_string();
+    assert!(err.contains("rank of a continued fit"), "{err}");
+}

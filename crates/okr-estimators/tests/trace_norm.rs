@@ -4,11 +4,11 @@
 //! masked multitask variant with a full mask, and the zero-filled pair Gram.
 
 use faer::{Mat, MatRef, Par};
-use okr_estimators::Fit;
 use okr_estimators::trace_norm::masked::{MaskedOptions, MaskedTraceNorm, TaskEntries, zero_filled_pair_gram};
 use okr_estimators::trace_norm::{
     SolverOptions, StepRule, convex_trace_norm, factorized_als, factorized_gd, factorized_objective, scaled_init,
 };
+use okr_estimators::{Fit, FitFrom};
 use okr_estimators::{SurrogateModel, TraceNorm, TraceNormSolver};
 use okr_kernels::{DenseRows, Linear, Rows};
 
@@ -222,4 +222,47 @@ fn invalid_inputs_are_errors() {
     let y = DenseRows::new(Mat::zeros(4, 2)).unwrap();
     assert!(TraceNorm::params(Linear, Linear).fit(&x, &y).is_err());
     assert!(TraceNorm::params(Linear, Linear).lambda(f64::NAN).fit(&x, &x).is_err());
+}
+
+/// Warm start (issue 37): `k` iterations continued for `k` more equal `2k`
+/// iterations in one fit, bit for bit, for gradient descent (across the
+/// every-100-iterations refresh of its products) and ALS; the iteration
+/// count covers both runs.
+#[test]
+fn warm_start_continues_gd_and_als_exactly() {
+    let (x, y) = low_rank_problem(24, 5, 6, 2, 21);
+    let (x, y) = (DenseRows::new(x).unwrap(), DenseRows::new(y).unwrap());
+    for (solver, ks) in [(TraceNormSolver::GradientDescent, [7, 60]), (TraceNormSolver::Als, [2, 4])] {
+        for k in ks {
+            let params =
+                |it| TraceNorm::params(Linear, Linear).lambda(1e-2).rank(3).solver(solver).max_iter(it).tol(1e-300);
+            let once = params(2 * k).seed(3).fit(&x, &y).unwrap();
+            let half = params(k).seed(3).fit(&x, &y).unwrap();
+            let twice = params(k).fit_from(&half, &x, &y).unwrap();
+            assert_eq!(once.n_iter(), 2 * k, "{solver:?} k={k}: the run stopped early");
+            assert_eq!(twice.n_iter(), 2 * k, "{solver:?} k={k}");
+            assert_eq!(twice.m(), once.m(), "{solver:?} k={k}");
+            assert_eq!(twice.n(), once.n(), "{solver:?} k={k}");
+            assert_eq!(twice.objective(), once.objective(), "{solver:?} k={k}");
+            // The continued fit is a fit: its objective is not above the first half's.
+            assert!(twice.objective() <= half.objective(), "{solver:?} k={k}");
+        }
+    }
+}
+
+/// A continued fit refuses data of another shape, another rank and the
+/// convex solver, naming what differs.
+#[test]
+fn warm_start_refuses_other_shapes_and_the_convex_solver() {
+    let (x, y) = low_rank_problem(20, 4, 5, 2, 22);
+    let (x, y) = (DenseRows::new(x).unwrap(), DenseRows::new(y).unwrap());
+    let params = TraceNorm::params(Linear, Linear).lambda(1e-2).rank(3).max_iter(5);
+    let model = params.clone().fit(&x, &y).unwrap();
+    let fewer = (x.select(&(0..15).collect::<Vec<_>>()), y.select(&(0..15).collect::<Vec<_>>()));
+    let err = params.clone().fit_from(&model, &fewer.0, &fewer.1).unwrap_err().to_string();
+    assert!(err.contains("training samples of a continued fit") && err.contains("20"), "{err}");
+    let err = params.clone().rank(2).fit_from(&model, &x, &y).unwrap_err().to_string();
+    assert!(err.contains("rank of a continued fit"), "{err}");
+    let err = params.solver(TraceNormSolver::Convex).fit_from(&model, &x, &y).unwrap_err().to_string();
+    assert!(err.contains("convex"), "{err}");
 }

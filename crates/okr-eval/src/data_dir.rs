@@ -31,15 +31,7 @@ fn mulan_set(e: &'static crate::catalog::Entry) -> Option<(&'static str, &'stati
     (test == format!("{folder}/{prefix}-test.arff")).then_some((e.name, folder, prefix, e.n_labels?))
 }
 
-/// The benchmark data directory:
-///
-/// 1. the `OKR_DATA_DIR` environment variable, if set and non-empty (used as
-///    given, even if it does not exist);
-/// 2. else `../shared/data` relative to the current directory, if it exists
-///    (the layout when running from the project root);
-/// 3. else `../../../shared/data` relative to this crate's manifest directory,
-///    i.e. relative to the workspace root, which is returned even if it does not
-///    exist so that errors can name it.
+/// The benchmark data directory: [`locate_data_dir`]'s path.
 ///
 /// # Example
 /// ```
@@ -48,21 +40,139 @@ fn mulan_set(e: &'static crate::catalog::Entry) -> Option<(&'static str, &'stati
 /// assert!(!dir.as_os_str().is_empty());
 /// ```
 pub fn data_dir() -> PathBuf {
-    resolve_data_dir(std::env::var_os("OKR_DATA_DIR"), std::env::current_dir().ok().as_deref())
+    locate_data_dir().path
 }
 
-/// [`data_dir`] with the environment value and current directory given.
-fn resolve_data_dir(env: Option<OsString>, cwd: Option<&Path>) -> PathBuf {
-    if let Some(dir) = env.filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
+/// Where the data directory was found, and why: what `okr data list` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDir {
+    /// The directory (it may not exist yet: `okr data fetch` creates it).
+    pub path: PathBuf,
+    /// Which rule chose it.
+    pub source: DataDirSource,
+}
+
+/// The rule of [`resolve_data_dir`] that chose the data directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DataDirSource {
+    /// The `OKR_DATA_DIR` environment variable.
+    Env,
+    /// `../shared/data` next to the current directory (running inside a checkout).
+    WorkingDirectory,
+    /// `shared/data` next to the source checkout okr was built from.
+    Checkout,
+    /// The per-user data home `$XDG_DATA_HOME/okr`.
+    XdgDataHome,
+    /// The per-user data home `~/.local/share/okr`.
+    Home,
+    /// No home directory is known: the build checkout's path, which may not
+    /// exist (errors name it).
+    Fallback,
+}
+
+impl std::fmt::Display for DataDirSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Env => "set by OKR_DATA_DIR",
+            Self::WorkingDirectory => "../shared/data from the working directory, a checkout",
+            Self::Checkout => "shared/data beside the checkout okr was built from",
+            Self::XdgDataHome => "per-user data home $XDG_DATA_HOME/okr (OKR_DATA_DIR unset, no checkout data)",
+            Self::Home => "per-user data home ~/.local/share/okr (OKR_DATA_DIR unset, no checkout data)",
+            Self::Fallback => "no OKR_DATA_DIR, checkout data or home directory: set OKR_DATA_DIR",
+        })
     }
-    if let Some(cwd) = cwd {
-        let candidate = cwd.join("../shared/data");
-        if candidate.is_dir() {
-            return candidate;
+}
+
+/// What [`resolve_data_dir`] decides from: the environment, the working
+/// directory and the build checkout, given explicitly so that the rules can
+/// be tested without touching the process environment.
+#[derive(Debug, Clone, Default)]
+pub struct DataDirInputs {
+    /// `OKR_DATA_DIR`.
+    pub okr_data_dir: Option<OsString>,
+    /// The current directory.
+    pub cwd: Option<PathBuf>,
+    /// `<checkout>/shared/data`'s candidate for the source tree okr was built
+    /// from (`CARGO_MANIFEST_DIR/../../../shared/data`).
+    pub checkout_data: Option<PathBuf>,
+    /// `XDG_DATA_HOME`.
+    pub xdg_data_home: Option<OsString>,
+    /// `HOME` (`USERPROFILE` on Windows).
+    pub home: Option<OsString>,
+}
+
+impl DataDirInputs {
+    /// The inputs of this process.
+    pub fn from_env() -> Self {
+        let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
+        Self {
+            okr_data_dir: std::env::var_os("OKR_DATA_DIR"),
+            cwd: std::env::current_dir().ok(),
+            checkout_data: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")),
+            xdg_data_home: std::env::var_os("XDG_DATA_HOME"),
+            home,
         }
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+}
+
+/// The data directory of this process and the rule that chose it (see
+/// [`resolve_data_dir`]).
+///
+/// # Example
+/// ```
+/// let d = okr_eval::locate_data_dir();
+/// println!("data directory: {} ({})", d.path.display(), d.source);
+/// ```
+pub fn locate_data_dir() -> DataDir {
+    resolve_data_dir(&DataDirInputs::from_env())
+}
+
+/// The data directory for `inputs`, first rule that applies:
+///
+/// 1. `OKR_DATA_DIR`, if set and non-empty (used as given, even if it does
+///    not exist);
+/// 2. `../shared/data` relative to the working directory, if it is a
+///    directory (running from a checkout's root);
+/// 3. `shared/data` beside the checkout okr was built from, if it is a
+///    directory (a binary or test of a checkout);
+/// 4. the per-user data home, as scikit-learn's `get_data_home`:
+///    `$XDG_DATA_HOME/okr` when `XDG_DATA_HOME` is an absolute path, else
+///    `~/.local/share/okr` (an installed `okr`; `okr data fetch` fills it);
+/// 5. without a home directory, the checkout's candidate of rule 3.
+///
+/// Only rules 2 and 3 look at the file system (whether a directory exists).
+///
+/// # Example
+/// ```
+/// use okr_eval::{DataDirInputs, DataDirSource, resolve_data_dir};
+/// let inputs = DataDirInputs { home: Some("/home/ada".into()), ..Default::default() };
+/// let d = resolve_data_dir(&inputs);
+/// assert_eq!((d.path.as_path(), d.source), (std::path::Path::new("/home/ada/.local/share/okr"), DataDirSource::Home));
+/// ```
+pub fn resolve_data_dir(inputs: &DataDirInputs) -> DataDir {
+    let found = |path: PathBuf, source| DataDir { path, source };
+    if let Some(dir) = inputs.okr_data_dir.as_ref().filter(|d| !d.is_empty()) {
+        return found(PathBuf::from(dir), DataDirSource::Env);
+    }
+    if let Some(cwd) = &inputs.cwd {
+        let candidate = cwd.join("../shared/data");
+        if candidate.is_dir() {
+            return found(candidate, DataDirSource::WorkingDirectory);
+        }
+    }
+    if let Some(checkout) = inputs.checkout_data.as_ref().filter(|c| c.is_dir()) {
+        return found(checkout.clone(), DataDirSource::Checkout);
+    }
+    // The XDG base directory spec ignores relative paths.
+    if let Some(xdg) = inputs.xdg_data_home.as_ref().map(PathBuf::from).filter(|p| p.is_absolute()) {
+        return found(xdg.join("okr"), DataDirSource::XdgDataHome);
+    }
+    if let Some(home) = inputs.home.as_ref().filter(|h| !h.is_empty()) {
+        return found(Path::new(home).join(".local/share/okr"), DataDirSource::Home);
+    }
+    let fallback = inputs.checkout_data.clone().unwrap_or_else(|| PathBuf::from("shared/data"));
+    found(fallback, DataDirSource::Fallback)
 }
 
 /// The train file, test file and number of labels of a Mulan set (case-insensitive
@@ -132,16 +242,54 @@ pub fn read_mulan(name: &str) -> Result<(Dataset, Dataset)> {
 mod tests {
     use super::*;
 
+    /// The resolution order of issue 37, each rule with explicit inputs
+    /// (no process environment is read or changed).
     #[test]
     fn resolution_order() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(resolve_data_dir(Some("/x/y".into()), Some(dir.path())), PathBuf::from("/x/y"));
-        let fallback = resolve_data_dir(Some("".into()), Some(dir.path()));
-        assert!(fallback.ends_with("../../../shared/data"), "{}", fallback.display());
         let project = dir.path().join("project");
-        std::fs::create_dir_all(dir.path().join("shared/data")).unwrap();
+        let checkout = dir.path().join("checkout/shared/data");
         std::fs::create_dir_all(&project).unwrap();
-        assert_eq!(resolve_data_dir(None, Some(&project)), project.join("../shared/data"));
+        std::fs::create_dir_all(&checkout).unwrap();
+        let all = DataDirInputs {
+            okr_data_dir: Some("/x/y".into()),
+            cwd: Some(project.clone()),
+            checkout_data: Some(checkout.clone()),
+            xdg_data_home: Some("/xdg".into()),
+            home: Some("/home/ada".into()),
+        };
+        let at = |i: &DataDirInputs| {
+            let d = resolve_data_dir(i);
+            (d.path, d.source)
+        };
+        // 1. OKR_DATA_DIR first, even when it does not exist.
+        assert_eq!(at(&all), (PathBuf::from("/x/y"), DataDirSource::Env));
+        // An empty OKR_DATA_DIR is unset; 3. the build checkout's data when it exists.
+        let no_env = DataDirInputs { okr_data_dir: Some("".into()), ..all.clone() };
+        assert_eq!(at(&no_env), (checkout.clone(), DataDirSource::Checkout));
+        // 2. ../shared/data from the working directory, before the build checkout.
+        std::fs::create_dir_all(dir.path().join("shared/data")).unwrap();
+        assert_eq!(at(&no_env), (project.join("../shared/data"), DataDirSource::WorkingDirectory));
+        // 4. Installed (no checkout data anywhere): $XDG_DATA_HOME/okr, then ~/.local/share/okr.
+        let elsewhere = dir.path().join("elsewhere/cwd");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let installed = DataDirInputs {
+            okr_data_dir: None,
+            cwd: Some(elsewhere),
+            checkout_data: Some(dir.path().join("registry/src/okr-eval/../../nowhere/data")),
+            ..all.clone()
+        };
+        assert_eq!(at(&installed), (PathBuf::from("/xdg/okr"), DataDirSource::XdgDataHome));
+        let relative_xdg = DataDirInputs { xdg_data_home: Some("rel/xdg".into()), ..installed.clone() };
+        assert_eq!(at(&relative_xdg), (PathBuf::from("/home/ada/.local/share/okr"), DataDirSource::Home));
+        let no_xdg = DataDirInputs { xdg_data_home: None, ..installed.clone() };
+        assert_eq!(at(&no_xdg), (PathBuf::from("/home/ada/.local/share/okr"), DataDirSource::Home));
+        // 5. No home: the checkout's candidate, named in errors.
+        let homeless = DataDirInputs { home: None, ..no_xdg.clone() };
+        assert_eq!(at(&homeless).1, DataDirSource::Fallback);
+        assert_eq!(at(&homeless).0, installed.checkout_data.clone().unwrap());
+        // Every rule says why in one line.
+        assert!(DataDirSource::Home.to_string().contains("~/.local/share/okr"));
     }
 
     #[test]

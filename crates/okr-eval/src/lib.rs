@@ -23,7 +23,8 @@
 //!   true candidate of per-query candidate sets, ties counted both ways.
 //! - [`probe`]: a least-squares linear classifier on codes ([`probe::LinearProbe`]), for separability.
 //! - [`split`]: seeded [`train_test_split`], [`KFold`], [`ShuffleSplit`].
-//! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`).
+//! - [`data_dir()`] / [`find_mulan`]: where the benchmark files are (`OKR_DATA_DIR`, a checkout's
+//!   `shared/data`, else the per-user data home; [`locate_data_dir`] says which).
 //! - [`catalog`]: the benchmark data sets by name, their files and SHA-256
 //!   checksums; with the `download` feature, their verified download.
 //! - [`standin`]: seeded multi-label stand-in generators with the benchmark shapes;
@@ -67,7 +68,10 @@ pub mod spectra_standin;
 pub mod split;
 pub mod standin;
 
-pub use data_dir::{MULAN_DATASETS, data_dir, find_mulan, find_mulan_in, read_mulan};
+pub use data_dir::{
+    DataDir, DataDirInputs, DataDirSource, MULAN_DATASETS, data_dir, find_mulan, find_mulan_in, locate_data_dir,
+    read_mulan, resolve_data_dir,
+};
 pub use dataset::{Dataset, Features};
 pub use error::{Error, Result};
 pub use label_metrics::{

@@ -40,13 +40,20 @@ pub struct CodeModel {
 /// `get_params`; okr's recipe layer resolves every default and checks
 /// every value) on `x`.
 #[pyfunction]
-#[pyo3(signature = (recipe, x, n_jobs=None))]
+/// `previous` (a model of the same estimator fitted on inputs of the same
+/// shape) is continued for the recipe's `max_iter` more steps (`warm_start`).
+/// `verbose` logs the steps (see `progress`).
+#[pyo3(signature = (recipe, x, n_jobs=None, previous=None, verbose=0))]
 pub fn fit_autoencoder(
     py: Python<'_>,
     recipe: &str,
     x: &Bound<'_, PyAny>,
     n_jobs: Option<NJobs>,
+    previous: Option<PyRef<'_, CodeModel>>,
+    verbose: usize,
 ) -> PyResult<CodeModel> {
+    let previous = previous.as_deref().map(|m| &m.saved.model);
+    let observer = crate::progress::logger(py, verbose)?;
     guard(|| {
         let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
         let x = convert::inputs(x)?;
@@ -56,7 +63,13 @@ pub fn fit_autoencoder(
             // machine cannot hold densely before allocating it.
             convert::check_dense("KAE's dense copy of X", x.n_rows(), x.n_features())?;
         }
-        let fitted = threads::run(py, n_jobs, || okr::fit_codes(&recipe, &x, &mut |_, _| {}))?.map_err(to_py)?;
+        let fitted = threads::run(py, n_jobs, || {
+            crate::progress::observe(observer, || match previous {
+                Some(p) => okr::fit_codes_from(&recipe, p, &x, &mut |_, _| {}),
+                None => okr::fit_codes(&recipe, &x, &mut |_, _| {}),
+            })
+        })?
+        .map_err(to_py)?;
         let saved = fitted.into_saved(ModelInfo::new(x.n_features(), 0)).map_err(to_py)?;
         Ok(CodeModel { saved, encoder: Encoder::Autoencoder })
     })

@@ -14,6 +14,7 @@ mod errors;
 mod model;
 mod output_basis;
 mod params;
+mod progress;
 mod ranking;
 mod score_model;
 mod stream;
@@ -63,8 +64,9 @@ fn read_arff<'py>(py: Python<'py>, path: std::path::PathBuf, n_labels: usize) ->
     })
 }
 
-/// okr's data directory: `OKR_DATA_DIR`, else `../shared/data` next to the
-/// working directory's repository.
+/// okr's data directory: `OKR_DATA_DIR`, else `../shared/data` of a
+/// checkout, else the per-user data home (`$XDG_DATA_HOME/okr` or
+/// `~/.local/share/okr`; `okr_eval::locate_data_dir`).
 #[pyfunction]
 fn data_dir() -> PyResult<std::path::PathBuf> {
     guard(|| Ok(okr_eval::data_dir()))

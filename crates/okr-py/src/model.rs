@@ -42,8 +42,14 @@ impl Model {
 /// crate) on `x` (a float64 array, read in place, or a CSR matrix) and `y`
 /// (`y_kind` `labels`: a CSR 0/1 indicator; `vectors`: a float64 array).
 /// Returns the model and the library's warnings (sizes capped at n).
+/// `previous`, a model of the same estimator fitted on data of the same
+/// shape, is continued for the recipe's `max_iter` more iterations
+/// (`warm_start`, through `okr::fit_from`).
 #[pyfunction]
-#[pyo3(signature = (recipe, x, y, y_kind, n_jobs=None))]
+/// `verbose` logs the solver's progress (see `progress`).
+#[pyo3(signature = (recipe, x, y, y_kind, n_jobs=None, previous=None, verbose=0))]
+// One argument per keyword of the Python call.
+#[allow(clippy::too_many_arguments)]
 pub fn fit_recipe(
     py: Python<'_>,
     recipe: &str,
@@ -51,7 +57,11 @@ pub fn fit_recipe(
     y: &Bound<'_, PyAny>,
     y_kind: &str,
     n_jobs: Option<NJobs>,
+    previous: Option<PyRef<'_, Model>>,
+    verbose: usize,
 ) -> PyResult<(Model, Vec<String>)> {
+    let previous = previous.as_deref().map(|m| &m.saved.model);
+    let observer = crate::progress::logger(py, verbose)?;
     guard(|| {
         let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
         let x = convert::inputs(x)?;
@@ -59,14 +69,20 @@ pub fn fit_recipe(
         // scikit-learn's kernel="precomputed": X is the training Gram.
         let gram = train_gram(&recipe, &x)?;
         let fitted = threads::run(py, n_jobs, || {
-            let y = match &y {
-                Outputs::Labels(l) => TrainOutputs::Labels(l),
-                Outputs::Vectors(v) => TrainOutputs::Vectors(v),
-            };
-            match &gram {
-                Some(k) => okr::fit_gram(&recipe, k, &y),
-                None => okr::fit(&recipe, &x, &y),
-            }
+            crate::progress::observe(observer, || {
+                let y = match &y {
+                    Outputs::Labels(l) => TrainOutputs::Labels(l),
+                    Outputs::Vectors(v) => TrainOutputs::Vectors(v),
+                };
+                match (&gram, previous) {
+                    (Some(_), Some(_)) => {
+                        Err(okr::Error::Refused("a model fitted on a precomputed Gram does not iterate".into()))
+                    }
+                    (Some(k), None) => okr::fit_gram(&recipe, k, &y),
+                    (None, Some(p)) => okr::fit_from(&recipe, p, &x, &y),
+                    (None, None) => okr::fit(&recipe, &x, &y),
+                }
+            })
         })?
         .map_err(to_py)?;
         let output_dim = match &y {
@@ -110,6 +126,18 @@ fn int_array(py: Python<'_>, rows: usize, cols: usize, f: impl Fn(usize, usize) 
 
 #[pymethods]
 impl Model {
+    /// Iterations the solver ran, over every warm-started fit (trace
+    /// norm), or `None` for the estimators that do not iterate.
+    #[getter]
+    fn n_iter(&self) -> Option<usize> {
+        use okr_estimators::persist::OutputModel;
+        match &self.saved.model {
+            SavedEstimator::TraceNorm(m) => Some(m.n_iter()),
+            SavedEstimator::Vectors(OutputModel::TraceNorm(m)) => Some(m.n_iter()),
+            _ => None,
+        }
+    }
+
     /// The `k` best candidates per row of `x`, best first: `(indices, scores)`
     /// with indices into `candidates()` and scores `k(c, c) - 2 <h(x), psi(c)>`
     /// (lower is better; ties go to the lower index).

@@ -42,20 +42,33 @@ impl ScoreModel {
 /// CSR label indicator `y`. Returns the model and the library's warnings (a
 /// rank capped at the label count).
 #[pyfunction]
-#[pyo3(signature = (recipe, x, y, n_jobs=None))]
+/// `previous` (a LEML model fitted on data of the same shape) is continued
+/// for the recipe's `max_iter` more iterations (`warm_start`).
+/// `verbose` logs the iterations (see `progress`).
+#[pyo3(signature = (recipe, x, y, n_jobs=None, previous=None, verbose=0))]
 pub fn fit_leml(
     py: Python<'_>,
     recipe: &str,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     n_jobs: Option<NJobs>,
+    previous: Option<PyRef<'_, ScoreModel>>,
+    verbose: usize,
 ) -> PyResult<(ScoreModel, Vec<String>)> {
+    let previous = previous.as_deref().map(|m| &m.saved.model);
+    let observer = crate::progress::logger(py, verbose)?;
     guard(|| {
         let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
         let x = convert::inputs(x)?;
         let y = convert::label_sets(y)?;
-        let fitted =
-            threads::run(py, n_jobs, || okr::fit(&recipe, &x, &okr::TrainOutputs::Labels(&y)))?.map_err(to_py)?;
+        let fitted = threads::run(py, n_jobs, || {
+            let y = okr::TrainOutputs::Labels(&y);
+            crate::progress::observe(observer, || match previous {
+                Some(p) => okr::fit_from(&recipe, p, &x, &y),
+                None => okr::fit(&recipe, &x, &y),
+            })
+        })?
+        .map_err(to_py)?;
         let warnings = fitted.warnings.clone();
         let saved = fitted.into_saved(ModelInfo::new(x.n_features(), y.n_labels())).map_err(to_py)?;
         Ok((ScoreModel::new(saved)?, warnings))

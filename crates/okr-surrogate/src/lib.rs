@@ -32,6 +32,8 @@
 //!   $\lambda$), its exact leave-one-out predictions and the grid-search
 //!   interface, which okr-decode's decoded model selection (`okr_decode::select`)
 //!   builds on.
+//! - [`progress`]: one observer of long computations (solver iterations,
+//!   tuning grids, decodes), which the front doors show.
 #![warn(missing_docs)]
 
 mod coordinates;
@@ -40,6 +42,7 @@ mod expansion;
 mod linear;
 mod loo;
 mod path;
+pub mod progress;
 mod select;
 mod surrogate;
 

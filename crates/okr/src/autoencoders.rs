@@ -107,6 +107,33 @@ fn standardize(s: Standardize, x: &Features, name: Estimator) -> Result<Option<S
 /// [`Error::Refused`] for a recipe of another family; errors of [`params`]
 /// and of the fit.
 pub fn fit_codes(recipe: &Recipe, x: &Features, progress: &mut dyn FnMut(usize, f64)) -> Result<Fitted> {
+    fit_codes_impl(recipe, x, None, progress)
+}
+
+/// Continues the KAE or K2AE `previous` (fitted from a recipe of the same
+/// estimator on inputs of the same shape) for `recipe`'s `max_iter` more
+/// steps, as [`crate::fit_from`] does for the supervised estimators: `k`
+/// steps continued for `k` more equal `2k` steps in one fit.
+///
+/// # Errors
+/// As [`fit_codes`]; [`Error::Refused`] when `previous` is not a model of
+/// the recipe's estimator; a shape mismatch for inputs or layers of
+/// another shape.
+pub fn fit_codes_from(
+    recipe: &Recipe,
+    previous: &Model,
+    x: &Features,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<Fitted> {
+    fit_codes_impl(recipe, x, Some(previous), progress)
+}
+
+pub(crate) fn fit_codes_impl(
+    recipe: &Recipe,
+    x: &Features,
+    warm: Option<&Model>,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<Fitted> {
     let start = Instant::now();
     recipe.check()?;
     let name = recipe.estimator.name;
@@ -133,7 +160,12 @@ pub fn fit_codes(recipe: &Recipe, x: &Features, progress: &mut dyn FnMut(usize, 
         Estimator::Kae => {
             let dense = rows.to_dense();
             notes.push(format!("first layer {kernel:?}", kernel = first_layer(kernel)?));
-            Model::Kae(params.check_ref()?.fit_with_progress(dense.as_ref(), progress)?)
+            let p = params.check_ref()?;
+            Model::Kae(match warm {
+                None => p.fit_with_progress(dense.as_ref(), progress)?,
+                Some(Model::Kae(prev)) => p.fit_from_with_progress(prev, dense.as_ref(), progress)?,
+                Some(other) => return Err(crate::fit::cannot_continue(recipe, other)),
+            })
         }
         _ => {
             let prepared = PreparedInputs {
@@ -145,7 +177,12 @@ pub fn fit_codes(recipe: &Recipe, x: &Features, progress: &mut dyn FnMut(usize, 
             let (kx, kr, note) = resolve::input_kernel(kernel, &prepared)?;
             notes.push(format!("input kernel {} ({note})", crate::fit::describe(&kx)));
             resolved.input = InputRecipe::Features { kernel: kr, standardize: *st };
-            Model::K2ae(params.check_ref()?.fit_k2ae_rows(kx, &*rows)?)
+            let p = params.check_ref()?;
+            Model::K2ae(match warm {
+                None => p.fit_k2ae_rows(kx, &*rows)?,
+                Some(Model::K2ae(prev)) => p.fit_k2ae_rows_from(prev, kx, &*rows)?,
+                Some(other) => return Err(crate::fit::cannot_continue(recipe, other)),
+            })
         }
     };
     let train = match &model {

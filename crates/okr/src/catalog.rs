@@ -136,7 +136,7 @@ impl Param {
             Param::Subset => &[E::NystroemReducedRank],
             Param::Loss | Param::ObservedFraction => &[E::Leml],
             Param::Layers | Param::CodeDim | Param::HiddenDims => &[E::Kae, E::K2ae],
-            Param::MaxIter => &[E::Leml, E::Kae, E::K2ae],
+            Param::MaxIter => &[E::TraceNorm, E::Leml, E::Kae, E::K2ae],
         }
     }
 }

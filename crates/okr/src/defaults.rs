@@ -8,6 +8,7 @@
 //! | rank: reduced rank, KDE, Nystroem reduced rank | [`RANK`] = 64, capped at the numerical rank | the builders; enough for Bibtex's 159 labels at a fraction of a full fit |
 //! | rank: trace norm | [`TRACE_NORM_RANK`] = 10, capped at `n` | the builder (the paper's factorization rank); `O(n^2 r)` per iteration |
 //! | trace-norm solver | `gd` | factorized gradient descent: no `n x n` eigendecomposition |
+//! | trace-norm iterations | [`TRACE_NORM_MAX_ITER`] = 10000, stopping early at relative change `1e-8` | the builder; a budget, as LEML's |
 //! | Nystroem anchors | [`ANCHORS`] = 1000 uniform, capped at `n` | the builders |
 //! | Nystroem reduced-rank subset | [`SUBSET`] = 2000, capped at `n` | the builder |
 //! | sketch sizes | as given, capped at `n` (with a warning) | a sketch of more than `n` rows adds nothing |
@@ -91,6 +92,9 @@ pub const MEMORY_BUDGET_MIB: usize = 1024;
 /// The trace-norm solver.
 pub const TRACE_NORM_SOLVER: &str = "gd";
 
+/// Trace-norm iteration budget (GD, ALS, convex).
+pub const TRACE_NORM_MAX_ITER: usize = 10_000;
+
 /// Atoms of a sketched or Nystroem output basis (`okr embed-outputs`,
 /// `okr.OutputEmbedding`) when no size is given: as the estimators'
 /// anchors, enough for the label sets of Bibtex and Corel5k, capped at the
@@ -121,7 +125,7 @@ mod tests {
         let nrr = NystroemReducedRank::params((), ()).check().unwrap();
         assert_eq!((nrr.rank(), nrr.subset()), (RANK, &Anchors::Uniform(SUBSET)));
         let tn = TraceNorm::params((), ()).check().unwrap();
-        assert_eq!(tn.rank(), TRACE_NORM_RANK);
+        assert_eq!((tn.rank(), tn.max_iter()), (TRACE_NORM_RANK, TRACE_NORM_MAX_ITER));
         let leml = okr_estimators::leml::Leml::params().check().unwrap();
         assert_eq!((leml.rank(), leml.lambda(), leml.max_iter()), (LEML_RANK, LEML_LAMBDA, LEML_MAX_ITER));
         assert_eq!(leml.loss(), okr_estimators::leml::Loss::from_name(LEML_LOSS).unwrap());

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use okr_estimators::TraceNorm;
 use okr_estimators::persist::{EstimatorSpec, Model, ModelInfo, OutputModel, SavedModel};
 use okr_kernels::{
     DenseRows, Features, GramRows, Graphs, Kernel, KernelSpec, LabelSets, Precomputed, Rankings, Rows, Standardizer,
@@ -113,6 +114,36 @@ impl Recipe {
 /// [`Recipe::check`]) or outputs of another kind or count; errors of the
 /// resolution and of the estimator's fit.
 pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    fit_impl(recipe, x, y, None)
+}
+
+/// Continues `previous`, a model fitted from a recipe of the same estimator
+/// on data of the same shape, for `recipe`'s `max_iter` more iterations (a
+/// warm start): trace norm (`gd`, `als`), LEML, KAE and K2AE. The recipe is
+/// resolved on `x` as [`fit`] resolves it, and the estimator continues from
+/// `previous`'s state (see [`FitFrom`](okr_estimators::FitFrom)): with the
+/// same recipe and data, `k` iterations continued for `k` more equal `2k`
+/// iterations in one fit.
+///
+/// # Errors
+/// As [`fit`]; [`Error::Refused`] when `previous` is not a model of the
+/// recipe's estimator or the estimator does not iterate; a shape mismatch
+/// when the data differ in shape from `previous`'s.
+pub fn fit_from(recipe: &Recipe, previous: &Model, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    fit_impl(recipe, x, y, Some(previous))
+}
+
+/// The refusal of a warm start from a model of another kind.
+pub(crate) fn cannot_continue(recipe: &Recipe, previous: &Model) -> Error {
+    Error::Refused(format!(
+        "cannot continue a {} model with estimator {}: a warm start continues a trace-norm (gd, als), leml, kae \
+         or k2ae fit of the same estimator and output kind",
+        previous.name(),
+        recipe.estimator.name
+    ))
+}
+
+fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&Model>) -> Result<Fitted> {
     let start = Instant::now();
     check_outputs(recipe, x.n_rows(), y)?;
     if matches!(recipe.input, InputRecipe::Gram) {
@@ -120,10 +151,16 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
     }
     match (recipe.estimator.name.family(), y) {
         (Family::KernelOutput, _) => {}
-        (Family::LabelScores, TrainOutputs::Labels(y)) => return crate::label_scores::fit(recipe, x, y, start),
+        (Family::LabelScores, TrainOutputs::Labels(y)) => return crate::label_scores::fit(recipe, x, y, start, warm),
         (Family::LabelScores, _) => unreachable!("Recipe::check refuses other outputs for leml"),
         // Unsupervised: the outputs are not read.
-        (Family::Autoencoder, _) => return crate::autoencoders::fit_codes(recipe, x, &mut |_, _| {}),
+        (Family::Autoencoder, _) => return crate::autoencoders::fit_codes_impl(recipe, x, warm, &mut |_, _| {}),
+    }
+    if warm.is_some() && recipe.estimator.name != Estimator::TraceNorm {
+        return Err(Error::Refused(format!(
+            "estimator {} is not iterative: a warm start continues trace-norm, leml, kae or k2ae",
+            recipe.estimator.name
+        )));
     }
     let mut out = Resolution::new(recipe);
     let (standardize, gaussian) = match &recipe.input {
@@ -145,7 +182,12 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             let lambda =
                 out.lambda(recipe, |seed| resolve::loo_lambda(seed, rows, y, kx.clone(), &ky), true, x.n_rows())?;
             let spec = out.spec(recipe, x.n_rows(), lambda)?;
-            Model::from(spec.fit(kx, ky, rows, *y)?)
+            let previous = match warm {
+                None => None,
+                Some(Model::TraceNorm(p)) => Some(p),
+                Some(other) => return Err(cannot_continue(recipe, other)),
+            };
+            Model::from(fit_spec(spec, kx, ky, rows, *y, previous)?)
         }
         TrainOutputs::Vectors(y) => {
             let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -153,7 +195,12 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
             let lambda =
                 out.lambda(recipe, |_| unreachable!("no leave-one-out choice on vectors"), false, x.n_rows())?;
-            Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
+            let previous = match warm {
+                None => None,
+                Some(Model::Vectors(OutputModel::TraceNorm(p))) => Some(p),
+                Some(other) => return Err(cannot_continue(recipe, other)),
+            };
+            Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
         }
         TrainOutputs::Graphs(y) => {
             let (ky, kr) = resolve::graph_output_kernel(&recipe.output.kernel_or_default())?;
@@ -162,7 +209,12 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
             let lambda =
                 out.lambda(recipe, |_| unreachable!("no leave-one-out choice on graphs"), false, x.n_rows())?;
-            Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
+            let previous = match warm {
+                None => None,
+                Some(Model::Graphs(OutputModel::TraceNorm(p))) => Some(p),
+                Some(other) => return Err(cannot_continue(recipe, other)),
+            };
+            Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
         }
         TrainOutputs::Rankings(y) => {
             let (ky, kr) = resolve::ranking_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -171,7 +223,12 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
             let kx = out.input_kernel(recipe, &prepared, rows, || ky.gram(*y))?;
             let lambda =
                 out.lambda(recipe, |_| unreachable!("no leave-one-out choice on rankings"), false, x.n_rows())?;
-            Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y)?)
+            let previous = match warm {
+                None => None,
+                Some(Model::Rankings(OutputModel::TraceNorm(p))) => Some(p),
+                Some(other) => return Err(cannot_continue(recipe, other)),
+            };
+            Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
         }
     };
     Ok(out.finish(fitted, prepared.standardizer, start))
@@ -232,12 +289,22 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
     Ok(out.finish(model, None, start))
 }
 
-fn fit_spec<Y, KY>(spec: EstimatorSpec, kx: KernelSpec, ky: KY, x: &Features, y: &Y) -> Result<OutputModel<Y, KY>>
+fn fit_spec<Y, KY>(
+    spec: EstimatorSpec,
+    kx: KernelSpec,
+    ky: KY,
+    x: &Features,
+    y: &Y,
+    previous: Option<&TraceNorm<Features, Y, KernelSpec, KY>>,
+) -> Result<OutputModel<Y, KY>>
 where
     Y: Rows,
     KY: Kernel<Y> + Clone,
 {
-    Ok(spec.fit(kx, ky, x, y)?)
+    Ok(match previous {
+        None => spec.fit(kx, ky, x, y)?,
+        Some(p) => spec.fit_from(kx, ky, x, y, p)?,
+    })
 }
 
 /// The checks shared by both fits: the recipe, and outputs of its kind with

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use okr_estimators::leml::{Leml, LemlParams, Loss, PartialLabels, Targets};
 use okr_estimators::persist::Model;
-use okr_estimators::{Fit, ParamGuard};
+use okr_estimators::{Fit, FitFrom, ParamGuard};
 use okr_kernels::{Features, LabelSets, Rows};
 
 use crate::recipe::{EstimatorRecipe, Recipe};
@@ -60,7 +60,18 @@ pub fn leml_params(recipe: &Recipe, n_labels: usize) -> Result<(LemlParams, Vec<
 /// Fits LEML on `x` (sparse rows; dense features are converted once) and
 /// label sets `y`: every label observed, or a seeded fraction
 /// (`observed_fraction`, the others unknown).
-pub(crate) fn fit(recipe: &Recipe, x: &Features, y: &LabelSets, start: Instant) -> Result<Fitted> {
+pub(crate) fn fit(
+    recipe: &Recipe,
+    x: &Features,
+    y: &LabelSets,
+    start: Instant,
+    warm: Option<&Model>,
+) -> Result<Fitted> {
+    let previous = match warm {
+        None => None,
+        Some(Model::Leml(m)) => Some(m),
+        Some(other) => return Err(crate::fit::cannot_continue(recipe, other)),
+    };
     let (params, warnings) = leml_params(recipe, y.n_labels())?;
     let e = &recipe.estimator;
     let partial = match e.observed_fraction {
@@ -72,7 +83,10 @@ pub(crate) fn fit(recipe: &Recipe, x: &Features, y: &LabelSets, start: Instant) 
         None => Targets::Full(y),
     };
     let rows = x.sparse_rows()?;
-    let model = params.fit(rows.as_ref(), targets)?;
+    let model = match previous {
+        None => params.fit(rows.as_ref(), targets)?,
+        Some(p) => params.fit_from(p, rows.as_ref(), targets)?,
+    };
     let p = params.check_ref()?;
     let mut resolved = Recipe { estimator: EstimatorRecipe::new(e.name), ..recipe.clone() };
     let r = &mut resolved.estimator;

@@ -37,10 +37,10 @@ pub mod recipe;
 pub mod resolve;
 pub mod tune;
 
-pub use autoencoders::fit_codes;
+pub use autoencoders::{fit_codes, fit_codes_from};
 pub use catalog::{Estimator, Family, Param};
 pub use error::{Error, Result};
-pub use fit::{Fitted, TrainOutputs, fit, fit_gram};
+pub use fit::{Fitted, TrainOutputs, fit, fit_from, fit_gram};
 pub use recipe::{
     AnchorsRecipe, EstimatorRecipe, InputRecipe, KernelRecipe, Mkl, OutputKind, OutputRecipe, Recipe, Runtime,
     Standardize,

@@ -83,7 +83,8 @@ pub fn estimator_spec(recipe: &Recipe, n: usize, lambda: f64) -> Result<(Estimat
         Estimator::TraceNorm => {
             let solver: TraceNormSolver = e.solver.as_deref().unwrap_or(defaults::TRACE_NORM_SOLVER).parse()?;
             let rank = cap("rank".into(), e.rank.unwrap_or(defaults::TRACE_NORM_RANK));
-            EstimatorSpec::TraceNorm { rank, lambda, solver, seed }
+            let max_iter = e.max_iter.unwrap_or(defaults::TRACE_NORM_MAX_ITER);
+            EstimatorSpec::TraceNorm { rank, lambda, solver, seed, max_iter }
         }
         Estimator::Leml | Estimator::Kae | Estimator::K2ae => {
             return Err(Error::Refused(format!("estimator {} is not a kernel-output estimator", e.name)));
@@ -130,8 +131,8 @@ pub fn record(name: Estimator, spec: &EstimatorSpec) -> EstimatorRecipe {
             r.anchors = Some(anchors(a));
             r.subset = Some(subset.count());
         }
-        EstimatorSpec::TraceNorm { rank, lambda, solver, .. } => {
-            (r.rank, r.lambda) = (Some(*rank), Some(*lambda));
+        EstimatorSpec::TraceNorm { rank, lambda, solver, max_iter, .. } => {
+            (r.rank, r.lambda, r.max_iter) = (Some(*rank), Some(*lambda), Some(*max_iter));
             r.solver = Some(
                 match solver {
                     TraceNormSolver::GradientDescent => "gd",

@@ -403,7 +403,8 @@ pub fn check(req: &TuneRequest<'_>) -> Result<()> {
 }
 
 /// Runs the search of `req` on features `x` and outputs `y` (label sets,
-/// fingerprints or vectors); `on_step` is called after each fit.
+/// fingerprints or vectors); `on_step` is called after each fit, which is
+/// also reported to the progress observer ([`crate::surrogate::progress`]).
 ///
 /// # Errors
 /// As [`check`]; [`Error::Invalid`] for more folds than samples (or
@@ -411,6 +412,13 @@ pub fn check(req: &TuneRequest<'_>) -> Result<()> {
 /// length; errors of the fits that are not scored NaN.
 pub fn tune(req: &TuneRequest<'_>, x: &Features, y: &TrainOutputs<'_>, on_step: &mut dyn FnMut()) -> Result<Tuned> {
     check(req)?;
+    // Each fit is also a progress report (total unknown: the width line search decides it).
+    let mut fits = 0;
+    let on_step: &mut dyn FnMut() = &mut || {
+        fits += 1;
+        on_step();
+        okr_surrogate::progress::report(fits, 0, "tune: fits");
+    };
     let r = req.recipe;
     if matches!(r.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is a precomputed Gram: tune it with tune_gram".into()));

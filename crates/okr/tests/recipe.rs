@@ -275,3 +275,66 @@ fn leml_and_autoencoders_fit_from_recipes() {
     let err = Recipe::from_json(r#"{"estimator": {"name": "kae", "hidden_dims": [2, -1]}}"#).unwrap_err();
     assert!(err.to_string().contains("invalid parameter hidden_dims = [2,-1]"), "{err}");
 }
+
+/// Warm start through the recipe layer (issue 37): `okr::fit_from` (and
+/// `okr::fit_codes_from`) with `max_iter = k` on a `k`-iteration model
+/// equals one fit of `2k` iterations, for trace norm (gd, als; label sets and
+/// vectors), LEML and KAE / K2AE; other estimators and models of another
+/// estimator are refused with the reason.
+#[test]
+fn fit_from_continues_every_iterative_estimator() {
+    let (x, y) = data(24, 5);
+    let labels = TrainOutputs::Labels(&y);
+    let vecs = DenseRows::new(Mat::from_fn(24, 3, |i, j| ((i * 5 + j * 7) % 9) as f64 / 4.0)).unwrap();
+    let vectors = TrainOutputs::Vectors(&vecs);
+    let body = |f: &okr::Fitted, width: usize| {
+        let mut s = f.clone().into_saved(ModelInfo::new(4, width)).unwrap().with_recipe(None);
+        s.info.fit_seconds = 0.0;
+        s.to_bytes().unwrap()
+    };
+    let factors = |f: &okr::Fitted| match &f.model {
+        Model::TraceNorm(m) => (m.m().to_owned(), m.n().to_owned(), m.n_iter(), m.objective()),
+        Model::Vectors(okr::estimators::persist::OutputModel::TraceNorm(m)) => {
+            (m.m().to_owned(), m.n().to_owned(), m.n_iter(), m.objective())
+        }
+        _ => panic!("a trace-norm model"),
+    };
+    let with_iter = |r: &Recipe, k: usize| {
+        let mut r = r.clone();
+        r.estimator.max_iter = Some(k);
+        r
+    };
+    let k = 6;
+    for solver in ["gd", "als"] {
+        let mut r = Recipe::new(Estimator::TraceNorm).lambda(0.01).seed(4).input(features(0.3));
+        (r.estimator.rank, r.estimator.solver) = (Some(3), Some(solver.into()));
+        for y in [&labels, &vectors] {
+            let mut r = r.clone();
+            r.output = OutputRecipe { kind: y.kind(), kernel: None };
+            let once = okr::fit(&with_iter(&r, 2 * k), &x, y).unwrap();
+            let half = okr::fit(&with_iter(&r, k), &x, y).unwrap();
+            let twice = okr::fit_from(&with_iter(&r, k), &half.model, &x, y).unwrap();
+            // The factors and counts (the model files differ: they record max_iter).
+            assert_eq!(factors(&twice), factors(&once), "trace norm {solver} {:?}", y.kind());
+        }
+    }
+    let r = Recipe::new(Estimator::Leml).seed(3);
+    let once = okr::fit(&with_iter(&r, 2 * k), &x, &labels).unwrap();
+    let half = okr::fit(&with_iter(&r, k), &x, &labels).unwrap();
+    let twice = okr::fit_from(&with_iter(&r, k), &half.model, &x, &labels).unwrap();
+    let (Model::Leml(a), Model::Leml(b)) = (&once.model, &twice.model) else { panic!("LEML models") };
+    assert_eq!((a.w(), a.h()), (b.w(), b.h()));
+    for name in [Estimator::Kae, Estimator::K2ae] {
+        let r = Recipe::new(name).seed(2).input(features(0.4));
+        let once = okr::fit_codes(&with_iter(&r, 2 * k), &x, &mut |_, _| {}).unwrap();
+        let half = okr::fit_codes(&with_iter(&r, k), &x, &mut |_, _| {}).unwrap();
+        let twice = okr::fit_codes_from(&with_iter(&r, k), &half.model, &x, &mut |_, _| {}).unwrap();
+        assert_eq!(body(&twice, 0), body(&once, 0), "{name}");
+    }
+    // Refusals: a non-iterative estimator, a model of another estimator.
+    let iokr = okr::fit(&Recipe::new(Estimator::Iokr).lambda(0.1).input(features(0.3)), &x, &labels).unwrap();
+    let err = okr::fit_from(&Recipe::new(Estimator::Iokr).lambda(0.1), &iokr.model, &x, &labels).unwrap_err();
+    assert!(err.to_string().contains("is not iterative"), "{err}");
+    let err = okr::fit_from(&with_iter(&r, k), &iokr.model, &x, &labels).unwrap_err();
+    assert!(err.to_string().contains("cannot continue a iokr model"), "{err}");
+}

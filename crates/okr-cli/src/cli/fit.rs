@@ -330,7 +330,8 @@ pub struct FitArgs {
     /// Iteration budget: LEML alternating iterations (one W-step and one H-step each;
     /// default 10, at most 1000000; LEML stops earlier once an iteration lowers its
     /// objective by less than 1e-6 relative); KAE / K2AE maximum number of gradient
-    /// (Adam) steps (default 500).
+    /// (Adam) steps (default 500); trace-norm solver iterations (default 10000, stopping
+    /// earlier at a relative change below 1e-8).
     #[arg(long, value_name = "N")]
     pub max_iter: Option<usize>,
     /// Worker threads (default: all cores).

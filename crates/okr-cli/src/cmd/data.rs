@@ -49,8 +49,9 @@ fn lookup(name: &str) -> Result<&'static Entry> {
 }
 
 fn list() -> Result<()> {
-    let dir = okr_eval::data_dir();
-    let mut out = format!("data directory: {} (OKR_DATA_DIR)\n", dir.display());
+    let located = okr_eval::locate_data_dir();
+    let dir = located.path;
+    let mut out = format!("data directory: {} ({})\n", dir.display(), located.source);
     for d in DATASETS {
         let present = d.files.iter().all(|f| dir.join(f.path).is_file());
         let labels = d.n_labels.map_or(String::new(), |l| format!(", {l} labels"));

@@ -2,10 +2,8 @@
 //! library's fit -> a model file, for every estimator.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use indicatif::ProgressBar;
 use okr::{Family, Fitted, InputRecipe, OutputKind, Recipe, TrainOutputs};
 use okr_estimators::persist::Model;
 use okr_eval::Dataset;
@@ -81,20 +79,12 @@ pub(crate) fn fit_read(
         bail!("{}: the training file has no labels, so the model would predict nothing", a.train.display());
     }
     let (n, d) = (data.n_samples(), data.n_features());
-    let spinner = ProgressBar::new_spinner().with_message(format!("fitting {} on {n} samples", recipe.estimator.name));
-    spinner.enable_steady_tick(Duration::from_millis(120));
+    // Progress (the solvers' iterations) is drawn by `crate::progress`.
     let (fitted, gram_path) = match (&a.input_gram, family) {
         (Some(path), _) => (okr::fit_gram(recipe, &read_train_gram(path, n, &a.train)?, &y)?, Some(path)),
-        (None, Family::Autoencoder) => {
-            let name = recipe.estimator.name;
-            let mut progress = |step: usize, objective: f64| {
-                spinner.set_message(format!("fitting {name} on {n} samples: step {step}, objective {objective:.6}"));
-            };
-            (okr::fit_codes(recipe, &data.x, &mut progress)?, None)
-        }
+        (None, Family::Autoencoder) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),
         (None, _) => (okr::fit(recipe, &data.x, &y)?, None),
     };
-    spinner.finish_and_clear();
     let mut meta = info(data, index_base(&a.train, &a.data)?, None, recipe.seed);
     if family == Family::KernelOutput {
         meta.n_labels = y.width();

@@ -2,10 +2,9 @@
 //! search ([`okr::tune`]) -> the report, then the refit of `okr fit` with
 //! the choice.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use indicatif::ProgressBar;
 use okr::tune::{SCREEN_ROWS, TuneQueries, TuneRequest, Tuned};
 use okr::{OutputKind, TrainOutputs};
 use okr_decode::per_query::{CandidateFileMode, CandidateFileReader, Query, read_candidate_pool};
@@ -59,24 +58,17 @@ pub fn run(a: &TuneArgs) -> Result<()> {
             f.train.display()
         );
     }
-    let spinner = ProgressBar::new_spinner().with_message(format!("tuning on {} samples", data.n_samples()));
-    spinner.enable_steady_tick(Duration::from_millis(120));
+    // okr::tune reports each fit to `crate::progress`'s bar.
     let start = Instant::now();
-    let mut steps = 0usize;
-    let mut on_step = || {
-        steps += 1;
-        spinner.set_message(format!("tuning on {} samples: {steps} fits", data.n_samples()));
-    };
     let tuned = match &f.input_gram {
         Some(path) => {
             let gram = super::fit::read_train_gram(path, data.n_samples(), &f.train)?;
-            okr::tune::tune_gram(&request, &gram, &y, &mut on_step)
+            okr::tune::tune_gram(&request, &gram, &y, &mut || {})
         }
-        None => okr::tune::tune(&request, &data.x, &y, &mut on_step),
+        None => okr::tune::tune(&request, &data.x, &y, &mut || {}),
     }
     .map_err(flag_names)?;
     let seconds = start.elapsed().as_secs_f64();
-    spinner.finish_and_clear();
     let report = if a.json { json_report(&tuned, seconds) } else { text_report(&tuned, seconds) };
     write_result(None, |w| w.write_all(report.as_bytes()))?;
     if tuned.failed > 0 {

@@ -171,3 +171,32 @@ fn dataset_flag_resolves_files_and_label_count() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["n_test"].as_u64(), v["n_labels"].as_u64()), (Some(202), Some(6)));
 }
+
+/// `okr data list` names the data directory in use and the rule that chose
+/// it (issue 37): `OKR_DATA_DIR` when set, else (here, a binary built in a
+/// checkout that has its data) the checkout's `shared/data` or a per-user
+/// data home, never silently.
+#[test]
+fn data_list_says_which_directory_and_why() {
+    let dir = Dir::new();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_okr"))
+        .args(["data", "list"])
+        .env("OKR_DATA_DIR", dir.path("mine"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first = stdout.lines().next().unwrap();
+    assert_eq!(first, format!("data directory: {} (set by OKR_DATA_DIR)", dir.path("mine").display()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_okr"))
+        .args(["data", "list"])
+        .env_remove("OKR_DATA_DIR")
+        .env("XDG_DATA_HOME", dir.path("xdg"))
+        .current_dir(dir.path(""))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.lines().next().unwrap();
+    let xdg = format!("data directory: {} (per-user data home $XDG_DATA_HOME/okr", dir.path("xdg/okr").display());
+    assert!(first.contains("beside the checkout okr was built from") || first.starts_with(&xdg), "{first}");
+}

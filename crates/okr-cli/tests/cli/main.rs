@@ -12,6 +12,7 @@ mod metrics;
 mod output_paths;
 mod outputs;
 mod probe35;
+mod progress;
 mod rank;
 mod recipe;
 mod reliability;

@@ -48,3 +48,50 @@ where
         self.check_ref()?.fit(x, targets)
     }
 }
+
+/// Continues a fitted model's training (a warm start), for the iterative
+/// estimators: trace norm (gradient descent, ALS), LEML, and KAE / K2AE
+/// (their own `fit_from` methods, as their `fit` takes no targets).
+///
+/// `fit_from(&previous, x, targets)` starts from `previous`'s fitted state
+/// (its factors or coefficients, and the solver's running state when the
+/// model was fitted in this process) and runs this parameter set's
+/// `max_iter` more iterations with its hyper-parameters. With the same
+/// parameters and data, `k` iterations continued for `k` more equal `2k`
+/// iterations in one fit (when no stopping rule ends the first run early).
+/// Iteration counts and histories cover both runs.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::{Fit, FitFrom, TraceNorm};
+/// use okr_kernels::{DenseRows, Linear};
+/// let x = DenseRows::new(Mat::from_fn(12, 3, |i, j| ((i * 7 + j * 3) % 5) as f64 / 5.0))?;
+/// let y = DenseRows::new(Mat::from_fn(12, 2, |i, j| ((i + 2 * j) % 3) as f64))?;
+/// let params = |k| TraceNorm::params(Linear, Linear).rank(2).max_iter(k).tol(1e-300);
+/// let once = params(40).fit(&x, &y)?;
+/// let half = params(20).fit(&x, &y)?;
+/// let twice = params(20).fit_from(&half, &x, &y)?;
+/// assert_eq!((twice.m(), twice.n_iter()), (once.m(), 40));
+/// Ok::<(), okr_estimators::Error>(())
+/// ```
+pub trait FitFrom<X: ?Sized, T>: Fit<X, T> {
+    /// Continues `previous` on `x` and `targets`.
+    ///
+    /// # Errors
+    /// As [`Fit::fit`], and [`Error::ShapeMismatch`] when `x` or `targets`
+    /// do not have the shape `previous` was fitted on (samples, features,
+    /// labels, rank), or [`Error::InvalidParameter`] for a solver that
+    /// cannot continue (the convex trace-norm solver).
+    fn fit_from(&self, previous: &Self::Object, x: &X, targets: T) -> Result<Self::Object>;
+}
+
+impl<P, X: ?Sized, T> FitFrom<X, T> for P
+where
+    P: ParamGuard<Error = Error>,
+    P::Checked: FitFrom<X, T>,
+{
+    fn fit_from(&self, previous: &Self::Object, x: &X, targets: T) -> Result<Self::Object> {
+        self.check_ref()?.fit_from(previous, x, targets)
+    }
+}

@@ -168,23 +168,71 @@ pub(crate) fn standard_normal(nrows: usize, ncols: usize, rng: &mut ChaCha8Rng) 
     })
 }
 
+/// The optimizer's running state after a fit: Adam's moments and the step
+/// their bias correction counts from, so that a continued fit
+/// ([`KaeValidParams::fit_from`]) is exactly the longer fit. Kept in memory
+/// only (not in model files).
+#[derive(Debug, Clone)]
+pub(crate) struct TrainState {
+    first_moment: Vec<Mat<f64>>,
+    second_moment: Vec<Mat<f64>>,
+    /// Steps before Adam's first step (0 for a fit from the initialization).
+    adam_origin: usize,
+}
+
+/// Where a continued fit starts: the updates already applied, their
+/// objective history and, when known, the optimizer's state.
+pub(crate) struct Resume {
+    pub start: usize,
+    pub history: Vec<f64>,
+    pub state: Option<TrainState>,
+}
+
+impl Resume {
+    /// The continuation of a fit with `info` and `state`.
+    pub fn after(info: &TrainInfo, state: Option<&TrainState>) -> Self {
+        // A converged fit evaluated its final state without stepping: that
+        // evaluation is repeated as the continuation's first step.
+        let history = info.objective_history[..info.n_iter.min(info.objective_history.len())].to_vec();
+        Self { start: info.n_iter, history, state: state.cloned() }
+    }
+}
+
 /// Minimizes `problem` from `theta` with the step rule and stopping rules of
 /// `params`; `progress(step, objective)` is called at every step, and
 /// `record(updates, theta)` once for every parameter state visited, with the
 /// number of updates applied so far (0 = the initialization; the last call
-/// has the returned parameters).
+/// has the returned parameters). `resume` continues an earlier fit for
+/// `max_iter` more steps.
 pub(crate) fn train(
     problem: &mut Problem<'_>,
     theta: &mut [Mat<f64>],
     params: &KaeValidParams,
+    resume: Option<Resume>,
     progress: &mut dyn FnMut(usize, f64),
     record: &mut dyn FnMut(usize, &[Mat<f64>]),
-) -> Result<TrainInfo> {
-    let mut history = Vec::new();
-    let mut first_moment: Vec<Mat<f64>> = theta.iter().map(|t| Mat::zeros(t.nrows(), t.ncols())).collect();
-    let mut second_moment = first_moment.clone();
+) -> Result<(TrainInfo, TrainState)> {
+    let (start, mut history, state) = match resume {
+        Some(r) => (r.start, r.history, r.state),
+        None => (0, Vec::new(), None),
+    };
+    let shapes_match = |m: &[Mat<f64>]| {
+        m.len() == theta.len()
+            && m.iter().zip(theta.iter()).all(|(a, b)| (a.nrows(), a.ncols()) == (b.nrows(), b.ncols()))
+    };
+    let (mut first_moment, mut second_moment, adam_origin) = match state {
+        Some(s) if shapes_match(&s.first_moment) && shapes_match(&s.second_moment) => {
+            (s.first_moment, s.second_moment, s.adam_origin)
+        }
+        // Fresh moments, and a bias correction counted from the first new step.
+        _ => {
+            let zeros: Vec<Mat<f64>> = theta.iter().map(|t| Mat::zeros(t.nrows(), t.ncols())).collect();
+            (zeros.clone(), zeros, start)
+        }
+    };
     let mut stop = StopReason::MaxIter;
-    for it in 0..params.max_iter {
+    let end = start.saturating_add(params.max_iter);
+    for it in start..end {
         record(it, theta);
         let refresh = it % params.refresh_every == 0;
         let (value, grads, _) = problem.value_and_grad(theta, refresh)?;
@@ -197,6 +245,9 @@ pub(crate) fn train(
         }
         history.push(value);
         progress(it, value);
+        if okr_surrogate::progress::observed() {
+            okr_surrogate::progress::report(it + 1, end, &format!("autoencoder, objective {value:.6e}"));
+        }
         if it >= params.patience {
             let before = history[it - params.patience];
             if before - value <= params.tol * before.abs() {
@@ -211,7 +262,7 @@ pub(crate) fn train(
                 }
             }
             Optimizer::Adam { learning_rate, beta1, beta2, epsilon } => {
-                let step = (it + 1) as i32;
+                let step = i32::try_from(it + 1 - adam_origin).unwrap_or(i32::MAX);
                 let c1 = 1.0 - beta1.powi(step);
                 let c2 = 1.0 - beta2.powi(step);
                 for ((t, g), (m1, m2)) in
@@ -231,11 +282,12 @@ pub(crate) fn train(
     }
     // A converged loop broke before updating, so its last state was recorded above.
     if stop == StopReason::MaxIter {
-        record(params.max_iter, theta);
+        record(end, theta);
     }
     // A converged loop evaluated its final state without stepping from it.
     let n_iter = history.len() - usize::from(stop == StopReason::Converged);
-    Ok(TrainInfo { objective_history: history, n_iter, final_objective: f64::NAN, stop })
+    let state = TrainState { first_moment, second_moment, adam_origin };
+    Ok((TrainInfo { objective_history: history, n_iter, final_objective: f64::NAN, stop }, state))
 }
 
 /// The finite KAE head for `params`.

@@ -100,7 +100,7 @@ impl KaeValidParams {
         let mut problem = fit::Problem { k1: k1.as_ref(), layers, head: fit::finite_head(self, x) };
         // Copies only at the requested steps; the training itself is unchanged.
         let mut recorded: Vec<(usize, Vec<Mat<f64>>)> = Vec::new();
-        let info = fit::train(&mut problem, &mut theta, self, progress, &mut |step, t| {
+        let (info, state) = fit::train(&mut problem, &mut theta, self, None, progress, &mut |step, t| {
             if steps.contains(&step) {
                 recorded.push((step, t.to_vec()));
             }
@@ -116,8 +116,80 @@ impl KaeValidParams {
             };
             snapshots.push(KaeSnapshot { step, model: assemble(p, t, info, x, self.code_layer())? });
         }
-        let model = assemble(problem, theta, info, x, self.code_layer())?;
+        let mut model = assemble(problem, theta, info, x, self.code_layer())?;
+        model.state = Some(state);
         Ok((model, snapshots))
+    }
+
+    /// Continues the finite KAE `previous` on `x` for `max_iter` more steps
+    /// (a warm start): from its coefficients, its resolved layer kernels and,
+    /// for a model fitted in this process, Adam's moments, so that $k$ steps
+    /// then $k$ more equal $2k$ steps exactly (with `refresh_every = 1`, or
+    /// $k$ a multiple of it; when no stopping rule ends the first fit). The
+    /// penalties $\lambda_l$ and the step rule are this parameter set's; the
+    /// history and step count continue `previous`'s. A loaded model continues
+    /// with fresh Adam moments.
+    ///
+    /// # Example
+    /// ```
+    /// use faer::Mat;
+    /// use okr_estimators::kae::Kae;
+    /// let x = Mat::from_fn(12, 2, |i, j| ((i * 5 + j * 3) % 7) as f64 / 7.0);
+    /// let params = |k| Kae::params().max_iter(k).patience(1000);
+    /// let once = params(20).fit(x.as_ref())?;
+    /// let twice = params(10).fit_from(&params(10).fit(x.as_ref())?, x.as_ref())?;
+    /// assert_eq!(twice.coefficients(), once.coefficients());
+    /// assert_eq!(twice.train_info(), once.train_info());
+    /// Ok::<(), okr_estimators::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`fit`](Self::fit); [`Error::ShapeMismatch`](crate::Error::ShapeMismatch)
+    /// when `x` has another shape than `previous`'s training inputs, or the
+    /// layers another number or widths.
+    pub fn fit_from(&self, previous: &Kae, x: MatRef<'_, f64>) -> Result<Kae> {
+        self.fit_from_with_progress(previous, x, &mut |_, _| {})
+    }
+
+    /// As [`fit_from`](Self::fit_from), calling `progress(step, objective)` at every step.
+    ///
+    /// # Errors
+    /// As [`fit_from`](Self::fit_from).
+    pub fn fit_from_with_progress(
+        &self,
+        previous: &Kae,
+        x: MatRef<'_, f64>,
+        progress: &mut dyn FnMut(usize, f64),
+    ) -> Result<Kae> {
+        check_finite("training inputs", x)?;
+        check_widths(self, x.nrows(), x.ncols())?;
+        let (n, d) = (previous.x_train.nrows(), previous.x_train.ncols());
+        for (what, expected, got) in [
+            ("training samples of a continued fit", n, x.nrows()),
+            ("input features of a continued fit", d, x.ncols()),
+            ("layers of a continued fit", previous.layers.len(), self.n_layers()),
+        ] {
+            if expected != got {
+                return Err(Error::ShapeMismatch { what, expected, got });
+            }
+        }
+        super::check_same_widths(&previous.codes, &self.hidden_dims)?;
+        let mut layers = previous.layers.clone();
+        for (l, layer) in layers.iter_mut().enumerate() {
+            layer.lambda = self.lambda(l + 1);
+        }
+        let k1 = layers[0].kernel.gram(x)?;
+        let m = layers.len() - 1;
+        let mut theta = previous.phis.clone();
+        if self.last_layer == LastLayer::Krr {
+            theta.truncate(m);
+        }
+        let resume = fit::Resume::after(&previous.info, previous.state.as_ref());
+        let mut problem = fit::Problem { k1: k1.as_ref(), layers, head: fit::finite_head(self, x) };
+        let (info, state) = fit::train(&mut problem, &mut theta, self, Some(resume), progress, &mut |_, _| {})?;
+        let mut model = assemble(problem, theta, info, x, self.code_layer())?;
+        model.state = Some(state);
+        Ok(model)
     }
 }
 
@@ -135,7 +207,15 @@ fn assemble(
     if let fit::Head::FiniteKrr { phi: Some(phi), .. } = problem.head {
         theta.push(phi);
     }
-    Ok(Kae { layers: problem.layers, phis: theta, x_train: x.to_owned(), codes: pass.codes, code_layer, info })
+    Ok(Kae {
+        layers: problem.layers,
+        phis: theta,
+        x_train: x.to_owned(),
+        codes: pass.codes,
+        code_layer,
+        info,
+        state: None,
+    })
 }
 
 impl Kae {

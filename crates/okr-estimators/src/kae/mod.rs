@@ -98,6 +98,10 @@ pub struct Kae {
     codes: Vec<Mat<f64>>,
     code_layer: usize,
     info: TrainInfo,
+    /// The optimizer's state, to continue the fit exactly ([`KaeValidParams::fit_from`]);
+    /// not written to model files.
+    #[serde(skip)]
+    state: Option<fit::TrainState>,
 }
 
 impl Kae {
@@ -122,6 +126,13 @@ impl KaeParams {
     pub fn fit_k2ae_gram(&self, k_in: MatRef<'_, f64>) -> Result<K2ae> {
         self.check_ref()?.fit_k2ae_gram(k_in)
     }
+    /// Checks the parameters and continues the finite KAE `previous` on `x`.
+    ///
+    /// # Errors
+    /// As [`KaeValidParams::fit_from`], and invalid parameters.
+    pub fn fit_from(&self, previous: &Kae, x: MatRef<'_, f64>) -> Result<Kae> {
+        self.check_ref()?.fit_from(previous, x)
+    }
 }
 
 fn check_finite(what: &'static str, m: MatRef<'_, f64>) -> Result<()> {
@@ -134,6 +145,16 @@ fn check_finite(what: &'static str, m: MatRef<'_, f64>) -> Result<()> {
             value: "NaN or inf entries".into(),
             expected: "finite values",
         });
+    }
+    Ok(())
+}
+
+/// A continued fit keeps the inner widths of the model it continues.
+fn check_same_widths(codes: &[Mat<f64>], hidden_dims: &[usize]) -> Result<()> {
+    for (c, &w) in codes.iter().zip(hidden_dims) {
+        if c.ncols() != w {
+            return Err(Error::ShapeMismatch { what: "inner width of a continued fit", expected: c.ncols(), got: w });
+        }
     }
     Ok(())
 }
@@ -196,6 +217,44 @@ impl KaeValidParams {
         k_out: MatRef<'_, f64>,
         progress: &mut dyn FnMut(usize, f64),
     ) -> Result<K2ae> {
+        self.fit_k2ae_impl(k_in, k_out, None, progress)
+    }
+
+    /// Continues the K2AE `previous` on the same input Gram for `max_iter`
+    /// more steps, as [`fit_from`](Self::fit_from) does for the finite KAE
+    /// (its resolved kernels and coefficients, and Adam's state when it was
+    /// fitted in this process).
+    ///
+    /// # Errors
+    /// As [`fit_k2ae_gram`](Self::fit_k2ae_gram); [`Error::ShapeMismatch`]
+    /// for another number of samples, layers or inner widths.
+    pub fn fit_k2ae_gram_from(&self, previous: &K2ae, k_in: MatRef<'_, f64>) -> Result<K2ae> {
+        self.fit_k2ae_impl(k_in, k_in, Some(previous), &mut |_, _| {})
+    }
+
+    /// As [`fit_k2ae_gram_from`](Self::fit_k2ae_gram_from) on rows with a
+    /// kernel (see [`fit_k2ae_rows`](Self::fit_k2ae_rows)).
+    ///
+    /// # Errors
+    /// As [`fit_k2ae_gram_from`](Self::fit_k2ae_gram_from).
+    pub fn fit_k2ae_rows_from<R: Rows, K: Kernel<R>>(
+        &self,
+        previous: &K2aeOnRows<R, K>,
+        kernel: K,
+        x: &R,
+    ) -> Result<K2aeOnRows<R, K>> {
+        let k_in = kernel.gram(x);
+        let model = self.fit_k2ae_impl(k_in.as_ref(), k_in.as_ref(), Some(&previous.model), &mut |_, _| {})?;
+        Ok(K2aeOnRows { model, kernel, x_train: x.clone() })
+    }
+
+    fn fit_k2ae_impl(
+        &self,
+        k_in: MatRef<'_, f64>,
+        k_out: MatRef<'_, f64>,
+        previous: Option<&K2ae>,
+        progress: &mut dyn FnMut(usize, f64),
+    ) -> Result<K2ae> {
         let n = k_in.nrows();
         check_finite("input Gram", k_in)?;
         check_finite("output Gram", k_out)?;
@@ -221,11 +280,34 @@ impl KaeValidParams {
             });
         }
         let diag: Vec<f64> = (0..n).map(|i| k_in[(i, i)]).collect();
-        let first = resolve_on_gram(self.kernel(1), k_in, &diag);
-        let k1 = gram_from_inner_products(first, k_in, &diag, &diag)?;
-        let (layers, mut theta) = fit::initialize(k1.as_ref(), first, self, None)?;
+        let (k1, layers, mut theta, resume) = match previous {
+            None => {
+                let first = resolve_on_gram(self.kernel(1), k_in, &diag);
+                let k1 = gram_from_inner_products(first, k_in, &diag, &diag)?;
+                let (layers, theta) = fit::initialize(k1.as_ref(), first, self, None)?;
+                (k1, layers, theta, None)
+            }
+            Some(prev) => {
+                for (what, expected, got) in [
+                    ("training samples of a continued fit", prev.n_samples(), n),
+                    ("layers of a continued fit", prev.layers.len(), self.n_layers()),
+                ] {
+                    if expected != got {
+                        return Err(Error::ShapeMismatch { what, expected, got });
+                    }
+                }
+                check_same_widths(&prev.codes, &self.hidden_dims)?;
+                let mut layers = prev.layers.clone();
+                for (l, layer) in layers.iter_mut().enumerate() {
+                    layer.lambda = self.lambda(l + 1);
+                }
+                let k1 = gram_from_inner_products(layers[0].kernel, k_in, &diag, &diag)?;
+                let resume = fit::Resume::after(&prev.info, prev.state.as_ref());
+                (k1, layers, prev.phis.clone(), Some(resume))
+            }
+        };
         let mut problem = fit::Problem { k1: k1.as_ref(), layers, head: fit::Head::Kernel { k_out, stale: None } };
-        let mut info = fit::train(&mut problem, &mut theta, self, progress, &mut |_, _| {})?;
+        let (mut info, state) = fit::train(&mut problem, &mut theta, self, resume, progress, &mut |_, _| {})?;
         let (value, _, pass) = problem.value_and_grad(&theta, true)?;
         info.final_objective = value;
         let lambda_l = problem.layers[problem.layers.len() - 1].lambda;
@@ -239,6 +321,7 @@ impl KaeValidParams {
             n_l: head.n_l,
             code_layer: self.code_layer(),
             info,
+            state: Some(state),
         })
     }
 
@@ -394,6 +477,9 @@ pub struct K2ae {
     n_l: Mat<f64>,
     code_layer: usize,
     info: TrainInfo,
+    /// As [`Kae`]'s: the optimizer's state, in memory only.
+    #[serde(skip)]
+    state: Option<fit::TrainState>,
 }
 
 impl K2ae {

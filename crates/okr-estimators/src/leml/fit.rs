@@ -15,7 +15,8 @@ use super::params::LemlValidParams;
 use super::sparse::{Csr, FeatureMap, IdentityMap, SparseDesign, dot, gemm, view};
 use super::{IterationLog, Leml};
 use crate::core::checks;
-use crate::{Error, Fit, Result};
+use crate::{Error, Fit, FitFrom, Result};
+use okr_surrogate::progress;
 
 /// Training labels in both orientations: samples x labels for the W-step,
 /// labels x samples for the H-step.
@@ -234,6 +235,22 @@ impl<'a> Fit<CsrRows, Targets<'a>> for LemlValidParams {
     }
 }
 
+impl<'a> FitFrom<CsrRows, Targets<'a>> for LemlValidParams {
+    /// Continues `previous` for `max_iter` more alternating iterations from
+    /// its $W$ and $H$ (the W-step is warm-started from $W$, the H-step
+    /// depends on $W$ alone), so that $k$ iterations then $k$ more equal
+    /// $2k$ iterations exactly. The history continues `previous`'s (the
+    /// stopping rule `tol` compares with its last objective).
+    ///
+    /// # Errors
+    /// As [`LemlValidParams::fit_with_callback`]; [`Error::ShapeMismatch`]
+    /// when `x` has another number of features, the targets another number
+    /// of labels, or `previous` another rank.
+    fn fit_from(&self, previous: &Leml, x: &CsrRows, targets: Targets<'a>) -> Result<Leml> {
+        self.fit_impl(x, targets, Some(previous), &mut |_, _| {})
+    }
+}
+
 impl LemlValidParams {
     /// Fits LEML by alternating minimisation, calling `callback` after every
     /// alternating iteration with its log and the current model (for example
@@ -254,6 +271,31 @@ impl LemlValidParams {
         x: &CsrRows,
         targets: Targets<'_>,
         mut callback: impl FnMut(&IterationLog, &Leml),
+    ) -> Result<Leml> {
+        self.fit_impl(x, targets, None, &mut callback)
+    }
+
+    /// As [`fit_with_callback`](Self::fit_with_callback), continuing
+    /// `previous` when given (see [`FitFrom`]).
+    ///
+    /// # Errors
+    /// As [`fit_with_callback`](Self::fit_with_callback) and [`FitFrom::fit_from`].
+    pub fn fit_from_with_callback(
+        &self,
+        previous: Option<&Leml>,
+        x: &CsrRows,
+        targets: Targets<'_>,
+        mut callback: impl FnMut(&IterationLog, &Leml),
+    ) -> Result<Leml> {
+        self.fit_impl(x, targets, previous, &mut callback)
+    }
+
+    fn fit_impl(
+        &self,
+        x: &CsrRows,
+        targets: Targets<'_>,
+        previous: Option<&Leml>,
+        callback: &mut dyn FnMut(&IterationLog, &Leml),
     ) -> Result<Leml> {
         let (n, d, l, k) = (x.n_rows(), x.n_features(), targets.n_labels(), self.rank);
         if targets.n_samples() != n {
@@ -278,9 +320,30 @@ impl LemlValidParams {
             && matches!(labels, LabelData::Full { .. })
             && gram_is_cheaper(&design, k))
         .then(|| design.gram());
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        let mut w = Col::<f64>::zeros(d * k);
-        let mut h = Col::from_fn(l * k, |_| rng.random::<f64>());
+        let (mut w, mut h, mut history) = match previous {
+            Some(prev) => {
+                for (what, expected, got) in [
+                    ("input features of a continued fit", prev.n_features, d),
+                    ("labels of a continued fit", prev.n_labels, l),
+                    ("rank of a continued fit", prev.params.rank, k),
+                ] {
+                    if expected != got {
+                        return Err(Error::ShapeMismatch { what, expected, got });
+                    }
+                }
+                let w = Col::from_fn(d * k, |i| prev.w[i]);
+                let h = Col::from_fn(l * k, |i| prev.h[i]);
+                (w, h, prev.history.clone())
+            }
+            None => {
+                let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+                let w = Col::<f64>::zeros(d * k);
+                let h = Col::from_fn(l * k, |_| rng.random::<f64>());
+                (w, h, Vec::new())
+            }
+        };
+        let first = history.last().map_or(0, |p| p.iteration);
+        let elapsed = history.last().map_or(0.0, |p| p.seconds);
         let problem = Problem {
             design: &design,
             labels: &labels,
@@ -292,7 +355,6 @@ impl LemlValidParams {
         };
         let threshold = labels.threshold(self.loss);
         let start = Instant::now();
-        let mut history: Vec<IterationLog> = Vec::new();
         let mut model = Leml {
             params: *self,
             n_features: d,
@@ -302,19 +364,23 @@ impl LemlValidParams {
             threshold,
             history: Vec::new(),
         };
-        for iteration in 1..=self.max_iter {
+        for iteration in first + 1..=first + self.max_iter {
             let ws = problem.w_step(slice(h.as_ref()), &mut w)?;
             let hs = problem.h_step(slice(w.as_ref()), &mut h)?;
             let log = IterationLog {
                 iteration,
                 objective: problem.objective(&w, &h),
-                seconds: start.elapsed().as_secs_f64(),
+                seconds: elapsed + start.elapsed().as_secs_f64(),
                 w_hessian_products: ws.hessian_products,
                 h_hessian_products: hs.hessian_products,
                 w_hv_seconds: ws.hv_seconds,
                 h_hv_seconds: hs.hv_seconds,
             };
             let previous = history.last().map(|p| p.objective);
+            if progress::observed() {
+                let message = format!("leml, objective {:.6e}", log.objective);
+                progress::report(iteration, first + self.max_iter, &message);
+            }
             history.push(log);
             model.w = slice(w.as_ref()).to_vec();
             model.h = slice(h.as_ref()).to_vec();

@@ -106,6 +106,8 @@ pub enum EstimatorSpec {
         solver: TraceNormSolver,
         /// Seed of the initialization.
         seed: u64,
+        /// Iteration budget of the solver.
+        max_iter: usize,
     },
 }
 
@@ -142,9 +144,10 @@ macro_rules! with_params {
                     .subset(subset.clone())
                     .seed(*seed)
             ),
-            EstimatorSpec::TraceNorm { rank, lambda, solver, seed } => {
-                $then!(TraceNorm, TraceNorm::params($kx, $ky).rank(*rank).lambda(*lambda).solver(*solver).seed(*seed))
-            }
+            EstimatorSpec::TraceNorm { rank, lambda, solver, seed, max_iter } => $then!(
+                TraceNorm,
+                TraceNorm::params($kx, $ky).rank(*rank).lambda(*lambda).solver(*solver).seed(*seed).max_iter(*max_iter)
+            ),
         }
     };
 }
@@ -204,6 +207,42 @@ impl EstimatorSpec {
 }
 
 impl EstimatorSpec {
+    /// Continues the trace-norm model `previous` with this specification's
+    /// hyper-parameters for its `max_iter` more iterations (see
+    /// [`FitFrom`](crate::FitFrom)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an estimator other than trace norm
+    /// (the others are not iterative); the errors of
+    /// [`FitFrom::fit_from`](crate::FitFrom::fit_from).
+    pub fn fit_from<Y, KY>(
+        &self,
+        kx: KernelSpec,
+        ky: KY,
+        x: &Features,
+        y: &Y,
+        previous: &TraceNorm<Features, Y, KernelSpec, KY>,
+    ) -> Result<OutputModel<Y, KY>>
+    where
+        Y: Rows,
+        KY: Kernel<Y> + Clone,
+    {
+        macro_rules! fit_from {
+            (TraceNorm, $params:expr) => {
+                OutputModel::TraceNorm(crate::FitFrom::fit_from(&$params, previous, x, y)?)
+            };
+            ($other:ident, $params:expr) => {{
+                drop($params);
+                return Err(Error::InvalidParameter {
+                    name: "estimator",
+                    value: self.name().into(),
+                    expected: "an iterative estimator to continue a fit (trace-norm)",
+                });
+            }};
+        }
+        Ok(with_params!(self, kx, ky, fit_from))
+    }
+
     /// Fits the estimator on a precomputed training Gram `x` with output
     /// kernel `ky` and label-set outputs `y`: [`fit`](Self::fit) with the
     /// [`Precomputed`] kernel, as the model file saves it.
@@ -261,7 +300,7 @@ mod tests {
                 subset: Anchors::Uniform(6),
                 seed: 3,
             },
-            EstimatorSpec::TraceNorm { rank: 2, lambda: 0.1, solver: TraceNormSolver::Als, seed: 3 },
+            EstimatorSpec::TraceNorm { rank: 2, lambda: 0.1, solver: TraceNormSolver::Als, seed: 3, max_iter: 10_000 },
         ]
     }
 
@@ -321,7 +360,13 @@ mod tests {
                 seed: 0,
             },
             EstimatorSpec::Nystroem { lambda: 0.1, anchors: Anchors::Uniform(0), seed: 0 },
-            EstimatorSpec::TraceNorm { rank: 2, lambda: 0.0, solver: TraceNormSolver::Convex, seed: 0 },
+            EstimatorSpec::TraceNorm {
+                rank: 2,
+                lambda: 0.0,
+                solver: TraceNormSolver::Convex,
+                seed: 0,
+                max_iter: 10_000,
+            },
         ] {
             assert!(spec.check().is_err(), "{spec:?}");
             assert!(spec.fit(lin(), lin(), &x, &y).is_err(), "{spec:?}");

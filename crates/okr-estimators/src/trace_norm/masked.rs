@@ -327,6 +327,13 @@ impl MaskedTraceNorm {
             std::mem::swap(&mut g, &mut g_new);
             let rel = (f - f_new).abs() / f.abs().max(f64::MIN_POSITIVE);
             f = f_new;
+            if okr_surrogate::progress::observed() {
+                okr_surrogate::progress::report(
+                    it + 1,
+                    opts.max_iter,
+                    &format!("masked trace norm, objective {f:.6e}"),
+                );
+            }
             stalled = if rel < opts.rel_tol { stalled + 1 } else { 0 };
             if stalled >= 5 {
                 iters = it + 1;

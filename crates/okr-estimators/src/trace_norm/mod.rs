@@ -29,8 +29,9 @@ use serde::{Deserialize, Serialize};
 pub use params::{TraceNormParams, TraceNormSolver, TraceNormValidParams};
 pub use self_hs::{SelfHs, SelfHsParams, SelfHsValidParams, score_lambda_path_chunked};
 pub use solvers::{
-    ConvexSolution, FactorizedSolution, FistaResult, SolverOptions, StepRule, StopReason, convex_trace_norm,
-    factorized_als, factorized_gd, factorized_objective, fista_svt, scaled_init,
+    ConvexSolution, FactorizedSolution, FistaResult, GdState, SolverOptions, StepRule, StopReason, convex_trace_norm,
+    factorized_als, factorized_als_from, factorized_gd, factorized_gd_from, factorized_objective, fista_svt,
+    scaled_init,
 };
 
 use crate::Result;
@@ -78,6 +79,11 @@ pub struct TraceNorm<X, Y, KX, KY> {
     objective: f64,
     n_iter: usize,
     stop: StopReason,
+    /// Gradient descent's running state, to continue the fit exactly
+    /// ([`FitFrom`](crate::FitFrom)); not written to model files (a loaded
+    /// model continues from its factors with a fresh step size).
+    #[serde(skip)]
+    gd_state: Option<GdState>,
 }
 
 impl<KX, KY> TraceNorm<(), (), KX, KY> {
@@ -114,6 +120,19 @@ impl<X: Rows, Y: Rows, KX, KY> TraceNorm<X, Y, KX, KY> {
             objective: sol.objective,
             n_iter: sol.n_iter,
             stop: sol.stop,
+            gd_state: sol.gd_state,
+        }
+    }
+
+    /// The fitted factors as a solver's starting point (for a continued fit).
+    pub(crate) fn solution(&self) -> FactorizedSolution {
+        FactorizedSolution {
+            m: self.m.clone(),
+            n: self.nt.transpose().to_owned(),
+            objective: self.objective,
+            n_iter: self.n_iter,
+            stop: self.stop,
+            gd_state: self.gd_state.clone(),
         }
     }
     /// The parameters the model was fitted with.

@@ -75,6 +75,10 @@ impl<KX, KY> TraceNormValidParams<KX, KY> {
     pub fn solver(&self) -> TraceNormSolver {
         self.solver
     }
+    /// Iteration budget.
+    pub fn max_iter(&self) -> usize {
+        self.max_iter
+    }
     /// Seed of the initialization.
     pub fn seed(&self) -> u64 {
         self.seed

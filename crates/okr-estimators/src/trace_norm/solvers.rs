@@ -20,6 +20,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
+use okr_surrogate::progress;
 
 /// Why an iterative solver stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +80,32 @@ pub struct FactorizedSolution {
     pub n_iter: usize,
     /// Why the solver stopped.
     pub stop: StopReason,
+    /// What gradient descent needs to continue exactly where it stopped
+    /// ([`factorized_gd_from`]); `None` for the other solvers.
+    pub gd_state: Option<GdState>,
+}
+
+impl FactorizedSolution {
+    /// A starting point for [`factorized_gd_from`] / [`factorized_als_from`]
+    /// from given factors (no iteration history: gradient descent starts its
+    /// step size and gradient reference afresh).
+    pub fn from_factors(m: Mat<f64>, n: Mat<f64>) -> Self {
+        Self { m, n, objective: f64::NAN, n_iter: 0, stop: StopReason::MaxIter, gd_state: None }
+    }
+}
+
+/// The running state of [`factorized_gd`] at its last iteration: the kernel
+/// products $K_xM$, $K_yN$ as updated (not recomputed), the objective, the
+/// step size, the reference gradient norm and the stall count. With it,
+/// $k$ iterations continued for $k$ more equal $2k$ iterations bit for bit.
+#[derive(Debug, Clone)]
+pub struct GdState {
+    kxm: Mat<f64>,
+    kyn: Mat<f64>,
+    objective: f64,
+    eta: f64,
+    g0: f64,
+    stalled: usize,
 }
 
 fn trace(a: MatRef<'_, f64>) -> f64 {
@@ -244,12 +271,57 @@ pub fn factorized_gd(
     n0: Mat<f64>,
     opts: &SolverOptions,
 ) -> Result<FactorizedSolution> {
+    gd_run(kx, ky, lambda, FactorizedSolution::from_factors(m0, n0), opts)
+}
+
+/// Continues [`factorized_gd`] from `previous` for `opts.max_iter` more
+/// iterations: from its factors and, when it came from gradient descent on
+/// the same Gram matrices and `lambda`, its running state ([`GdState`]), so
+/// that $k$ iterations then $k$ more equal $2k$ iterations exactly.
+/// `n_iter` counts the iterations of both runs.
+///
+/// # Errors
+/// As [`factorized_gd`].
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::trace_norm::{factorized_gd, factorized_gd_from, scaled_init, SolverOptions};
+/// let x = Mat::from_fn(10, 3, |i, j| ((i * 5 + j * 3) % 7) as f64 / 7.0);
+/// let k = &x * x.transpose();
+/// let (m0, n0) = scaled_init(k.as_ref(), k.as_ref(), 2, 0.05, 0);
+/// let opts = |max_iter| SolverOptions { max_iter, rel_tol: 1e-300, grad_tol: 0.0, ..Default::default() };
+/// let once = factorized_gd(k.as_ref(), k.as_ref(), 1e-2, m0.clone(), n0.clone(), &opts(20))?;
+/// let half = factorized_gd(k.as_ref(), k.as_ref(), 1e-2, m0, n0, &opts(10))?;
+/// let twice = factorized_gd_from(k.as_ref(), k.as_ref(), 1e-2, half, &opts(10))?;
+/// assert_eq!((twice.m, twice.n_iter), (once.m, 20));
+/// Ok::<(), okr_estimators::Error>(())
+/// ```
+pub fn factorized_gd_from(
+    kx: MatRef<'_, f64>,
+    ky: MatRef<'_, f64>,
+    lambda: f64,
+    previous: FactorizedSolution,
+    opts: &SolverOptions,
+) -> Result<FactorizedSolution> {
+    gd_run(kx, ky, lambda, previous, opts)
+}
+
+#[allow(non_snake_case)]
+fn gd_run(
+    kx: MatRef<'_, f64>,
+    ky: MatRef<'_, f64>,
+    lambda: f64,
+    start: FactorizedSolution,
+    opts: &SolverOptions,
+) -> Result<FactorizedSolution> {
+    let FactorizedSolution { m: m0, n: n0, n_iter: first, gd_state, .. } = start;
     let n = check_grams(kx, ky, m0.ncols().max(1))?;
     check_lambda(lambda)?;
     if m0.nrows() != n || n0.nrows() != n || n0.ncols() != m0.ncols() {
         return Err(Error::ShapeMismatch { what: "initial factor rows", expected: n, got: m0.nrows() });
     }
-    let mut eta = match opts.step {
+    let eta0 = match opts.step {
         StepRule::Armijo { eta0 } | StepRule::Fixed(eta0) if eta0.is_finite() && eta0 > 0.0 => eta0,
         _ => {
             return Err(Error::InvalidParameter {
@@ -263,15 +335,34 @@ pub fn factorized_gd(
     let tr_ky = trace(ky);
     let par = Par::rayon(0);
     let (mut m, mut nn) = (m0, n0);
-    let mut kxm = kx * &m;
-    let mut kyn = ky * &nn;
-    let mut j = objective_from(m.as_ref(), nn.as_ref(), kxm.as_ref(), kyn.as_ref(), tr_ky, lambda);
-    let mut g0 = None;
-    let mut stalled = 0;
     let r = m.ncols();
+    // A previous run's state continues it exactly; without one (or with
+    // factors of another shape) the products, step and reference restart.
+    let resume = gd_state.filter(|s| s.kxm.nrows() == n && s.kxm.ncols() == r && s.kyn.ncols() == r);
+    let (mut kxm, mut kyn, mut j, mut g0, mut stalled, mut eta) = match resume {
+        Some(s) => {
+            let eta = if matches!(opts.step, StepRule::Fixed(_)) { eta0 } else { s.eta };
+            (s.kxm, s.kyn, s.objective, Some(s.g0).filter(|g| g.is_finite()), s.stalled, eta)
+        }
+        None => {
+            let kxm = kx * &m;
+            let kyn = ky * &nn;
+            let j = objective_from(m.as_ref(), nn.as_ref(), kxm.as_ref(), kyn.as_ref(), tr_ky, lambda);
+            (kxm, kyn, j, None, 0, eta0)
+        }
+    };
     let mut p = Mat::<f64>::zeros(n, r);
     let mut q = Mat::<f64>::zeros(n, r);
-    for it in 0..opts.max_iter {
+    // The exact objective at the returned factors, and the state to continue from.
+    let finish = |m: Mat<f64>, nn: Mat<f64>, state: GdState, n_iter: usize, stop: StopReason, exact: bool| {
+        let objective = if exact {
+            objective_from(m.as_ref(), nn.as_ref(), (kx * &m).as_ref(), (ky * &nn).as_ref(), tr_ky, lambda)
+        } else {
+            state.objective
+        };
+        FactorizedSolution { m, n: nn, objective, n_iter, stop, gd_state: Some(state) }
+    };
+    for it in first..first.saturating_add(opts.max_iter) {
         let sx = kxm.transpose() * &kxm;
         let qy = nn.transpose() * &kyn;
         // G_N = (2/n)(N S_x - K_xM) + 2 lambda N ; G_M = (2/n)(K_xM Q_y - K_yN) + 2 lambda M
@@ -284,7 +375,8 @@ pub fn factorized_gd(
         let g2 = frob_dot(gm.as_ref(), p.as_ref()) + frob_dot(gn.as_ref(), q.as_ref());
         let g0v = *g0.get_or_insert(g2.max(0.0).sqrt());
         if g2.max(0.0).sqrt() <= opts.grad_tol * g0v || g2 == 0.0 {
-            return Ok(FactorizedSolution { m, n: nn, objective: j, n_iter: it, stop: StopReason::GradientNorm });
+            let state = GdState { kxm, kyn, objective: j, eta, g0: g0v, stalled };
+            return Ok(finish(m, nn, state, it, StopReason::GradientNorm, false));
         }
         let (m1, n1, kxm1, kyn1, j1) = loop {
             let m1 = axpy(m.as_ref(), -eta, gm.as_ref());
@@ -300,13 +392,8 @@ pub fn factorized_gd(
                     }
                     eta *= 0.5;
                     if eta < 1e-16 {
-                        return Ok(FactorizedSolution {
-                            m,
-                            n: nn,
-                            objective: j,
-                            n_iter: it,
-                            stop: StopReason::StepUnderflow,
-                        });
+                        let state = GdState { kxm, kyn, objective: j, eta, g0: g0v, stalled };
+                        return Ok(finish(m, nn, state, it, StopReason::StepUnderflow, false));
                     }
                 }
             }
@@ -321,20 +408,18 @@ pub fn factorized_gd(
         }
         let rel = (j - j1).abs() / j.abs().max(f64::MIN_POSITIVE);
         j = j1;
+        if progress::observed() {
+            progress::report(it + 1, first.saturating_add(opts.max_iter), &format!("trace-norm gd, objective {j:.6e}"));
+        }
         stalled = if rel < opts.rel_tol { stalled + 1 } else { 0 };
         if stalled >= 5 {
-            let j = objective_from(m.as_ref(), nn.as_ref(), (kx * &m).as_ref(), (ky * &nn).as_ref(), tr_ky, lambda);
-            return Ok(FactorizedSolution {
-                m,
-                n: nn,
-                objective: j,
-                n_iter: it + 1,
-                stop: StopReason::RelativeDecrease,
-            });
+            let state = GdState { kxm, kyn, objective: j, eta, g0: g0v, stalled };
+            return Ok(finish(m, nn, state, it + 1, StopReason::RelativeDecrease, true));
         }
     }
-    let j = objective_from(m.as_ref(), nn.as_ref(), (kx * &m).as_ref(), (ky * &nn).as_ref(), tr_ky, lambda);
-    Ok(FactorizedSolution { m, n: nn, objective: j, n_iter: opts.max_iter, stop: StopReason::MaxIter })
+    let g0 = g0.unwrap_or(f64::NAN);
+    let state = GdState { kxm, kyn, objective: j, eta, g0, stalled };
+    Ok(finish(m, nn, state, first.saturating_add(opts.max_iter), StopReason::MaxIter, true))
 }
 
 /// Alternating least squares on (12) (spec 1.8), from `(m0, n0)`; each block
@@ -368,6 +453,23 @@ pub fn factorized_als(
     n0: Mat<f64>,
     opts: &SolverOptions,
 ) -> Result<FactorizedSolution> {
+    factorized_als_from(kx, ky, lambda, FactorizedSolution::from_factors(m0, n0), opts)
+}
+
+/// Continues [`factorized_als`] from `previous` for `opts.max_iter` more
+/// sweeps. A sweep depends on $M$ alone, so $k$ sweeps then $k$ more equal
+/// $2k$ sweeps exactly; `n_iter` counts the sweeps of both runs.
+///
+/// # Errors
+/// As [`factorized_als`].
+pub fn factorized_als_from(
+    kx: MatRef<'_, f64>,
+    ky: MatRef<'_, f64>,
+    lambda: f64,
+    previous: FactorizedSolution,
+    opts: &SolverOptions,
+) -> Result<FactorizedSolution> {
+    let FactorizedSolution { m: m0, n: n0, n_iter: first, .. } = previous;
     let n = check_grams(kx, ky, m0.ncols().max(1))?;
     check_lambda(lambda)?;
     if m0.nrows() != n || n0.nrows() != n || n0.ncols() != m0.ncols() {
@@ -401,17 +503,23 @@ pub fn factorized_als(
         let j1 = factorized_objective(kx, ky, m.as_ref(), nn.as_ref(), lambda);
         let rel = (j - j1).abs() / j.abs().max(f64::MIN_POSITIVE);
         j = j1;
+        if progress::observed() {
+            let total = first.saturating_add(opts.max_iter);
+            progress::report(first + it + 1, total, &format!("trace-norm als, objective {j:.6e}"));
+        }
         if rel < opts.rel_tol {
             return Ok(FactorizedSolution {
                 m,
                 n: nn,
                 objective: j,
-                n_iter: it + 1,
+                n_iter: first + it + 1,
                 stop: StopReason::RelativeDecrease,
+                gd_state: None,
             });
         }
     }
-    Ok(FactorizedSolution { m, n: nn, objective: j, n_iter: opts.max_iter, stop: StopReason::MaxIter })
+    let n_iter = first.saturating_add(opts.max_iter);
+    Ok(FactorizedSolution { m, n: nn, objective: j, n_iter, stop: StopReason::MaxIter, gd_state: None })
 }
 
 /// The minimizer of the convex problem (11) in the kernel-induced geometry (spec 1.9).
@@ -479,8 +587,14 @@ pub fn convex_trace_norm(
     if px == 0 || py == 0 {
         // G = 0 is optimal.
         let z = Mat::zeros(n, 1);
-        let factors =
-            FactorizedSolution { m: z.clone(), n: z, objective: tr_ky / nf, n_iter: 0, stop: StopReason::GradientNorm };
+        let factors = FactorizedSolution {
+            m: z.clone(),
+            n: z,
+            objective: tr_ky / nf,
+            n_iter: 0,
+            stop: StopReason::GradientNorm,
+            gd_state: None,
+        };
         return Ok(ConvexSolution { gamma: Mat::zeros(py, px), objective: tr_ky / nf, trace_norm: 0.0, factors });
     }
     let cross = gy.u.transpose() * &gx.u;
@@ -492,7 +606,14 @@ pub fn convex_trace_norm(
     let k = svd.s().iter().take_while(|&&v| v > 1e-14 * svd.s()[0].max(f64::MIN_POSITIVE)).count().max(1);
     let nn = &gy.u * Mat::from_fn(py, k, |a, j| svd.u()[(a, j)] * svd.s()[j].sqrt() / gy.sigma[a].sqrt());
     let m = &gx.u * Mat::from_fn(px, k, |b, j| svd.v()[(b, j)] * svd.s()[j].sqrt() / gx.sigma[b].sqrt());
-    let factors = FactorizedSolution { m, n: nn, objective: obj, n_iter: iters, stop: StopReason::RelativeDecrease };
+    let factors = FactorizedSolution {
+        m,
+        n: nn,
+        objective: obj,
+        n_iter: iters,
+        stop: StopReason::RelativeDecrease,
+        gd_state: None,
+    };
     Ok(ConvexSolution { gamma: g, objective: obj, trace_norm: nuc, factors })
 }
 

@@ -138,6 +138,10 @@ fn download(agent: &ureq::Agent, url: &str, file: &DataFile, dest: &Path) -> Res
                 break;
             }
             total += n as u64;
+            if okr_surrogate::progress::observed() {
+                let total = total.min(file.bytes) as usize;
+                okr_surrogate::progress::report(total, file.bytes as usize, &format!("fetch {}", file.path));
+            }
             if total > file.bytes {
                 return Err(io::Error::other(Refused(format!("more than the expected {} bytes", file.bytes))));
             }

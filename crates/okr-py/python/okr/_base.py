@@ -161,6 +161,29 @@ def _check_precision(est):
     return precision
 
 
+def _warm_model(est):
+    """The fitted model a ``warm_start`` fit continues: ``model_`` when the
+    estimator has ``warm_start=True`` and was fitted, else ``None`` (a fit
+    from scratch, as scikit-learn's first ``fit`` with ``warm_start``).
+    okr checks that the new data have the previous fit's shape (samples,
+    features, labels) and refuses other data with a ``ValueError``."""
+    warm = getattr(est, "warm_start", False)
+    if not isinstance(warm, (bool, np.bool_)):
+        raise ValueError(f"invalid warm_start = {warm!r}: expected True or False")
+    return getattr(est, "model_", None) if warm else None
+
+
+def _verbose(est):
+    """The estimator's ``verbose`` (0 for estimators without it): 0 is
+    silent; 1 logs the solver's progress (iterations, decode tiles) on the
+    ``logging`` logger ``"okr"`` at level INFO at most once a second and at
+    the last step; 2 and more log every step."""
+    verbose = getattr(est, "verbose", 0)
+    if isinstance(verbose, (bool, np.bool_)) or not isinstance(verbose, numbers.Integral) or verbose < 0:
+        raise ValueError(f"invalid verbose = {verbose!r}: expected an integer >= 0")
+    return int(verbose)
+
+
 def _pickled_state(state):
     """``state`` with the fitted ``model_`` replaced by okr's model-file
     bytes, held in a ``uint8`` array: pickle protocol 5 (Dask, joblib,
@@ -223,6 +246,7 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ("output_sketch", "output_sketch"),
         ("n_components", "anchors"),
         ("subset_size", "subset"),
+        ("max_iter", "max_iter"),
     )
 
     def _recipe(self, output_kind):
@@ -328,7 +352,8 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         X = _inputs(self, X, reset=True)
         Y, kind = self._targets(y)
         recipe = json.dumps(_json_ready(self._recipe(kind)))
-        self.model_, notes = _okr.fit_recipe(recipe, X, Y, kind, self.n_jobs)
+        previous = _warm_model(self)
+        self.model_, notes = _okr.fit_recipe(recipe, X, Y, kind, self.n_jobs, previous, _verbose(self))
         for note in notes:
             warnings.warn(f"okr: {note}", UserWarning, stacklevel=2)
         self.candidates_ = _fitted_candidates(self)

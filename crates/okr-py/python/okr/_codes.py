@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _okr
-from ._base import _json_ready, _pickled_state, _unpickled_state
+from ._base import _json_ready, _pickled_state, _unpickled_state, _verbose, _warm_model
 
 
 def _plain(value):
@@ -79,6 +79,8 @@ class _Autoencoder(_CodeBase):
         coef0=None,
         lam=None,
         max_iter=None,
+        warm_start=False,
+        verbose=0,
         random_state=None,
         n_jobs=None,
     ):
@@ -89,14 +91,22 @@ class _Autoencoder(_CodeBase):
         self.coef0 = coef0
         self.lam = lam
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.verbose = verbose
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
         """Fit the autoencoder on ``X``; sets ``embedding_`` (training codes),
-        ``n_iter_`` and ``objective_``."""
+        ``n_iter_`` and ``objective_``. With ``warm_start=True`` a fitted
+        autoencoder continues for ``max_iter`` more Adam steps from its
+        coefficients and optimizer state (``X`` must have the previous
+        shape): ``k`` steps then ``k`` more equal ``2k``. ``verbose`` logs the
+        steps on the ``logging`` logger ``"okr"`` (INFO): 1 at most once a
+        second, 2 every step."""
         X = _rows(self, X, reset=True)
-        self.model_ = _okr.fit_autoencoder(json.dumps(_json_ready(self._recipe())), X, self.n_jobs)
+        recipe = json.dumps(_json_ready(self._recipe()))
+        self.model_ = _okr.fit_autoencoder(recipe, X, self.n_jobs, _warm_model(self), _verbose(self))
         self.embedding_ = self.model_.train_codes()
         self.n_iter_ = self.model_.n_iter
         self.objective_ = self.model_.objective

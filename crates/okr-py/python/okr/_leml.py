@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from . import _okr
-from ._base import OkrSurrogate, _inputs, _json_ready
+from ._base import OkrSurrogate, _inputs, _json_ready, _verbose, _warm_model
 
 __all__ = ["LEML"]
 
@@ -20,7 +20,12 @@ class LEML(OkrSurrogate):
     squared, ``"lr"`` logistic, ``"sh"`` squared hinge) with penalty ``lam``
     for at most ``max_iter`` iterations; ``random_state`` seeds ``H``.
     ``None`` takes okr's default (``okr fit --estimator leml``'s): rank 10,
-    ``lam`` 0.1, 10 iterations (see docs/recipes.md).
+    ``lam`` 0.1, 10 iterations (see docs/recipes.md). With
+    ``warm_start=True`` a second ``fit`` continues the previous one for
+    ``max_iter`` more iterations from its ``W`` and ``H`` (the data must have
+    the previous shape): ``k`` iterations then ``k`` more equal ``2k``.
+    ``verbose`` logs the iterations on the ``logging`` logger ``"okr"`` (INFO):
+    1 at most once a second, 2 every iteration.
 
     A label-score model: ``predict`` keeps the labels whose score exceeds
     the training encoding's midpoint (``threshold_``), ``decision_function``
@@ -34,11 +39,24 @@ class LEML(OkrSurrogate):
 
     _okr_name = "leml"
 
-    def __init__(self, *, rank=None, lam=None, loss="sq", max_iter=None, random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        *,
+        rank=None,
+        lam=None,
+        loss="sq",
+        max_iter=None,
+        warm_start=False,
+        verbose=0,
+        random_state=None,
+        n_jobs=None,
+    ):
         self.rank = rank
         self.lam = lam
         self.loss = loss
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.verbose = verbose
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -50,7 +68,8 @@ class LEML(OkrSurrogate):
         Y, kind = self._targets(y)
         if kind != "labels":
             raise ValueError("LEML needs a 0/1 label indicator or class labels, not vector outputs")
-        self.model_, notes = _okr.fit_leml(json.dumps(_json_ready(self._recipe())), X, Y, self.n_jobs)
+        recipe = json.dumps(_json_ready(self._recipe()))
+        self.model_, notes = _okr.fit_leml(recipe, X, Y, self.n_jobs, _warm_model(self), _verbose(self))
         for note in notes:
             warnings.warn(f"okr: {note}", UserWarning, stacklevel=2)
         self.threshold_ = self.model_.threshold

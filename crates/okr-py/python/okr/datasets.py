@@ -10,7 +10,9 @@ __all__ = ["load_arff", "data_dir"]
 
 
 def data_dir():
-    """okr's data directory: ``OKR_DATA_DIR``, else ``../shared/data``."""
+    """okr's data directory: ``OKR_DATA_DIR``, else ``../shared/data`` of a
+    checkout, else the per-user data home ``$XDG_DATA_HOME/okr`` or
+    ``~/.local/share/okr`` (as scikit-learn's ``get_data_home``)."""
     return os.fspath(_okr.data_dir())
 
 

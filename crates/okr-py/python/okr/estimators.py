@@ -338,7 +338,7 @@ class NystroemReducedRankIOKR(OkrSurrogate):
 
 @_shared_parameters
 class TraceNormSurrogate(OkrSurrogate):
-    """Trace-norm regularized surrogate (LR-SELF, Luise et al. 2019) of rank ``rank``; ``solver`` is ``gd`` (factorized gradient descent), ``als`` or ``convex``; ``random_state`` seeds the initialization. A ``rank`` above the number of training samples is capped at it."""
+    """Trace-norm regularized surrogate (LR-SELF, Luise et al. 2019) of rank ``rank``; ``solver`` is ``gd`` (factorized gradient descent), ``als`` or ``convex``; ``random_state`` seeds the initialization. A ``rank`` above the number of training samples is capped at it. ``max_iter`` is the solver's iteration budget (``None``: 10000, stopping early at a relative change of 1e-8). With ``warm_start=True`` a second ``fit`` continues the previous one for ``max_iter`` more iterations from its factors (``gd`` and ``als``; the data must have the previous shape): ``k`` iterations then ``k`` more equal ``2k`` in one fit. ``verbose`` (scikit-learn's meaning) logs the iterations on the ``logging`` logger ``"okr"`` at level INFO: 1 at most once a second, 2 every iteration."""
 
     _okr_name = "trace_norm"
 
@@ -348,6 +348,9 @@ class TraceNormSurrogate(OkrSurrogate):
         rank=None,
         lam=None,
         solver=None,
+        max_iter=None,
+        warm_start=False,
+        verbose=0,
         kernel="gaussian",
         gamma=None,
         degree=None,
@@ -361,6 +364,9 @@ class TraceNormSurrogate(OkrSurrogate):
         self.rank = rank
         self.lam = lam
         self.solver = solver
+        self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.verbose = verbose
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -370,3 +376,10 @@ class TraceNormSurrogate(OkrSurrogate):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.precision = precision
+
+    def fit(self, X, y):
+        """Fit (or, with ``warm_start``, continue) on ``X`` and ``y``; sets
+        ``n_iter_``, the solver's iterations over every continued fit."""
+        super().fit(X, y)
+        self.n_iter_ = self.model_.n_iter
+        return self
