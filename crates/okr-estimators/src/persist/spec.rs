@@ -9,7 +9,7 @@ use super::{GramModel, Model, OutputModel};
 use crate::nystroem::Anchors;
 use crate::sketch::SketchSpec;
 use crate::{
-    Fit, Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, Result, SketchedIokr, TraceNorm,
+    Error, Fit, Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, Result, SketchedIokr, TraceNorm,
     TraceNormSolver,
 };
 
@@ -215,15 +215,17 @@ impl EstimatorSpec {
     /// [`Error::InvalidParameter`] for an estimator other than trace norm
     /// (the others are not iterative); the errors of
     /// [`FitFrom::fit_from`](crate::FitFrom::fit_from).
-    pub fn fit_from<Y, KY>(
+    pub fn fit_from<X, KX, Y, KY>(
         &self,
-        kx: KernelSpec,
+        kx: KX,
         ky: KY,
-        x: &Features,
+        x: &X,
         y: &Y,
-        previous: &TraceNorm<Features, Y, KernelSpec, KY>,
-    ) -> Result<OutputModel<Y, KY>>
+        previous: &TraceNorm<X, Y, KX, KY>,
+    ) -> Result<OutputModel<Y, KY, X, KX>>
     where
+        X: Rows,
+        KX: Kernel<X> + Clone,
         Y: Rows,
         KY: Kernel<Y> + Clone,
     {
