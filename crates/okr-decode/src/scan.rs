@@ -10,8 +10,7 @@ use rayon::prelude::*;
 
 use crate::{F32_SHORTLIST_EXTRA, Precision};
 
-/// Buffers reused across tiles: the f64 score tile (or its transpose, for a
-/// row-major coefficient tile), or under
+/// Buffers reused across tiles: the f64 score tile, or under
 /// [`Precision::F32`] the f32 copy of the atom products, a column-major copy
 /// of the coefficient tile in f64 (contiguous per test row, for the
 /// re-scoring; only when the tile given is not) and its f32 copy, and the f32
@@ -19,7 +18,6 @@ use crate::{F32_SHORTLIST_EXTRA, Precision};
 pub(crate) struct Scratch {
     precision: Precision,
     s: Mat<f64>,
-    s_t: Mat<f64>,
     s32: Mat<f32>,
     g32: Mat<f32>,
     coef_t: Mat<f64>,
@@ -31,7 +29,6 @@ impl Scratch {
         Self {
             precision,
             s: Mat::zeros(0, 0),
-            s_t: Mat::zeros(0, 0),
             s32: Mat::zeros(0, 0),
             g32: Mat::zeros(0, 0),
             coef_t: Mat::zeros(0, 0),
@@ -94,10 +91,7 @@ pub(crate) fn scan_tile(
     if scratch.precision == Precision::F32 {
         return scan_tile_f32(scratch, coef_t, g, norms, c0, indices, scores, par);
     }
-    let Scratch { s, s_t, .. } = scratch;
-    if coef_t.row_stride() != 1 {
-        return scan_transposed(s_t, coef_t, g, norms, c0, indices, scores, par);
-    }
+    let s = &mut scratch.s;
     s.resize_with(ct, tt, |_, _| 0.0);
     {
         let _p = profile::phase("score GEMM", 2.0 * (tt * ct * coef_t.nrows()) as f64);
@@ -118,63 +112,6 @@ pub(crate) fn scan_tile(
                 insert_top_k(idx, sc, c0 + c, score);
             }
             None
-        })
-        .min()
-        .map_or(Ok(()), Err)
-}
-
-/// Test rows per task of [`scan_transposed`]'s scan.
-const SCAN_ROWS: usize = 64;
-
-/// [`scan_tile`] for a row-major coefficient tile (the transpose of a
-/// column-major $C$): faer computes $S = -2 G^\top C^\top$ from such factors
-/// at about half the DGEMM rate (48-52% against 96-104% for column-major
-/// factors, 2058 candidates x 504 or 2058 atoms x 2515 test rows), so this
-/// computes $S^\top = -2 C G$ `(tt x ct)` from column-major factors, the
-/// candidates along its columns as in $S$ (equal candidates keep bit-equal
-/// scores), and scans it a column at a time for blocks of [`SCAN_ROWS`]
-/// test rows, each row seeing the candidates in index order as in
-/// [`scan_tile`].
-#[allow(clippy::too_many_arguments)]
-fn scan_transposed(
-    s_t: &mut Mat<f64>,
-    coef_t: MatRef<'_, f64>,
-    g: MatRef<'_, f64>,
-    norms: &[f64],
-    c0: usize,
-    indices: &mut [usize],
-    scores: &mut [f64],
-    par: Par,
-) -> std::result::Result<(), usize> {
-    let (tt, ct) = (coef_t.ncols(), g.ncols());
-    let k = indices.len() / tt.max(1);
-    s_t.resize_with(tt, ct, |_, _| 0.0);
-    {
-        let _p = profile::phase("score GEMM", 2.0 * (tt * ct * coef_t.nrows()) as f64);
-        matmul(s_t.as_mut(), Accum::Replace, coef_t.transpose(), g, -2.0, par);
-    }
-    let s_t = &*s_t;
-    let _p = profile::phase("argmax scan", 0.0);
-    indices
-        .par_chunks_mut(k * SCAN_ROWS)
-        .zip(scores.par_chunks_mut(k * SCAN_ROWS))
-        .enumerate()
-        .filter_map(|(block, (idx, sc))| {
-            let (r0, rows) = (block * SCAN_ROWS, idx.len() / k);
-            let mut bad: Option<usize> = None;
-            for (c, &nc) in norms.iter().enumerate().take(ct) {
-                let col =
-                    &s_t.col(c).try_as_col_major().expect("a column of an owned matrix").as_slice()[r0..r0 + rows];
-                for (i, &v) in col.iter().enumerate() {
-                    let score = v + nc;
-                    if !score.is_finite() {
-                        bad = Some(bad.map_or(r0 + i, |b| b.min(r0 + i)));
-                        continue;
-                    }
-                    insert_top_k(&mut idx[i * k..(i + 1) * k], &mut sc[i * k..(i + 1) * k], c0 + c, score);
-                }
-            }
-            bad
         })
         .min()
         .map_or(Ok(()), Err)
