@@ -98,6 +98,32 @@ struct Ranked {
 /// The header of the ranked table.
 const TABLE_HEADER: &str = "query_id,rank,candidate_id,score,true_rank_optimistic,true_rank_pessimistic";
 
+/// Opens a per-query candidate file (`--candidates-per-query`) with its
+/// pool: a pool-mode file needs `--pool`, an inline one refuses it, and
+/// pool-mode lists are checked against the pool as they are read. `okr rank`
+/// and `okr tune --scoring` read their queries through it.
+pub(super) fn open_candidates<Y: TextRows>(
+    file: &Path,
+    pool: Option<&Path>,
+    width: usize,
+    read_pool: &dyn Fn(&Path, usize) -> Result<Y>,
+) -> Result<(CandidateFileReader<Y>, Option<Y>)> {
+    let reader = CandidateFileReader::<Y>::open(file, width)?;
+    let pool = match (reader.mode(), pool) {
+        (CandidateFileMode::Pool, Some(p)) => Some(read_pool(p, width)?),
+        (CandidateFileMode::Pool, None) => bail!("{} is in pool mode: give the pool with --pool FILE", file.display()),
+        (CandidateFileMode::Inline, Some(_)) => {
+            bail!("--pool does not apply: {} lists its candidates inline", file.display())
+        }
+        (CandidateFileMode::Inline, None) => None,
+    };
+    let reader = match &pool {
+        Some(p) => reader.pool_rows(p.n_rows()),
+        None => reader,
+    };
+    Ok((reader, pool))
+}
+
 /// Ranks the queries of the candidate file with candidates of type `Y`,
 /// writing the table as the queries are ranked (its memory does not grow
 /// with the table): to the output file through its temporary file, so a
@@ -114,21 +140,7 @@ where
     Y: TextRows,
     M: SurrogateModel<X, Y> + ?Sized,
 {
-    let file = &a.candidates_per_query;
-    let reader = CandidateFileReader::<Y>::open(file, width)?;
-    let pool = match (reader.mode(), &a.pool) {
-        (CandidateFileMode::Pool, Some(p)) => Some(read_pool(p, width)?),
-        (CandidateFileMode::Pool, None) => bail!("{} is in pool mode: give the pool with --pool FILE", file.display()),
-        (CandidateFileMode::Inline, Some(_)) => {
-            bail!("--pool does not apply: {} lists its candidates inline", file.display())
-        }
-        (CandidateFileMode::Inline, None) => None,
-    };
-    // Pool-mode lists are checked against the pool as they are read.
-    let reader = match &pool {
-        Some(p) => reader.pool_rows(p.n_rows()),
-        None => reader,
-    };
+    let (reader, pool) = open_candidates(&a.candidates_per_query, a.pool.as_deref(), width, read_pool)?;
     let decoder = PerQueryDecoder::new().memory_budget(a.memory_budget.saturating_mul(1 << 20)).top_k(a.top_k);
     let mut out = Ranked { n_queries: 0, optimistic: Vec::new(), pessimistic: Vec::new() };
     let mut failure = None;

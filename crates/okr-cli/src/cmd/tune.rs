@@ -7,9 +7,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use okr::tune::{SCREEN_ROWS, TuneQueries, TuneRequest, Tuned};
 use okr::{OutputKind, TrainOutputs};
-use okr_decode::per_query::{CandidateFileMode, CandidateFileReader, Query, read_candidate_pool};
+use okr_decode::per_query::{Query, read_candidate_pool};
 use okr_estimators::select::GridSearchResult;
-use okr_kernels::{LabelSets, Rows};
+use okr_kernels::LabelSets;
 use serde_json::json;
 
 use super::fit::check;
@@ -133,19 +133,8 @@ fn read_queries(a: &TuneArgs, y: &TrainOutputs<'_>) -> Result<Option<Queries>> {
         bail!("--candidates-per-query ranks candidate label sets or fingerprints, not vector outputs");
     };
     let width = sets.n_labels();
-    let reader = CandidateFileReader::<LabelSets>::open(file, width)?;
-    let pool = match (reader.mode(), &a.pool) {
-        (CandidateFileMode::Pool, Some(p)) => Some(read_candidate_pool::<LabelSets>(p, width)?),
-        (CandidateFileMode::Pool, None) => bail!("{} is in pool mode: give the pool with --pool FILE", file.display()),
-        (CandidateFileMode::Inline, Some(_)) => {
-            bail!("--pool does not apply: {} lists its candidates inline", file.display())
-        }
-        (CandidateFileMode::Inline, None) => None,
-    };
-    let reader = match &pool {
-        Some(p) => reader.pool_rows(p.n_rows()),
-        None => reader,
-    };
+    let read_pool = |p: &std::path::Path, w: usize| Ok(read_candidate_pool::<LabelSets>(p, w)?);
+    let (reader, pool) = super::rank::open_candidates(file, a.pool.as_deref(), width, &read_pool)?;
     let queries = reader.collect::<std::result::Result<Vec<_>, _>>()?;
     Ok(Some((queries, pool)))
 }
