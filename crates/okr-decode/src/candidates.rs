@@ -254,19 +254,22 @@ impl CandidateDecoder {
     {
         let (n_te, n_c) = (x.n_rows(), candidates.n_rows());
         let par = Par::rayon(0);
+        let mut scratch = Scratch::new(self.precision);
+        // The whole of G when it fits, kept in f64 as a column-major G^T (the
+        // score GEMM's left factor, see `scan_tile`), which the copy (equal
+        // in bytes to G, dropped with it) leaves within the budget.
         let cached_g = if plan.candidate_tile == n_c {
             let mut g = Mat::zeros(model.n_atoms(), n_c);
             let _p = profile::phase("decode: atom products", 0.0);
             model.atom_products_into(candidates, g.as_mut(), par)?;
-            Some(g)
+            scratch.set_g32(g.as_ref());
+            Some(match self.precision {
+                Precision::F64 => CachedG::Transposed(g.transpose().to_owned()),
+                Precision::F32 => CachedG::Columns(g),
+            })
         } else {
             None
         };
-
-        let mut scratch = Scratch::new(self.precision);
-        if let Some(g) = &cached_g {
-            scratch.set_g32(g.as_ref());
-        }
         let mut indices = vec![usize::MAX; n_te * k];
         let mut scores = vec![f64::INFINITY; n_te * k];
         let mut coef = Mat::<f64>::zeros(0, 0);
@@ -284,7 +287,8 @@ impl CandidateDecoder {
             for c0 in (0..n_c).step_by(plan.candidate_tile) {
                 let ct = plan.candidate_tile.min(n_c - c0);
                 let g = match &cached_g {
-                    Some(g) => g.as_ref(),
+                    Some(CachedG::Columns(g)) => g.as_ref(),
+                    Some(CachedG::Transposed(g_t)) => g_t.as_ref().transpose(),
                     None => {
                         g_tile.resize_with(model.n_atoms(), ct, |_, _| 0.0);
                         let _p = profile::phase("decode: atom products", 0.0);
@@ -349,10 +353,12 @@ impl CandidateDecoder {
         }
         let n_te = coef.nrows();
         let k = self.top_k.min(n_c);
-        // F32: an f32 score tile, transposed f64 and f32 copies of the
-        // coefficient tile, beside the f32 copy of the atom products.
+        // F64: the score tile and a column-major copy of the coefficient
+        // tile, beside a column-major copy of G^T; F32: an f32 score tile,
+        // transposed f64 and f32 copies of the coefficient tile, beside the
+        // f32 copy of the atom products.
         let per_row = match self.precision {
-            Precision::F64 => 8 * n_c,
+            Precision::F64 => 8 * (n_c + coef.ncols()),
             Precision::F32 => 4 * n_c + 12 * coef.ncols(),
         };
         let tile = (self.memory_budget / per_row.max(1)).clamp(1, n_te.max(1));
@@ -360,6 +366,10 @@ impl CandidateDecoder {
         let mut scores = vec![f64::INFINITY; n_te * k];
         let mut scratch = Scratch::new(self.precision);
         scratch.set_g32(atom_products);
+        // In f64, a column-major G^T once for every tile (see `scan_tile`).
+        let g_t = (self.precision == Precision::F64 && atom_products.col_stride() != 1)
+            .then(|| atom_products.transpose().to_owned());
+        let atom_products = g_t.as_ref().map_or(atom_products, |g_t| g_t.as_ref().transpose());
         for t0 in (0..n_te).step_by(tile) {
             let tt = tile.min(n_te - t0);
             let range = t0 * k..(t0 + tt) * k;
@@ -500,6 +510,14 @@ impl CandidateDecoder {
         let (decoded, errors) = self.decode_tiles(model, x, candidates, Some(truth), |_, _| Ok(()))?;
         Ok((decoded, errors.unwrap_or_default()))
     }
+}
+
+/// The atom products of every candidate, kept for all test tiles: `G`
+/// `(n_atoms, n_c)` (F32, whose re-scoring reads a candidate's column), or
+/// its transpose stored column-major (F64, the score GEMM's left factor).
+enum CachedG {
+    Columns(Mat<f64>),
+    Transposed(Mat<f64>),
 }
 
 #[cfg(test)]

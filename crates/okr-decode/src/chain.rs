@@ -183,10 +183,13 @@ impl TilePlan {
         // Cache all of G when it takes at most half the budget; otherwise a
         // candidate tile gets a quarter.
         let cand_tile = if r.saturating_mul(n_c) <= budget / 2 { n_c } else { (budget / 4 / r).clamp(1, n_c) };
-        let used = r * cand_tile;
-        // The coefficient tile (tt x r), the model's Gram temporary (r x tt) and
-        // the score tile (cand_tile x tt) share what is left.
-        let per_test_row = 2 * r + cand_tile + extra;
+        // A candidate tile computed per test tile also has its column-major
+        // transpose beside it (the score GEMM's left factor).
+        let used = if cand_tile == n_c { r * cand_tile } else { 2 * r * cand_tile };
+        // The coefficient tile (tt x r), its column-major transpose (for the
+        // score GEMM), the model's Gram temporary (r x tt) and the score tile
+        // (cand_tile x tt) share what is left.
+        let per_test_row = 3 * r + cand_tile + extra;
         let test_tile = (budget.saturating_sub(used) / per_test_row).clamp(1, n_te.max(1));
         Self { test_tile, cand_tile }
     }
@@ -403,7 +406,7 @@ mod tests {
         let budget = (1 << 20) / 8;
         let p = TilePlan::new(budget, 1000, 100_000, 5000, 0);
         assert!(p.cand_tile < 100_000);
-        assert!(p.cand_tile * 1000 + p.test_tile * (2 * 1000 + p.cand_tile) <= budget);
+        assert!(2 * p.cand_tile * 1000 + p.test_tile * (3 * 1000 + p.cand_tile) <= budget);
         let p = TilePlan::new(1 << 27, 100, 50, 7, 0);
         assert_eq!((p.cand_tile, p.test_tile), (50, 7));
     }

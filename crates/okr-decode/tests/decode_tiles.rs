@@ -160,9 +160,10 @@ fn true_outputs_narrow_the_tiles() {
             .unwrap();
         w
     };
-    // 30 atoms and candidates: G (900 entries) is cached, then 90 entries
-    // per test row without errors and 150 with them.
-    let budget = 8 * (900 + 90 * 10);
+    // 30 atoms and candidates: G (900 entries) is cached, then 120 entries
+    // per test row without errors (coefficients, their column-major copy,
+    // the Gram temporary, scores) and 180 with them.
+    let budget = 8 * (900 + 120 * 10);
     assert_eq!(widest(budget, None), 10);
     assert_eq!(widest(budget, Some(&y)), 6);
 }
