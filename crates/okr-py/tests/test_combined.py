@@ -153,5 +153,7 @@ def test_combined_kernel_errors_are_clear():
         okr.IOKR(kernel=okr.CombinedKernel([])).fit(X, Y)
     with pytest.raises(ValueError, match="2 weights for 3 kernels"):
         okr.IOKR(kernel=okr.CombinedKernel(KERNELS, weights=[0.5, 0.5])).fit(X, Y)
+    with pytest.raises(ValueError, match="precomputed Grams cannot be combined yet"):
+        okr.IOKR(kernel=okr.CombinedKernel(["precomputed", "gaussian"])).fit(X, Y)
     with pytest.raises(ValueError, match="invalid kernel"):
         okr.IOKR(kernel=okr.CombinedKernel(["gaussian:wide"])).fit(X, Y)

@@ -158,11 +158,11 @@ def test_true_candidates_default_to_the_candidate_equal_to_y():
 def test_retrieval_errors_are_clear():
     X, Y, groups, pool, cand, truth = _molecules(seed=3)
     est = okr.IOKR(output_gamma=OUTPUT_GAMMA)
-    with pytest.raises(ValueError, match="give the queries"):
+    with pytest.raises(ValueError, match=r"ranks per-query candidate sets: give them to fit\(X, y, candidates=...\)"):
         okr.SearchCV(est, cv=3, lambdas=LAMBDAS, widths=WIDTHS, scoring="top5").fit(X, Y)
     with pytest.raises(ValueError, match="invalid scoring"):
         okr.SearchCV(est, cv=3, scoring="top0").fit(X, Y, candidates=pool)
-    with pytest.raises(ValueError, match="queries apply to a retrieval scoring"):
+    with pytest.raises(ValueError, match="candidates apply to a retrieval scoring"):
         okr.SearchCV(est, cv=3, lambdas=LAMBDAS, widths=WIDTHS).fit(X, Y, candidates=pool)
     with pytest.raises(ValueError, match="give a fold count"):
         okr.SearchCV(est, cv="loo", lambdas=LAMBDAS, widths=WIDTHS, scoring="top1").fit(X, Y, candidates=pool)

@@ -61,6 +61,12 @@ class CombinedKernel(BaseEstimator):
 
 def _kernel(k):
     """One kernel of a combination as a recipe's kernel (a dict)."""
+    name = k.get("name") if isinstance(k, dict) else k.partition(":")[0] if isinstance(k, str) else None
+    if str(name).lower() == "precomputed":
+        raise ValueError(
+            "CombinedKernel combines okr's feature kernels: precomputed Grams cannot be combined yet "
+            "(one Gram: kernel='precomputed')"
+        )
     if isinstance(k, str):
         name, sep, gamma = k.partition(":")
         if not sep:

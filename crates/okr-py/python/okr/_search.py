@@ -137,9 +137,12 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
         group_ids = _group_ids(groups)
         grid = [None if g is None else [float(v) for v in g] for g in (self.lambdas, self.widths)]
         recipe = json.dumps(_json_ready(est._recipe(kind)))
-        report = json.loads(
-            _okr.tune(recipe, cv, grid[0], grid[1], group_ids, Xc, Y, kind, self.n_jobs, scoring, queries)
-        )
+        try:
+            report = json.loads(
+                _okr.tune(recipe, cv, grid[0], grid[1], group_ids, Xc, Y, kind, self.n_jobs, scoring, queries)
+            )
+        except ValueError as e:
+            raise ValueError(_python_names(str(e))) from None
         self._set_results(report)
         self.n_features_in_ = est.n_features_in_
         if self.refit:
@@ -223,6 +226,17 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
     def score(self, X, y):
         """The best estimator's score."""
         return self.best_estimator_.score(X, y)
+
+
+def _python_names(text):
+    """okr's message with the library's words for the candidate sets as
+    ``fit`` names them (the message is okr's; only the names change)."""
+    for words, names in (
+        ("give the queries (a candidate file)", "give them to fit(X, y, candidates=...)"),
+        ("queries apply to a retrieval scoring", "candidates apply to a retrieval scoring"),
+    ):
+        text = text.replace(words, names)
+    return text
 
 
 def _group_ids(groups):
