@@ -93,6 +93,7 @@ fn _okr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<output_basis::PyEmbedding>()?;
     m.add_function(wrap_pyfunction!(output_basis::fit_embedding, m)?)?;
     m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
+    m.add_function(wrap_pyfunction!(tune::cv_folds, m)?)?;
     m.add_function(wrap_pyfunction!(read_arff, m)?)?;
     m.add_function(wrap_pyfunction!(data_dir, m)?)?;
     Ok(())

@@ -443,7 +443,7 @@ pub fn tune(req: &TuneRequest<'_>, x: &Features, y: &TrainOutputs<'_>, on_step: 
     let inputs = resolve::prepare_inputs(*standardize, true, x)?;
     if let (Some(q), Cv::KFold(k), Scored::Sets(y)) = (req.queries, req.cv, &outputs) {
         let x = inputs.rows();
-        let folds = fold_split(k, n, req.groups, r.seed)?;
+        let folds = folds(k, n, req.groups, r.seed)?;
         let fq = fold_queries(&folds, &q, n)?;
         let median = okr_estimators::select::search_median(x, okr_kernels::MEDIAN_SAMPLE_ROWS)?;
         let cut = |tr: &[usize], va: &[usize]| -> Result<(Features, Features)> { Ok((x.select(tr), x.select(va))) };
@@ -578,7 +578,7 @@ pub fn tune_gram(
         None => vec![kernel_at(None)?],
     };
     let folds = match req.cv {
-        Cv::KFold(k) => fold_split(k, n, req.groups, r.seed)?,
+        Cv::KFold(k) => folds(k, n, req.groups, r.seed)?,
         _ => Vec::new(),
     };
     let k_all = gram.values();
@@ -669,8 +669,15 @@ fn describe_scores(vectors: bool, cv: Cv) -> (String, bool, &'static str, &'stat
     }
 }
 
-/// K folds of `n` rows, grouped when `groups` are given.
-fn fold_split(k: usize, n: usize, groups: Option<&[u64]>, seed: u64) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
+/// The `k` folds of `n` training rows that [`tune`] and [`tune_gram`] cut
+/// with K-fold cross-validation (`seed`: the recipe's): [`GroupKFold`] when
+/// `groups` are given (each group in one fold), else a shuffled [`KFold`].
+/// Returns `(training rows, validation rows)` per fold, so that a caller can
+/// recompute a fold's score.
+///
+/// # Errors
+/// [`Error::Invalid`] (from the splitters) for fewer rows or groups than folds.
+pub fn folds(k: usize, n: usize, groups: Option<&[u64]>, seed: u64) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
     Ok(match groups {
         Some(g) => GroupKFold::new(k).seed(seed).split(g)?,
         None => KFold::new(k).shuffle(seed).split(n)?,
@@ -913,10 +920,7 @@ struct Search<'a> {
 
 impl Search<'_> {
     fn folds(&self, k: usize, n: usize, groups: Option<&[u64]>) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
-        Ok(match groups {
-            Some(g) => GroupKFold::new(k).seed(self.seed).split(g)?,
-            None => KFold::new(k).shuffle(self.seed).split(n)?,
-        })
+        folds(k, n, groups, self.seed)
     }
 
     fn on(

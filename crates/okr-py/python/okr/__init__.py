@@ -10,11 +10,13 @@ sparse, class labels, or a float matrix of vector outputs; ``predict``,
 (``fit(X)``, ``transform``): :class:`KAE`, :class:`K2AE`, :class:`KPCA`. Data: :func:`load_arff`, :func:`data_dir`. Model files of ``okr fit``:
 :func:`load` (and ``est.save(path)``); recipes: :func:`from_recipe`. Model
 selection with okr's fast paths (the search of ``okr tune``): :class:`SearchCV`.
+Several input kernels combined (uniform or ALIGNF weights): :class:`CombinedKernel`.
 """
 
 from . import _okr, estimators
 from ._base import RankedCandidates, f1_samples
 from ._codes import K2AE, KAE, KPCA
+from ._kernels import CombinedKernel
 from ._leml import LEML
 from ._output_basis import OutputEmbedding, SurrogateRegressor
 from ._recipes import from_recipe, load
@@ -50,4 +52,5 @@ __all__ = [
     "load",
     "from_recipe",
     "SearchCV",
+    "CombinedKernel",
 ]

@@ -92,6 +92,17 @@ def _json_ready(value):
     return value
 
 
+def _set_kernel_weights(est):
+    """``kernel_weights_``: the weights of a combined input kernel, as the
+    fit resolved and the model stores them (absent for a single kernel)."""
+    recipe = est.model_.recipe
+    inputs = json.loads(recipe).get("input", {}) if recipe else {}
+    if inputs.get("kind") == "combined":
+        est.kernel_weights_ = np.asarray(inputs["weights"], dtype=np.float64)
+    elif hasattr(est, "kernel_weights_"):
+        del est.kernel_weights_
+
+
 def _fitted_candidates(est):
     """The fitted model's candidates as ``candidates_`` holds them: vectors
     as a float array; label sets as a 0/1 array when ``Y`` was dense (no
@@ -273,7 +284,16 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                     k["coef0"] = coef0
             return k
 
-        if str(p.get("kernel")).lower() == "precomputed":
+        combined = getattr(p.get("kernel"), "_recipe", None)
+        if combined is not None:  # okr.CombinedKernel
+            for name in ("gamma", "degree", "coef0"):
+                if p.get(name) is not None:
+                    raise ValueError(
+                        f"{name} applies to a single input kernel: with a CombinedKernel give it per kernel "
+                        f"(a dict or 'name:gamma'), not {name} = {p[name]!r}"
+                    )
+            inputs = combined()
+        elif str(p.get("kernel")).lower() == "precomputed":
             # scikit-learn's convention: X is K(train, train), then K(test, train).
             inputs = {"kind": "gram"}
         else:
@@ -358,6 +378,7 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             warnings.warn(f"okr: {note}", UserWarning, stacklevel=2)
         self.candidates_ = _fitted_candidates(self)
         self.n_outputs_ = self.model_.output_dim
+        _set_kernel_weights(self)
         return self
 
     def save(self, path):

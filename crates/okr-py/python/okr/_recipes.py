@@ -9,7 +9,8 @@ import numpy as np
 
 from . import _okr
 from . import estimators as _est
-from ._base import _fitted_candidates
+from ._base import _fitted_candidates, _set_kernel_weights
+from ._kernels import _from_recipe as _combined_kernel
 
 # okr's canonical estimator names (the recipe's) -> the Python classes.
 _CLASSES = {
@@ -35,9 +36,11 @@ def _params(cls, recipe):
             value = est[key]
             params[py] = value if not isinstance(value, list) else value
     inp = recipe.get("input", {"kind": "features"})
-    if inp.get("kind") != "features":
+    if inp.get("kind") == "combined":
+        params["kernel"] = _combined_kernel(inp)
+    elif inp.get("kind") != "features":
         raise ValueError(f"the recipe's input is {inp.get('kind')!r}: the Python estimators take features")
-    kernel = inp.get("kernel", {})
+    kernel = inp.get("kernel", {}) if inp.get("kind") == "features" else {}
     for py, key in (("kernel", "name"), ("gamma", "gamma"), ("degree", "degree"), ("coef0", "coef0")):
         if py in names and key in kernel:
             params[py] = kernel[key]
@@ -90,6 +93,7 @@ def load(path):
     else:
         est._mode, est._y_dtype = "labels", np.dtype(np.int64)
     est.candidates_ = _fitted_candidates(est)
+    _set_kernel_weights(est)
     if model.label_names:
         est.label_names_ = np.asarray(model.label_names, dtype=object)
     return est

@@ -5,12 +5,13 @@ import json
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _okr
-from ._base import OkrSurrogate, _inputs, _json_ready
+from ._base import OkrSurrogate, _inputs, _json_ready, _label_csr, _pool_rows
 
 __all__ = ["SearchCV"]
 
@@ -38,7 +39,23 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
     (default ``1e-8 .. 1e-1``) and ``widths`` (multipliers ``c`` of
     ``gamma = c / median squared distance``; default: a line search from the
     median heuristic, coarse to fine) are the grid. ``fit(X, y, groups=...)``
-    keeps each group in one fold (scikit-learn's ``GroupKFold`` meaning).
+    keeps each group in one fold (scikit-learn's ``GroupKFold`` meaning);
+    :meth:`split` gives the folds.
+
+    ``scoring`` (default ``None``, the same as ``"decoded"``): what a cell's
+    validation rows are scored by. ``"decoded"`` scores the decoded outputs
+    (example-based F1, or the negated errors above). The retrieval scorings
+    ``"top1"``, ``"top5"``, ``"top10"`` (any ``"topK"``) and ``"mean-rank"``
+    rank each training row's own candidate set, given to :meth:`fit`, with
+    the estimator refitted on the fold's training rows: ``topK`` is the
+    fraction of the validation fold's queries whose true candidate ranks in
+    the top K, ``mean-rank`` minus the mean rank of the true candidate
+    (higher is better, as every score). Ties count against the true
+    candidate: its rank is the pessimistic rank ``#{c : s_c <= s_true}``
+    that :meth:`OkrSurrogate.rank_candidates` reports. These are the scores
+    of ``okr tune --scoring ... --candidates-per-query FILE [--pool FILE]``,
+    computed by the same code (``okr::tune::Scoring``); they take K-fold
+    (``cv`` a fold count) and label-set targets.
 
     After ``fit``: ``cv_results_`` (shaped like ``GridSearchCV``'s:
     ``params``, ``param_gamma``, ``param_lam``, ``mean_test_score``,
@@ -51,11 +68,14 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
     ``score`` delegate.
     """
 
-    def __init__(self, estimator=None, *, cv=3, lambdas=None, widths=None, refit=True, n_jobs=None):
+    def __init__(
+        self, estimator=None, *, cv=3, lambdas=None, widths=None, scoring=None, refit=True, n_jobs=None
+    ):
         self.estimator = estimator
         self.cv = cv
         self.lambdas = lambdas
         self.widths = widths
+        self.scoring = scoring
         self.refit = refit
         self.n_jobs = n_jobs
 
@@ -69,9 +89,29 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
             )
         return clone(est)
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, *, candidates=None, candidate_groups=None, true_candidates=None):
         """Search on ``X`` and targets ``y`` (as the estimator's ``fit``
-        takes them); ``groups``: a group label per row (K-fold only)."""
+        takes them); ``groups``: a group label per row (K-fold only).
+
+        A retrieval ``scoring`` takes each training row's candidate set, in
+        one of two forms (those of ``okr tune --candidates-per-query``):
+
+        - inline: ``candidates`` is a list with one entry per row of ``X``,
+          the row's candidate outputs as a 2-D 0/1 indicator (dense or
+          sparse, ``(n_candidates, n_labels)``), or ``None`` for a row that
+          is not a query;
+        - pool: ``candidates`` is one 2-D 0/1 indicator array or sparse
+          matrix (the pool) and ``candidate_groups[q]`` lists the pool rows
+          of row ``q``'s candidates (``None`` or empty: not a query); without
+          ``candidate_groups`` every row ranks the whole pool (as
+          :meth:`OkrSurrogate.rank_candidates`).
+
+        ``true_candidates[q]`` marks row ``q``'s true candidate: its position
+        in ``candidates[q]`` (inline) or its pool row (pool), ``-1`` for none
+        (the row is then not scored). Without ``true_candidates`` it is the
+        first candidate equal to ``y[q]`` (none equal: not scored). Every
+        validation fold needs a scored query.
+        """
         est = self._base_estimator()
         Xc = _inputs(est, X, reset=True)
         Y, kind = est._targets(y)
@@ -81,16 +121,28 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
             cv = self.cv
         else:
             raise ValueError(f"invalid cv = {self.cv!r}: expected a fold count (>= 2), 'loo', 'loo-rkhs' or 'gcv-rkhs'")
-        group_ids = None
-        if groups is not None:
-            groups = np.asarray(groups)
-            if groups.ndim != 1:
-                raise ValueError(f"groups must be 1-D, one label per row, got shape {groups.shape}")
-            _, group_ids = np.unique(groups, return_inverse=True)
-            group_ids = [int(g) for g in group_ids]
+        scoring = "decoded" if self.scoring is None else self.scoring
+        if not isinstance(scoring, str):
+            raise ValueError(
+                f"invalid scoring = {scoring!r}: expected None, 'decoded', 'top1', 'top5', 'top10' (any 'topK') "
+                "or 'mean-rank'"
+            )
+        queries = None
+        if candidates is not None:
+            if kind != "labels":
+                raise ValueError("candidates are label sets: retrieval scoring ranks label-set targets, not vectors")
+            queries = _queries(Y, candidates, candidate_groups, true_candidates)
+        elif candidate_groups is not None or true_candidates is not None:
+            raise ValueError("candidate_groups and true_candidates apply with candidates only")
+        group_ids = _group_ids(groups)
         grid = [None if g is None else [float(v) for v in g] for g in (self.lambdas, self.widths)]
         recipe = json.dumps(_json_ready(est._recipe(kind)))
-        report = json.loads(_okr.tune(recipe, cv, grid[0], grid[1], group_ids, Xc, Y, kind, self.n_jobs))
+        try:
+            report = json.loads(
+                _okr.tune(recipe, cv, grid[0], grid[1], group_ids, Xc, Y, kind, self.n_jobs, scoring, queries)
+            )
+        except ValueError as e:
+            raise ValueError(_python_names(str(e))) from None
         self._set_results(report)
         self.n_features_in_ = est.n_features_in_
         if self.refit:
@@ -102,6 +154,24 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
                 best = clone(est).set_params(lam=chosen["lambda"], gamma=chosen["gamma"])
             self.best_estimator_ = best.fit(X, y)
         return self
+
+    def split(self, X, y=None, groups=None):
+        """The K folds (``cv`` a fold count) that :meth:`fit` cuts ``X``'s
+        rows into, as a scikit-learn splitter yields them: ``(train, test)``
+        index arrays per fold, grouped by ``groups`` when given. The same
+        folds as ``okr tune`` on the same rows and seed (the estimator's
+        ``random_state``), so that a fold's score can be recomputed."""
+        est = self._base_estimator()
+        if not (isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool)):
+            raise ValueError(f"split needs a fold count cv, not cv = {self.cv!r}")
+        n = _num_samples(X)
+        recipe = json.dumps(_json_ready(est._recipe("labels")))
+        for train, test in _okr.cv_folds(recipe, int(self.cv), n, _group_ids(groups)):
+            yield np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        """The fold count ``cv`` (a scikit-learn splitter's method)."""
+        return int(self.cv)
 
     def _set_results(self, report):
         cells = report["cells"]
@@ -156,3 +226,119 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
     def score(self, X, y):
         """The best estimator's score."""
         return self.best_estimator_.score(X, y)
+
+
+def _python_names(text):
+    """okr's message with the library's words for the candidate sets as
+    ``fit`` names them (the message is okr's; only the names change)."""
+    for words, names in (
+        ("give the queries (a candidate file)", "give them to fit(X, y, candidates=...)"),
+        ("queries apply to a retrieval scoring", "candidates apply to a retrieval scoring"),
+    ):
+        text = text.replace(words, names)
+    return text
+
+
+def _group_ids(groups):
+    """A group label per row as integer ids (only equality matters), or None."""
+    if groups is None:
+        return None
+    groups = np.asarray(groups)
+    if groups.ndim != 1:
+        raise ValueError(f"groups must be 1-D, one label per row, got shape {groups.shape}")
+    _, ids = np.unique(groups, return_inverse=True)
+    return [int(g) for g in ids]
+
+
+def _num_samples(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _first_equal(C, y_row):
+    """Position of the first row of CSR ``C`` with the labels of CSR row
+    ``y_row``, or -1."""
+    target = np.sort(y_row.indices)
+    for i in range(C.shape[0]):
+        if np.array_equal(np.sort(C.indices[C.indptr[i] : C.indptr[i + 1]]), target):
+            return i
+    return -1
+
+
+def _queries(Y, candidates, candidate_groups, true_candidates):
+    """The training rows' candidate sets (``SearchCV.fit``'s ``candidates``,
+    ``candidate_groups`` and ``true_candidates``) flattened as okr's binding
+    reads them: per query its training row, its candidates as rows of one
+    CSR indicator (inline: every query's own, stacked; pool: the pool), and
+    the position of its true candidate in its list (-1: none)."""
+    n, n_labels = Y.shape
+    pool_mode = sp.issparse(candidates) or isinstance(candidates, np.ndarray) or candidate_groups is not None
+    if pool_mode:
+        pool = _label_csr(candidates, "candidates")
+        if pool.ndim != 2:
+            raise ValueError("a candidate pool must be a 2-D 0/1 indicator")
+        if candidate_groups is None:
+            lists = [np.arange(pool.shape[0], dtype=np.int64)] * n
+        else:
+            if len(candidate_groups) != n:
+                raise ValueError(f"{len(candidate_groups)} candidate groups for {n} rows of X")
+            lists = [
+                np.zeros(0, dtype=np.int64) if g is None else _pool_rows(g, pool.shape[0], f"candidate_groups[{q}]")
+                for q, g in enumerate(candidate_groups)
+            ]
+        stacked = pool
+    else:
+        if len(candidates) != n:
+            raise ValueError(f"{len(candidates)} candidate sets for {n} rows of X")
+        blocks, lists, start = [], [], 0
+        for q, c in enumerate(candidates):
+            if c is None:
+                lists.append(np.zeros(0, dtype=np.int64))
+                continue
+            block = _label_csr(c, f"candidates[{q}]")
+            if block.shape[1] != n_labels:
+                raise ValueError(f"candidates[{q}] has {block.shape[1]} columns, y {n_labels} labels")
+            blocks.append(block)
+            lists.append(np.arange(start, start + block.shape[0], dtype=np.int64))
+            start += block.shape[0]
+        stacked = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, n_labels))
+    if stacked.shape[1] != n_labels:
+        raise ValueError(f"candidates have {stacked.shape[1]} columns, y {n_labels} labels")
+    if true_candidates is not None:
+        marks = _pool_rows(true_candidates, stacked.shape[0], "true_candidates", check_range=False)
+        if marks.shape != (n,):
+            raise ValueError(f"true_candidates has {marks.size} entries for {n} rows of X")
+    rows, truth, indptr = [], [], [0]
+    for q, lst in enumerate(lists):
+        if lst.size == 0:
+            continue
+        if true_candidates is None:
+            t = _first_equal(stacked[lst], Y[q])
+        elif marks[q] < 0:
+            t = -1
+        elif pool_mode:
+            hit = np.flatnonzero(lst == marks[q])
+            if hit.size == 0:
+                raise ValueError(f"true_candidates[{q}] = {marks[q]} is not among row {q}'s candidate pool rows")
+            t = int(hit[0])
+        else:
+            if marks[q] >= lst.size:
+                raise ValueError(f"true_candidates[{q}] = {marks[q]}: row {q} has {lst.size} candidates")
+            t = int(marks[q])
+        rows.append(q)
+        truth.append(t)
+        indptr.append(indptr[-1] + lst.size)
+    indices = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
+    return {
+        "candidates": _sorted_csr(stacked),
+        "inline": not pool_mode,
+        "rows": rows,
+        "indptr": indptr,
+        "indices": [int(i) for i in indices],
+        "truth": truth,
+    }
+
+
+def _sorted_csr(C):
+    C = sp.csr_matrix(C, dtype=np.float64)
+    C.sort_indices()
+    return C
