@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use okr_estimators::TraceNorm;
-use okr_estimators::persist::{EstimatorSpec, Model, ModelInfo, OutputModel, SavedModel};
+use okr_estimators::persist::{EstimatorSpec, GramModel, Model, ModelInfo, OutputModel, SavedModel};
 use okr_kernels::{
     DenseRows, Features, GramRows, Graphs, Kernel, KernelSpec, LabelSets, Precomputed, Rankings, Rows, Standardizer,
 };
@@ -114,7 +114,35 @@ impl Recipe {
 /// [`Recipe::check`]) or outputs of another kind or count; errors of the
 /// resolution and of the estimator's fit.
 pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted> {
-    fit_impl(recipe, x, y, None)
+    fit_impl(recipe, x, y, None, None)
+}
+
+/// [`fit`] with a weight per training sample (scikit-learn's
+/// `sample_weight`): the weighted ridge
+/// $$\min_h \sum_i w_i\,\|h(x_i) - \psi(y_i)\|^2 + \Big(\sum_i w_i\Big)\lambda\,\|h\|^2,$$
+/// i.e. okr's ridge $n\lambda$ with $n$ replaced by the sum of the weights,
+/// so that unit weights give [`fit`], integer weights equal repeating the
+/// rows, and scaling every weight by the same factor changes nothing. With
+/// a linear output kernel this is scikit-learn's
+/// `KernelRidge(alpha = lambda * sum(w)).fit(X, Y, sample_weight = w)`.
+/// See [`FitWeighted`](okr_estimators::FitWeighted) for each estimator's
+/// normal equations.
+///
+/// The weights are data, like `x` and `y`: they are checked here once
+/// ([`check_sample_weight`](okr_estimators::check_sample_weight): one per
+/// row, finite, `> 0`), used by the fit and not recorded in the recipe or
+/// the model. Data-dependent widths (the median heuristic, ALIGNF
+/// weights) and the random draws (anchors, sketches) do not see them.
+///
+/// # Errors
+/// As [`fit`]; the weight check's errors (a wrong count, a zero,
+/// negative, NaN or infinite weight); [`Error::Refused`] for an estimator
+/// without a weighted fit (see [`Estimator::takes_sample_weight`]: KDE,
+/// Nystroem reduced rank, trace norm, LEML and the autoencoders), and for
+/// IOKR on label sets without a given `lambda` (its leave-one-out choice
+/// of `lambda` is unweighted).
+pub fn fit_weighted(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, sample_weight: &[f64]) -> Result<Fitted> {
+    fit_impl(recipe, x, y, None, Some(sample_weight))
 }
 
 /// Continues `previous`, a model fitted from a recipe of the same estimator
@@ -130,7 +158,29 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
 /// recipe's estimator or the estimator does not iterate; a shape mismatch
 /// when the data differ in shape from `previous`'s.
 pub fn fit_from(recipe: &Recipe, previous: &Model, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted> {
-    fit_impl(recipe, x, y, Some(previous))
+    fit_impl(recipe, x, y, Some(previous), None)
+}
+
+/// The checks of a weighted fit of `recipe` on `n` rows, before anything
+/// is resolved: an estimator with a weighted fit, a `lambda` where IOKR
+/// would choose it by (unweighted) leave-one-out, and the weights
+/// themselves. Returns their sum.
+fn check_weighted(recipe: &Recipe, n: usize, y: &TrainOutputs<'_>, weights: &[f64]) -> Result<f64> {
+    let name = recipe.estimator.name;
+    if !name.takes_sample_weight() {
+        return Err(Error::Refused(format!(
+            "estimator {name} has no weighted fit: sample weights are taken by iokr, reduced-rank, nystroem, \
+             siokr, isokr and sisokr"
+        )));
+    }
+    let label_sets = matches!(y, TrainOutputs::Labels(_) | TrainOutputs::Fingerprints(_));
+    if name == Estimator::Iokr && label_sets && recipe.estimator.lambda.is_none() && n >= 2 {
+        return Err(Error::Refused(
+            "iokr chooses lambda on label sets by leave-one-out, which is unweighted: give lambda with sample weights"
+                .into(),
+        ));
+    }
+    Ok(okr_estimators::check_sample_weight(weights, n)?)
 }
 
 /// The refusal of a warm start from a model of another kind.
@@ -143,11 +193,20 @@ pub(crate) fn cannot_continue(recipe: &Recipe, previous: &Model) -> Error {
     ))
 }
 
-fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&Model>) -> Result<Fitted> {
+fn fit_impl(
+    recipe: &Recipe,
+    x: &Features,
+    y: &TrainOutputs<'_>,
+    warm: Option<&Model>,
+    weights: Option<&[f64]>,
+) -> Result<Fitted> {
     let start = Instant::now();
     check_outputs(recipe, x.n_rows(), y)?;
     if matches!(recipe.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is a precomputed Gram: fit it with fit_gram".into()));
+    }
+    if let Some(w) = weights {
+        check_weighted(recipe, x.n_rows(), y, w)?;
     }
     match (recipe.estimator.name.family(), y) {
         (Family::KernelOutput, _) => {}
@@ -187,7 +246,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::TraceNorm(p)) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::from(fit_spec(spec, kx, ky, rows, *y, previous)?)
+            Model::from(fit_spec(spec, kx, ky, rows, *y, previous, weights)?)
         }
         TrainOutputs::Vectors(y) => {
             let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -200,7 +259,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::Vectors(OutputModel::TraceNorm(p))) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
+            Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous, weights)?)
         }
         TrainOutputs::Graphs(y) => {
             let (ky, kr) = resolve::graph_output_kernel(&recipe.output.kernel_or_default())?;
@@ -214,7 +273,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::Graphs(OutputModel::TraceNorm(p))) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
+            Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous, weights)?)
         }
         TrainOutputs::Rankings(y) => {
             let (ky, kr) = resolve::ranking_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -228,7 +287,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::Rankings(OutputModel::TraceNorm(p))) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
+            Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous, weights)?)
         }
     };
     Ok(out.finish(fitted, prepared.standardizer, start))
@@ -244,12 +303,33 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
 /// As [`fit`]; [`Error::Refused`] for an estimator that needs features
 /// (LEML, the autoencoders), with the reason.
 pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    fit_gram_impl(recipe, gram, y, None)
+}
+
+/// [`fit_gram`] with a weight per training sample: the weighted fit of
+/// [`fit_weighted`] on a precomputed Gram.
+///
+/// # Errors
+/// As [`fit_gram`] and [`fit_weighted`].
+pub fn fit_gram_weighted(
+    recipe: &Recipe,
+    gram: &GramRows,
+    y: &TrainOutputs<'_>,
+    sample_weight: &[f64],
+) -> Result<Fitted> {
+    fit_gram_impl(recipe, gram, y, Some(sample_weight))
+}
+
+fn fit_gram_impl(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>, weights: Option<&[f64]>) -> Result<Fitted> {
     let start = Instant::now();
     if !matches!(recipe.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is not a precomputed Gram: fit it with fit".into()));
     }
     check_outputs(recipe, gram.n_train(), y)?;
     let n = gram.n_train();
+    if let Some(w) = weights {
+        check_weighted(recipe, n, y, w)?;
+    }
     let mut out = Resolution::new(recipe);
     let no_loo = |kind: &str| -> Result<(f64, String)> {
         unreachable!("no leave-one-out choice on {kind}: Resolution::lambda asks on label sets only")
@@ -260,14 +340,14 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
             out.output_kernel(kr, &ky, &note);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true, n)?;
-            Model::Gram(out.spec(recipe, n, lambda)?.fit_gram(ky, gram, y)?)
+            Model::Gram(GramModel::from(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?))
         }
         TrainOutputs::Vectors(y) => {
             let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
             out.output_kernel(kr, &ky, &note);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |_| no_loo("vectors"), false, n)?;
-            Model::GramVectors(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+            Model::GramVectors(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?)
         }
         TrainOutputs::Graphs(y) => {
             let (ky, kr) = resolve::graph_output_kernel(&recipe.output.kernel_or_default())?;
@@ -275,7 +355,7 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
             out.recipe.output.kernel = Some(kr);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |_| no_loo("graphs"), false, n)?;
-            Model::GramGraphs(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+            Model::GramGraphs(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?)
         }
         TrainOutputs::Rankings(y) => {
             let (ky, kr) = resolve::ranking_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -283,7 +363,7 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
             out.recipe.output.kernel = Some(kr);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |_| no_loo("rankings"), false, n)?;
-            Model::GramRankings(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+            Model::GramRankings(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?)
         }
     };
     Ok(out.finish(model, None, start))
@@ -296,14 +376,34 @@ fn fit_spec<Y, KY>(
     x: &Features,
     y: &Y,
     previous: Option<&TraceNorm<Features, Y, KernelSpec, KY>>,
+    weights: Option<&[f64]>,
 ) -> Result<OutputModel<Y, KY>>
 where
     Y: Rows,
     KY: Kernel<Y> + Clone,
 {
-    Ok(match previous {
-        None => spec.fit(kx, ky, x, y)?,
-        Some(p) => spec.fit_from(kx, ky, x, y, p)?,
+    Ok(match (previous, weights) {
+        (None, None) => spec.fit(kx, ky, x, y)?,
+        (None, Some(w)) => spec.fit_weighted(kx, ky, x, y, w)?,
+        (Some(p), _) => spec.fit_from(kx, ky, x, y, p)?,
+    })
+}
+
+/// [`EstimatorSpec::fit`] on a precomputed Gram, weighted when `weights` are given.
+fn fit_gram_spec<Y, KY>(
+    spec: EstimatorSpec,
+    ky: KY,
+    gram: &GramRows,
+    y: &Y,
+    weights: Option<&[f64]>,
+) -> Result<OutputModel<Y, KY, GramRows, Precomputed>>
+where
+    Y: Rows,
+    KY: Kernel<Y> + Clone,
+{
+    Ok(match weights {
+        None => spec.fit(Precomputed, ky, gram, y)?,
+        Some(w) => spec.fit_weighted(Precomputed, ky, gram, y, w)?,
     })
 }
 
