@@ -131,16 +131,20 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
 /// The weights are data, like `x` and `y`: they are checked here once
 /// ([`check_sample_weight`](okr_estimators::check_sample_weight): one per
 /// row, finite, `> 0`), used by the fit and not recorded in the recipe or
-/// the model. Data-dependent widths (the median heuristic, ALIGNF
-/// weights) and the random draws (anchors, sketches) do not see them.
+/// the model. The data-dependent defaults (the median heuristic of the
+/// input width, the output kernel's width from the mean number of labels
+/// or the outputs' median distance, ALIGNF weights, standardization) and
+/// the random draws (anchors, sketches) are computed on the rows without
+/// the weights: give those values for integer weights to equal repeated
+/// rows exactly.
 ///
 /// # Errors
 /// As [`fit`]; the weight check's errors (a wrong count, a zero,
 /// negative, NaN or infinite weight); [`Error::Refused`] for an estimator
 /// without a weighted fit (see [`Estimator::takes_sample_weight`]: KDE,
-/// Nystroem reduced rank, trace norm, LEML and the autoencoders), and for
-/// IOKR on label sets without a given `lambda` (its leave-one-out choice
-/// of `lambda` is unweighted).
+/// Nystroem reduced rank, trace norm, LEML and the autoencoders). IOKR on
+/// label sets without a given `lambda` takes the default `lambda` with a
+/// warning instead of its leave-one-out choice, which is unweighted.
 pub fn fit_weighted(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, sample_weight: &[f64]) -> Result<Fitted> {
     fit_impl(recipe, x, y, None, Some(sample_weight))
 }
@@ -162,23 +166,15 @@ pub fn fit_from(recipe: &Recipe, previous: &Model, x: &Features, y: &TrainOutput
 }
 
 /// The checks of a weighted fit of `recipe` on `n` rows, before anything
-/// is resolved: an estimator with a weighted fit, a `lambda` where IOKR
-/// would choose it by (unweighted) leave-one-out, and the weights
+/// is resolved: an estimator with a weighted fit, and the weights
 /// themselves. Returns their sum.
-fn check_weighted(recipe: &Recipe, n: usize, y: &TrainOutputs<'_>, weights: &[f64]) -> Result<f64> {
+fn check_weighted(recipe: &Recipe, n: usize, weights: &[f64]) -> Result<f64> {
     let name = recipe.estimator.name;
     if !name.takes_sample_weight() {
         return Err(Error::Refused(format!(
             "estimator {name} has no weighted fit: sample weights are taken by iokr, reduced-rank, nystroem, \
              siokr, isokr and sisokr"
         )));
-    }
-    let label_sets = matches!(y, TrainOutputs::Labels(_) | TrainOutputs::Fingerprints(_));
-    if name == Estimator::Iokr && label_sets && recipe.estimator.lambda.is_none() && n >= 2 {
-        return Err(Error::Refused(
-            "iokr chooses lambda on label sets by leave-one-out, which is unweighted: give lambda with sample weights"
-                .into(),
-        ));
     }
     Ok(okr_estimators::check_sample_weight(weights, n)?)
 }
@@ -206,7 +202,7 @@ fn fit_impl(
         return Err(Error::Refused("the recipe's input is a precomputed Gram: fit it with fit_gram".into()));
     }
     if let Some(w) = weights {
-        check_weighted(recipe, x.n_rows(), y, w)?;
+        check_weighted(recipe, x.n_rows(), w)?;
     }
     match (recipe.estimator.name.family(), y) {
         (Family::KernelOutput, _) => {}
@@ -222,6 +218,7 @@ fn fit_impl(
         )));
     }
     let mut out = Resolution::new(recipe);
+    out.weighted = weights.is_some();
     let (standardize, gaussian) = match &recipe.input {
         InputRecipe::Features { kernel, standardize } => (*standardize, kernel.canonical_name() == "gaussian"),
         InputRecipe::Combined { kernels, standardize, .. } => {
@@ -328,9 +325,10 @@ fn fit_gram_impl(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>, weights
     check_outputs(recipe, gram.n_train(), y)?;
     let n = gram.n_train();
     if let Some(w) = weights {
-        check_weighted(recipe, n, y, w)?;
+        check_weighted(recipe, n, w)?;
     }
     let mut out = Resolution::new(recipe);
+    out.weighted = weights.is_some();
     let no_loo = |kind: &str| -> Result<(f64, String)> {
         unreachable!("no leave-one-out choice on {kind}: Resolution::lambda asks on label sets only")
     };
@@ -436,11 +434,13 @@ struct Resolution {
     recipe: Recipe,
     notes: Vec<String>,
     warnings: Vec<String>,
+    /// A fit with sample weights (IOKR's leave-one-out choice of lambda is unweighted).
+    weighted: bool,
 }
 
 impl Resolution {
     fn new(recipe: &Recipe) -> Self {
-        Self { recipe: recipe.clone(), notes: Vec::new(), warnings: Vec::new() }
+        Self { recipe: recipe.clone(), notes: Vec::new(), warnings: Vec::new(), weighted: false }
     }
 
     fn output_kernel(&mut self, resolved: KernelRecipe, ky: &KernelSpec, note: &str) {
@@ -487,6 +487,14 @@ impl Resolution {
         // Leave-one-out needs two samples; with one, the default ridge.
         let (lambda, note) = match recipe.estimator.lambda {
             Some(l) => (l, "given".to_string()),
+            None if label_sets && n >= 2 && recipe.estimator.name == Estimator::Iokr && self.weighted => {
+                self.warnings.push(format!(
+                    "lambda = {:e}, the default: iokr's leave-one-out choice of lambda is unweighted, so a fit with \
+                     sample weights and no lambda takes the default; give lambda",
+                    defaults::LAMBDA
+                ));
+                (defaults::LAMBDA, "default of iokr with sample weights".to_string())
+            }
             None if label_sets && n >= 2 && recipe.estimator.name == Estimator::Iokr => loo(recipe.seed)?,
             None => (defaults::LAMBDA, format!("default of {}", recipe.estimator.name)),
         };
