@@ -49,7 +49,8 @@ pub mod sketched;
 mod stream;
 pub mod trace_norm;
 
-pub use crate::core::{Fit, FitFrom, KernelExpansion, LinearExpansion};
+pub use crate::core::checks::check_sample_weight;
+pub use crate::core::{Fit, FitFrom, FitWeighted, KernelExpansion, LinearExpansion};
 // What the public signatures take and return, so that a user crate needs no
 // direct dependency on faer or okr-kernels.
 pub use faer::{Mat, MatMut, MatRef, Par};

@@ -24,6 +24,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("csv", csv),
     ("candidates", candidates),
     ("anchors", anchors),
+    ("sample-weights", sample_weights),
     ("ratings", ratings),
     ("label-ranking", label_ranking),
     ("tu", tu),
@@ -110,6 +111,11 @@ pub fn candidates(data: &[u8]) {
 /// Index lists (Nystroem anchors).
 pub fn anchors(data: &[u8]) {
     let _ = crate::read_indices(file("a.txt", data));
+}
+
+/// Sample weights (`okr fit --sample-weights`).
+pub fn sample_weights(data: &[u8]) {
+    let _ = crate::read_sample_weights(file("w.txt", data));
 }
 
 /// Rating triples (jester, movielens, sushi).

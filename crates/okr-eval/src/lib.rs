@@ -88,8 +88,8 @@ pub use readers::{
     CsvHeader, DataFormat, LabelColumns, ModelInput, ModelShape, ReadOptions, SpectrumLibrary, SpectrumMetadata,
     SvmlightOptions, TuDataset, USPS_PIXELS, UspsImages, find_usps_in, read_arff, read_arff_for_model, read_csv,
     read_csv_for_model, read_data_file, read_data_file_for_model, read_indices, read_label_sets, read_mgf, read_msp,
-    read_svmlight, read_svmlight_for_model, read_thresholds, read_tu, read_tu_graphs, read_usps, read_xc,
-    read_xc_for_model, write_arff, write_csv, write_svmlight, write_xc,
+    read_sample_weights, read_svmlight, read_svmlight_for_model, read_thresholds, read_tu, read_tu_graphs, read_usps,
+    read_xc, read_xc_for_model, write_arff, write_csv, write_svmlight, write_xc,
 };
 pub use retrieval_metrics::{RankSummary, RetrievalMetrics, rank_summary, retrieval_metrics, top_k_rank_accuracy};
 pub use score_metrics::hamming_loss_at;

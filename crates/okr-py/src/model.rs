@@ -44,10 +44,12 @@ impl Model {
 /// Returns the model and the library's warnings (sizes capped at n).
 /// `previous`, a model of the same estimator fitted on data of the same
 /// shape, is continued for the recipe's `max_iter` more iterations
-/// (`warm_start`, through `okr::fit_from`).
+/// (`warm_start`, through `okr::fit_from`). `sample_weight`, one float per
+/// row, is checked by okr (`okr::fit_weighted`: count, finite, `> 0`) and
+/// fits the weighted ridge.
 #[pyfunction]
 /// `verbose` logs the solver's progress (see `progress`).
-#[pyo3(signature = (recipe, x, y, y_kind, n_jobs=None, previous=None, verbose=0))]
+#[pyo3(signature = (recipe, x, y, y_kind, n_jobs=None, previous=None, verbose=0, sample_weight=None))]
 // One argument per keyword of the Python call.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_recipe(
@@ -59,8 +61,10 @@ pub fn fit_recipe(
     n_jobs: Option<NJobs>,
     previous: Option<PyRef<'_, Model>>,
     verbose: usize,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<(Model, Vec<String>)> {
     let previous = previous.as_deref().map(|m| &m.saved.model);
+    let weights = sample_weight.as_deref();
     let observer = crate::progress::logger(py, verbose)?;
     guard(|| {
         let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
@@ -74,13 +78,18 @@ pub fn fit_recipe(
                     Outputs::Labels(l) => TrainOutputs::Labels(l),
                     Outputs::Vectors(v) => TrainOutputs::Vectors(v),
                 };
-                match (&gram, previous) {
-                    (Some(_), Some(_)) => {
+                match (&gram, previous, weights) {
+                    (Some(_), Some(_), _) => {
                         Err(okr::Error::Refused("a model fitted on a precomputed Gram does not iterate".into()))
                     }
-                    (Some(k), None) => okr::fit_gram(&recipe, k, &y),
-                    (None, Some(p)) => okr::fit_from(&recipe, p, &x, &y),
-                    (None, None) => okr::fit(&recipe, &x, &y),
+                    (_, Some(_), Some(_)) => Err(okr::Error::Refused(
+                        "a warm start continues an iterative fit, which takes no sample weights".into(),
+                    )),
+                    (Some(k), None, Some(w)) => okr::fit_gram_weighted(&recipe, k, &y, w),
+                    (Some(k), None, None) => okr::fit_gram(&recipe, k, &y),
+                    (None, Some(p), None) => okr::fit_from(&recipe, p, &x, &y),
+                    (None, None, Some(w)) => okr::fit_weighted(&recipe, &x, &y, w),
+                    (None, None, None) => okr::fit(&recipe, &x, &y),
                 }
             })
         })?

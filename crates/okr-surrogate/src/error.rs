@@ -23,6 +23,18 @@ pub enum Error {
         /// Actual size.
         got: usize,
     },
+    /// A sample weight that is not a finite number `> 0` (zero, negative,
+    /// NaN or infinite).
+    #[error(
+        "invalid sample weight {value} of sample {index} (counting from 0): expected a finite number > 0{}",
+        if *.value == 0.0 { " (a zero weight: drop the row instead)" } else { "" }
+    )]
+    InvalidSampleWeight {
+        /// The sample (0-based row of the training data).
+        index: usize,
+        /// The weight given.
+        value: f64,
+    },
     /// No samples where some are needed.
     #[error("{what} is empty")]
     Empty {

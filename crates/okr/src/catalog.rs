@@ -142,6 +142,21 @@ impl Param {
 }
 
 impl Estimator {
+    /// Whether the estimator fits with sample weights ([`crate::fit_weighted`]):
+    /// the kernel-ridge family, IOKR, reduced rank, Nystroem, SIOKR, ISOKR
+    /// and SISOKR. The others refuse weights rather than ignore them.
+    pub fn takes_sample_weight(self) -> bool {
+        matches!(
+            self,
+            Estimator::Iokr
+                | Estimator::ReducedRank
+                | Estimator::Nystroem
+                | Estimator::Siokr
+                | Estimator::Isokr
+                | Estimator::Sisokr
+        )
+    }
+
     /// Every estimator of the catalog.
     pub const ALL: [Estimator; 12] = [
         Estimator::Iokr,

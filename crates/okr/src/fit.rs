@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use okr_estimators::TraceNorm;
-use okr_estimators::persist::{EstimatorSpec, Model, ModelInfo, OutputModel, SavedModel};
+use okr_estimators::persist::{EstimatorSpec, GramModel, Model, ModelInfo, OutputModel, SavedModel};
 use okr_kernels::{
     DenseRows, Features, GramRows, Graphs, Kernel, KernelSpec, LabelSets, Precomputed, Rankings, Rows, Standardizer,
 };
@@ -114,7 +114,39 @@ impl Recipe {
 /// [`Recipe::check`]) or outputs of another kind or count; errors of the
 /// resolution and of the estimator's fit.
 pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted> {
-    fit_impl(recipe, x, y, None)
+    fit_impl(recipe, x, y, None, None)
+}
+
+/// [`fit`] with a weight per training sample (scikit-learn's
+/// `sample_weight`): the weighted ridge
+/// $$\min_h \sum_i w_i\,\|h(x_i) - \psi(y_i)\|^2 + \Big(\sum_i w_i\Big)\lambda\,\|h\|^2,$$
+/// i.e. okr's ridge $n\lambda$ with $n$ replaced by the sum of the weights,
+/// so that unit weights give [`fit`], integer weights equal repeating the
+/// rows, and scaling every weight by the same factor changes nothing. With
+/// a linear output kernel this is scikit-learn's
+/// `KernelRidge(alpha = lambda * sum(w)).fit(X, Y, sample_weight = w)`.
+/// See [`FitWeighted`](okr_estimators::FitWeighted) for each estimator's
+/// normal equations.
+///
+/// The weights are data, like `x` and `y`: they are checked here once
+/// ([`check_sample_weight`](okr_estimators::check_sample_weight): one per
+/// row, finite, `> 0`), used by the fit and not recorded in the recipe or
+/// the model. The data-dependent defaults (the median heuristic of the
+/// input width, the output kernel's width from the mean number of labels
+/// or the outputs' median distance, ALIGNF weights, standardization) and
+/// the random draws (anchors, sketches) are computed on the rows without
+/// the weights: give those values for integer weights to equal repeated
+/// rows exactly.
+///
+/// # Errors
+/// As [`fit`]; the weight check's errors (a wrong count, a zero,
+/// negative, NaN or infinite weight); [`Error::Refused`] for an estimator
+/// without a weighted fit (see [`Estimator::takes_sample_weight`]: KDE,
+/// Nystroem reduced rank, trace norm, LEML and the autoencoders). IOKR on
+/// label sets without a given `lambda` takes the default `lambda` with a
+/// warning instead of its leave-one-out choice, which is unweighted.
+pub fn fit_weighted(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, sample_weight: &[f64]) -> Result<Fitted> {
+    fit_impl(recipe, x, y, None, Some(sample_weight))
 }
 
 /// Continues `previous`, a model fitted from a recipe of the same estimator
@@ -130,7 +162,21 @@ pub fn fit(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted
 /// recipe's estimator or the estimator does not iterate; a shape mismatch
 /// when the data differ in shape from `previous`'s.
 pub fn fit_from(recipe: &Recipe, previous: &Model, x: &Features, y: &TrainOutputs<'_>) -> Result<Fitted> {
-    fit_impl(recipe, x, y, Some(previous))
+    fit_impl(recipe, x, y, Some(previous), None)
+}
+
+/// The checks of a weighted fit of `recipe` on `n` rows, before anything
+/// is resolved: an estimator with a weighted fit, and the weights
+/// themselves. Returns their sum.
+fn check_weighted(recipe: &Recipe, n: usize, weights: &[f64]) -> Result<f64> {
+    let name = recipe.estimator.name;
+    if !name.takes_sample_weight() {
+        return Err(Error::Refused(format!(
+            "estimator {name} has no weighted fit: sample weights are taken by iokr, reduced-rank, nystroem, \
+             siokr, isokr and sisokr"
+        )));
+    }
+    Ok(okr_estimators::check_sample_weight(weights, n)?)
 }
 
 /// The refusal of a warm start from a model of another kind.
@@ -143,11 +189,20 @@ pub(crate) fn cannot_continue(recipe: &Recipe, previous: &Model) -> Error {
     ))
 }
 
-fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&Model>) -> Result<Fitted> {
+fn fit_impl(
+    recipe: &Recipe,
+    x: &Features,
+    y: &TrainOutputs<'_>,
+    warm: Option<&Model>,
+    weights: Option<&[f64]>,
+) -> Result<Fitted> {
     let start = Instant::now();
     check_outputs(recipe, x.n_rows(), y)?;
     if matches!(recipe.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is a precomputed Gram: fit it with fit_gram".into()));
+    }
+    if let Some(w) = weights {
+        check_weighted(recipe, x.n_rows(), w)?;
     }
     match (recipe.estimator.name.family(), y) {
         (Family::KernelOutput, _) => {}
@@ -163,6 +218,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
         )));
     }
     let mut out = Resolution::new(recipe);
+    out.weighted = weights.is_some();
     let (standardize, gaussian) = match &recipe.input {
         InputRecipe::Features { kernel, standardize } => (*standardize, kernel.canonical_name() == "gaussian"),
         InputRecipe::Combined { kernels, standardize, .. } => {
@@ -187,7 +243,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::TraceNorm(p)) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::from(fit_spec(spec, kx, ky, rows, *y, previous)?)
+            Model::from(fit_spec(spec, kx, ky, rows, *y, previous, weights)?)
         }
         TrainOutputs::Vectors(y) => {
             let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -200,7 +256,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::Vectors(OutputModel::TraceNorm(p))) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
+            Model::Vectors(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous, weights)?)
         }
         TrainOutputs::Graphs(y) => {
             let (ky, kr) = resolve::graph_output_kernel(&recipe.output.kernel_or_default())?;
@@ -214,7 +270,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::Graphs(OutputModel::TraceNorm(p))) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
+            Model::Graphs(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous, weights)?)
         }
         TrainOutputs::Rankings(y) => {
             let (ky, kr) = resolve::ranking_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -228,7 +284,7 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
                 Some(Model::Rankings(OutputModel::TraceNorm(p))) => Some(p),
                 Some(other) => return Err(cannot_continue(recipe, other)),
             };
-            Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous)?)
+            Model::Rankings(fit_spec(out.spec(recipe, x.n_rows(), lambda)?, kx, ky, rows, *y, previous, weights)?)
         }
     };
     Ok(out.finish(fitted, prepared.standardizer, start))
@@ -244,13 +300,35 @@ fn fit_impl(recipe: &Recipe, x: &Features, y: &TrainOutputs<'_>, warm: Option<&M
 /// As [`fit`]; [`Error::Refused`] for an estimator that needs features
 /// (LEML, the autoencoders), with the reason.
 pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    fit_gram_impl(recipe, gram, y, None)
+}
+
+/// [`fit_gram`] with a weight per training sample: the weighted fit of
+/// [`fit_weighted`] on a precomputed Gram.
+///
+/// # Errors
+/// As [`fit_gram`] and [`fit_weighted`].
+pub fn fit_gram_weighted(
+    recipe: &Recipe,
+    gram: &GramRows,
+    y: &TrainOutputs<'_>,
+    sample_weight: &[f64],
+) -> Result<Fitted> {
+    fit_gram_impl(recipe, gram, y, Some(sample_weight))
+}
+
+fn fit_gram_impl(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>, weights: Option<&[f64]>) -> Result<Fitted> {
     let start = Instant::now();
     if !matches!(recipe.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is not a precomputed Gram: fit it with fit".into()));
     }
     check_outputs(recipe, gram.n_train(), y)?;
     let n = gram.n_train();
+    if let Some(w) = weights {
+        check_weighted(recipe, n, w)?;
+    }
     let mut out = Resolution::new(recipe);
+    out.weighted = weights.is_some();
     let no_loo = |kind: &str| -> Result<(f64, String)> {
         unreachable!("no leave-one-out choice on {kind}: Resolution::lambda asks on label sets only")
     };
@@ -260,14 +338,14 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
             out.output_kernel(kr, &ky, &note);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |seed| resolve::loo_lambda(seed, gram, y, Precomputed, &ky), true, n)?;
-            Model::Gram(out.spec(recipe, n, lambda)?.fit_gram(ky, gram, y)?)
+            Model::Gram(GramModel::from(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?))
         }
         TrainOutputs::Vectors(y) => {
             let (ky, kr, note) = resolve::vector_output_kernel(&recipe.output.kernel_or_default(), y)?;
             out.output_kernel(kr, &ky, &note);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |_| no_loo("vectors"), false, n)?;
-            Model::GramVectors(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+            Model::GramVectors(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?)
         }
         TrainOutputs::Graphs(y) => {
             let (ky, kr) = resolve::graph_output_kernel(&recipe.output.kernel_or_default())?;
@@ -275,7 +353,7 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
             out.recipe.output.kernel = Some(kr);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |_| no_loo("graphs"), false, n)?;
-            Model::GramGraphs(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+            Model::GramGraphs(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?)
         }
         TrainOutputs::Rankings(y) => {
             let (ky, kr) = resolve::ranking_output_kernel(&recipe.output.kernel_or_default(), y)?;
@@ -283,7 +361,7 @@ pub fn fit_gram(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>) -> Resul
             out.recipe.output.kernel = Some(kr);
             out.notes.push("input kernel precomputed".into());
             let lambda = out.lambda(recipe, |_| no_loo("rankings"), false, n)?;
-            Model::GramRankings(out.spec(recipe, n, lambda)?.fit(Precomputed, ky, gram, *y)?)
+            Model::GramRankings(fit_gram_spec(out.spec(recipe, n, lambda)?, ky, gram, *y, weights)?)
         }
     };
     Ok(out.finish(model, None, start))
@@ -296,14 +374,34 @@ fn fit_spec<Y, KY>(
     x: &Features,
     y: &Y,
     previous: Option<&TraceNorm<Features, Y, KernelSpec, KY>>,
+    weights: Option<&[f64]>,
 ) -> Result<OutputModel<Y, KY>>
 where
     Y: Rows,
     KY: Kernel<Y> + Clone,
 {
-    Ok(match previous {
-        None => spec.fit(kx, ky, x, y)?,
-        Some(p) => spec.fit_from(kx, ky, x, y, p)?,
+    Ok(match (previous, weights) {
+        (None, None) => spec.fit(kx, ky, x, y)?,
+        (None, Some(w)) => spec.fit_weighted(kx, ky, x, y, w)?,
+        (Some(p), _) => spec.fit_from(kx, ky, x, y, p)?,
+    })
+}
+
+/// [`EstimatorSpec::fit`] on a precomputed Gram, weighted when `weights` are given.
+fn fit_gram_spec<Y, KY>(
+    spec: EstimatorSpec,
+    ky: KY,
+    gram: &GramRows,
+    y: &Y,
+    weights: Option<&[f64]>,
+) -> Result<OutputModel<Y, KY, GramRows, Precomputed>>
+where
+    Y: Rows,
+    KY: Kernel<Y> + Clone,
+{
+    Ok(match weights {
+        None => spec.fit(Precomputed, ky, gram, y)?,
+        Some(w) => spec.fit_weighted(Precomputed, ky, gram, y, w)?,
     })
 }
 
@@ -336,11 +434,13 @@ struct Resolution {
     recipe: Recipe,
     notes: Vec<String>,
     warnings: Vec<String>,
+    /// A fit with sample weights (IOKR's leave-one-out choice of lambda is unweighted).
+    weighted: bool,
 }
 
 impl Resolution {
     fn new(recipe: &Recipe) -> Self {
-        Self { recipe: recipe.clone(), notes: Vec::new(), warnings: Vec::new() }
+        Self { recipe: recipe.clone(), notes: Vec::new(), warnings: Vec::new(), weighted: false }
     }
 
     fn output_kernel(&mut self, resolved: KernelRecipe, ky: &KernelSpec, note: &str) {
@@ -387,6 +487,14 @@ impl Resolution {
         // Leave-one-out needs two samples; with one, the default ridge.
         let (lambda, note) = match recipe.estimator.lambda {
             Some(l) => (l, "given".to_string()),
+            None if label_sets && n >= 2 && recipe.estimator.name == Estimator::Iokr && self.weighted => {
+                self.warnings.push(format!(
+                    "lambda = {:e}, the default: iokr's leave-one-out choice of lambda is unweighted, so a fit with \
+                     sample weights and no lambda takes the default; give lambda",
+                    defaults::LAMBDA
+                ));
+                (defaults::LAMBDA, "default of iokr with sample weights".to_string())
+            }
             None if label_sets && n >= 2 && recipe.estimator.name == Estimator::Iokr => loo(recipe.seed)?,
             None => (defaults::LAMBDA, format!("default of {}", recipe.estimator.name)),
         };

@@ -338,3 +338,75 @@ fn fit_from_continues_every_iterative_estimator() {
     let err = okr::fit_from(&with_iter(&r, k), &iokr.model, &x, &labels).unwrap_err();
     assert!(err.to_string().contains("cannot continue a iokr model"), "{err}");
 }
+
+/// Sample weights through the recipe layer: for every estimator with a
+/// weighted fit, `fit_weighted` on features equals the estimator's
+/// `fit_weighted` on the resolved spec, `fit_gram_weighted` on the Gram
+/// equals it, integer weights equal repeated rows (IOKR), the weights stay
+/// out of the resolved recipe, and the others refuse weights.
+#[test]
+fn sample_weights_through_the_recipe_layer() {
+    let (x, y) = data(26, 4);
+    let (xt, _) = data(9, 7);
+    let w: Vec<f64> = (0..26).map(|i| 0.5 + (i % 3) as f64).collect();
+    let kx = KernelSpec::from(Gaussian::new(0.4).unwrap());
+    let gram = GramRows::train(kx.gram(&x)).unwrap();
+    let test = GramRows::test(kx.gram_block(&xt, &x), None).unwrap();
+    let yy = TrainOutputs::Labels(&y);
+    for e in Estimator::ALL {
+        let mut r = Recipe::new(e).lambda(1e-2).seed(2).input(features(0.4));
+        if matches!(e, Estimator::Siokr | Estimator::Sisokr) {
+            r.estimator.input_sketch = Some("uniform:13".into());
+        }
+        if matches!(e, Estimator::Isokr | Estimator::Sisokr) {
+            r.estimator.output_sketch = Some("uniform:8".into());
+        }
+        if e == Estimator::Nystroem {
+            r.estimator.anchors = Some(okr::AnchorsRecipe::Count(11));
+        }
+        if !e.takes_sample_weight() {
+            // The recipe of the catalog's defaults (LEML and the autoencoders take no input kernel).
+            let err = okr::fit_weighted(&Recipe::new(e), &x, &yy, &w).unwrap_err().to_string();
+            assert!(err.contains("has no weighted fit"), "{e}: {err}");
+            continue;
+        }
+        let weighted = okr::fit_weighted(&r, &x, &yy, &w).unwrap();
+        let plain = okr::fit(&r, &x, &yy).unwrap();
+        assert_eq!(weighted.recipe, plain.recipe, "{e}: the weights are not part of the recipe");
+        let a = weighted.model.surrogate().unwrap().coefficients(&xt).unwrap();
+        let b = plain.model.surrogate().unwrap().coefficients(&xt).unwrap();
+        assert!(max_rel(&a, &b) > 1e-6, "{e}: weights ignored");
+        let mut rg = r.clone();
+        rg.input = InputRecipe::Gram;
+        let on_gram = okr::fit_gram_weighted(&rg, &gram, &yy, &w).unwrap();
+        let Model::Gram(g) = &on_gram.model else { panic!("{e}: not a Gram model") };
+        let c = g.surrogate().coefficients(&test).unwrap();
+        assert!(max_rel(&a, &c) < 1e-10, "{e}: {}", max_rel(&a, &c));
+        let bad = okr::fit_weighted(&r, &x, &yy, &w[..25]).unwrap_err().to_string();
+        assert!(bad.contains("number of sample weights: expected 26, got 25"), "{bad}");
+    }
+    // Integer weights: the repeated rows, through the recipe.
+    let iw: Vec<f64> = (0..26).map(|i| (1 + i % 3) as f64).collect();
+    let rows: Vec<usize> = (0..26).flat_map(|i| std::iter::repeat_n(i, 1 + i % 3)).collect();
+    // Given widths: the data-dependent defaults (here the output width, the mean
+    // number of labels) are computed on the rows, unweighted.
+    let mut r = Recipe::new(Estimator::Iokr).lambda(1e-2).input(features(0.4));
+    r.output.kernel = Some(KernelRecipe { gamma: Some(0.3), ..KernelRecipe::named("gaussian") });
+    let weighted = okr::fit_weighted(&r, &x, &yy, &iw).unwrap();
+    let yr = y.select(&rows);
+    let repeated = okr::fit(&r, &x.select(&rows), &TrainOutputs::Labels(&yr)).unwrap();
+    let (a, b) = (label_scores(&weighted.model, &xt, &y), label_scores(&repeated.model, &xt, &y));
+    assert!(max_rel(&a, &b) < 1e-10, "{}", max_rel(&a, &b));
+    // IOKR on label sets without lambda: the default, with a warning (its leave-one-out is unweighted).
+    let fitted = okr::fit_weighted(&Recipe::new(Estimator::Iokr).input(features(0.4)), &x, &yy, &w).unwrap();
+    assert_eq!(fitted.recipe.estimator.lambda, Some(okr::defaults::LAMBDA));
+    assert!(fitted.warnings.iter().any(|m| m.contains("leave-one-out choice of lambda is unweighted")));
+}
+
+/// `<h(x), psi(y_j)>` of a label-set model on the test rows `xt`.
+fn label_scores(model: &Model, xt: &Features, y: &LabelSets) -> Mat<f64> {
+    let s = model.surrogate().unwrap();
+    let mut g = Mat::zeros(s.n_atoms(), y.n_rows());
+    s.atom_products_into(y, g.as_mut(), faer::Par::Seq).unwrap();
+    s.coefficients(xt).unwrap() * g
+}

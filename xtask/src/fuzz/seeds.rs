@@ -95,6 +95,7 @@ pub fn for_target(target: &str) -> Vec<Vec<u8>> {
         }
         "candidates" => with_option(5, hand(&["# candidates\n2,0\n\n1\n", "0,1,2,3,4\n4\n\n"])),
         "anchors" => hand(&["0,1,2\n3\n", "7\n\n8, 9\n"]),
+        "sample-weights" => hand(&["# weights\n1\n2.5\n\n0.5\n", "1e-3\n-1\nnan\ninf\n0\n"]),
         "ratings" => {
             let mut s = data_files(&data, "_ratings.csv");
             s.extend(hand(&["user,item,rating\n0,4,-1.5\n2,0,3\n"]));

@@ -194,6 +194,16 @@ pub struct FitArgs {
     /// Estimator.
     #[arg(long, value_enum, default_value_t = EstimatorKind::Iokr, value_name = "NAME")]
     pub estimator: EstimatorKind,
+    /// A weight per training row: a file of one number per line (iokr, reduced-rank,
+    /// nystroem, siokr, isokr, sisokr).
+    ///
+    /// The weighted ridge: sum_i w_i ||h(x_i) - psi(y_i)||^2 + (sum_i w_i) lambda ||h||^2,
+    /// so integer weights equal repeating the rows and unit weights change nothing.
+    /// One finite number > 0 per training row, in the order of the rows (blank lines and
+    /// lines starting with # are skipped); a zero, negative, NaN or missing weight is an
+    /// error. The weights are not stored in the model or its recipe.
+    #[arg(long, value_name = "PATH")]
+    pub sample_weights: Option<PathBuf>,
     /// Ridge parameter lambda > 0; the system is (K + n*lambda*I) (scikit-learn alpha = n*lambda).
     ///
     /// Default for iokr: chosen by closed-form leave-one-out example-based F1 over
@@ -383,6 +393,12 @@ mod tests {
         assert_eq!((f.data.format, f.data.label_count, f.data.zero_based), (Format::Arff, Some(159), true));
         let f = fit(&["--input-kernel", "gaussian-tanimoto", "--estimator", "iokr"]);
         assert_eq!(f.input_kernel, KernelKind::GaussianTanimoto);
+    }
+
+    #[test]
+    fn sample_weights_flag() {
+        assert_eq!(fit(&[]).sample_weights, None);
+        assert_eq!(fit(&["--sample-weights", "w.txt"]).sample_weights, Some(PathBuf::from("w.txt")));
     }
 
     #[test]

@@ -79,11 +79,29 @@ pub(crate) fn fit_read(
         bail!("{}: the training file has no labels, so the model would predict nothing", a.train.display());
     }
     let (n, d) = (data.n_samples(), data.n_features());
+    // Sample weights are data: read here, checked (count, finite, > 0) by the library's fit.
+    let weights = match &a.sample_weights {
+        Some(path) => {
+            Some(okr_eval::read_sample_weights(path).with_context(|| format!("--sample-weights {}", path.display()))?)
+        }
+        None => None,
+    };
+    let with_weights = |e: okr::Error| -> anyhow::Error {
+        match &a.sample_weights {
+            Some(path) => anyhow::Error::new(e).context(format!("--sample-weights {}", path.display())),
+            None => e.into(),
+        }
+    };
     // Progress (the solvers' iterations) is drawn by `crate::progress`.
-    let (fitted, gram_path) = match (&a.input_gram, family) {
-        (Some(path), _) => (okr::fit_gram(recipe, &read_train_gram(path, n, &a.train)?, &y)?, Some(path)),
-        (None, Family::Autoencoder) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),
-        (None, _) => (okr::fit(recipe, &data.x, &y)?, None),
+    let (fitted, gram_path) = match (&a.input_gram, family, weights.as_deref()) {
+        (Some(path), _, None) => (okr::fit_gram(recipe, &read_train_gram(path, n, &a.train)?, &y)?, Some(path)),
+        (Some(path), _, Some(w)) => {
+            let gram = read_train_gram(path, n, &a.train)?;
+            (okr::fit_gram_weighted(recipe, &gram, &y, w).map_err(with_weights)?, Some(path))
+        }
+        (None, _, Some(w)) => (okr::fit_weighted(recipe, &data.x, &y, w).map_err(with_weights)?, None),
+        (None, Family::Autoencoder, None) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),
+        (None, _, None) => (okr::fit(recipe, &data.x, &y)?, None),
     };
     let mut meta = info(data, index_base(&a.train, &a.data)?, None, recipe.seed);
     if family == Family::KernelOutput {

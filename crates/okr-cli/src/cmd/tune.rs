@@ -19,6 +19,13 @@ use crate::output::write_result;
 
 pub fn run(a: &TuneArgs) -> Result<()> {
     let f = &a.fit;
+    if let Some(path) = &f.sample_weights {
+        bail!(
+            "--sample-weights {}: okr tune's cross-validated search is unweighted; tune without weights, then \
+             okr fit --recipe with --sample-weights",
+            path.display()
+        );
+    }
     let recipe = crate::recipe::from_flags(f)?;
     let groups_text = a.groups.as_deref().map(read_groups).transpose()?;
     let request = TuneRequest {

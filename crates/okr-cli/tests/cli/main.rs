@@ -16,6 +16,7 @@ mod progress;
 mod rank;
 mod recipe;
 mod reliability;
+mod sample_weights;
 mod spectra_gram;
 mod structured;
 mod tune;

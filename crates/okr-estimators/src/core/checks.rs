@@ -57,6 +57,48 @@ pub(crate) fn check_training_set<X: Rows, Y: Rows>(x: &X, y: &Y) -> Result<usize
     Ok(n)
 }
 
+/// Checks the sample weights of `n` training samples (okr's one rule, which
+/// every front door calls): one weight per sample, each a finite number
+/// `> 0`, with a finite sum. Returns the sum $\sum_i w_i$, which replaces
+/// $n$ in the ridge $n\lambda$ of a weighted fit.
+///
+/// Zero weights are refused rather than read as "drop the sample": drop
+/// the row instead (a zero weight would make the weighted systems singular
+/// in the sample's direction). Only the ratios of the weights matter: the
+/// weighted fits are unchanged when every weight is multiplied by the same
+/// `t > 0` (see [`FitWeighted`](crate::FitWeighted)).
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] when `weights.len() != n`,
+/// [`Error::InvalidSampleWeight`] naming the first weight that is zero,
+/// negative, NaN or infinite, [`Error::InvalidParameter`] when the sum
+/// overflows.
+///
+/// # Example
+/// ```
+/// use okr_estimators::check_sample_weight;
+/// assert_eq!(check_sample_weight(&[1.0, 2.0, 0.5], 3)?, 3.5);
+/// let e = check_sample_weight(&[1.0, 0.0, 1.0], 3).unwrap_err().to_string();
+/// assert!(e.contains("sample weight 0 of sample 1"), "{e}");
+/// assert!(check_sample_weight(&[1.0, -1.0], 2).is_err());
+/// assert!(check_sample_weight(&[f64::NAN], 1).is_err());
+/// assert!(check_sample_weight(&[1.0, 1.0], 3).unwrap_err().to_string().contains("expected 3, got 2"));
+/// Ok::<(), okr_estimators::Error>(())
+/// ```
+pub fn check_sample_weight(weights: &[f64], n: usize) -> Result<f64> {
+    if weights.len() != n {
+        return Err(Error::ShapeMismatch { what: "number of sample weights", expected: n, got: weights.len() });
+    }
+    if let Some((index, &value)) = weights.iter().enumerate().find(|(_, w)| !(w.is_finite() && **w > 0.0)) {
+        return Err(Error::InvalidSampleWeight { index, value });
+    }
+    let total: f64 = weights.iter().sum();
+    if !total.is_finite() {
+        return Err(invalid("sample_weight", format!("weights summing to {total}"), "weights with a finite sum"));
+    }
+    Ok(total)
+}
+
 /// Rejects `other` when its width differs from the training container's.
 pub(crate) fn check_width<R: Rows>(what: &'static str, train: &R, other: &R) -> Result<()> {
     match (train.feature_dim(), other.feature_dim()) {

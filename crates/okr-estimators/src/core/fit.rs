@@ -95,3 +95,62 @@ where
         self.check_ref()?.fit_from(previous, x, targets)
     }
 }
+
+/// Fits with a weight per training sample (scikit-learn's `sample_weight`),
+/// for the kernel-ridge family: IOKR, reduced-rank IOKR, Nystroem KRR and
+/// the sketched estimators (SIOKR, ISOKR, SISOKR).
+///
+/// With weights $w_i > 0$, $W = \operatorname{diag}(w)$ and
+/// $n_w = \sum_i w_i$ in place of $n$, the ridge estimator is
+/// $$\hat h = \arg\min_h \frac1{n_w}\sum_{i=1}^n w_i\,\|h(x_i) - \psi(y_i)\|^2 + \lambda\|h\|^2,$$
+/// i.e. $\sum_i w_i \|h(x_i)-\psi(y_i)\|^2 + n_w\lambda\|h\|^2$. Dividing by
+/// $n_w$ (rather than $n$) makes integer weights equal to repeating the
+/// rows (a repeated data set has $n_w$ rows), gives the unweighted fit for
+/// unit weights, and makes the fit invariant to scaling all weights by
+/// the same factor. In scikit-learn's terms:
+/// `KernelRidge(alpha = lambda * sum(w)).fit(X, Y, sample_weight = w)`.
+///
+/// Kernel form: $\alpha(x) = W^{1/2}(W^{1/2}K_xW^{1/2} + n_w\lambda I)^{-1}W^{1/2}k_x(x)
+/// = (K_x + n_w\lambda W^{-1})^{-1}k_x(x)$; see each estimator's
+/// `fit_weighted` for the normal equations it solves. Weights are data, not
+/// hyper-parameters: they are checked by
+/// [`check_sample_weight`](crate::check_sample_weight) (one per sample,
+/// finite, `> 0`) and not stored in the model. Random draws (Nystroem
+/// anchors, sketches, leverage scores) do not see the weights.
+///
+/// # Example
+/// ```
+/// use faer::Mat;
+/// use okr_estimators::{Fit, FitWeighted, Iokr, Rows, SurrogateModel};
+/// use okr_kernels::{DenseRows, Gaussian, Linear};
+/// let x = DenseRows::new(Mat::from_fn(5, 2, |i, j| (i + j) as f64 / 4.0))?;
+/// let y = DenseRows::new(Mat::from_fn(5, 1, |i, _| i as f64))?;
+/// let params = Iokr::params(Gaussian::new(0.5)?, Linear).lambda(1e-2);
+/// // Weight 2 on the last row equals the last row given twice.
+/// let weighted = params.fit_weighted(&x, &y, &[1.0, 1.0, 1.0, 1.0, 2.0])?;
+/// let (x2, y2) = (x.select(&[0, 1, 2, 3, 4, 4]), y.select(&[0, 1, 2, 3, 4, 4]));
+/// let repeated = params.fit(&x2, &y2)?;
+/// // Both predict h(x) = sum_u C_u psi(u) over the distinct outputs u.
+/// let diff = (weighted.coefficients(&x)? - repeated.coefficients(&x)?).norm_max();
+/// assert!(diff < 1e-10);
+/// assert!(params.fit_weighted(&x, &y, &[1.0, 0.0, 1.0, 1.0, 1.0]).is_err());
+/// Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait FitWeighted<X: ?Sized, T>: Fit<X, T> {
+    /// Fits on `x` and `targets` with `sample_weight[i]` on sample `i`.
+    ///
+    /// # Errors
+    /// As [`Fit::fit`], and the errors of
+    /// [`check_sample_weight`](crate::check_sample_weight).
+    fn fit_weighted(&self, x: &X, targets: T, sample_weight: &[f64]) -> Result<Self::Object>;
+}
+
+impl<P, X: ?Sized, T> FitWeighted<X, T> for P
+where
+    P: ParamGuard<Error = Error>,
+    P::Checked: FitWeighted<X, T>,
+{
+    fn fit_weighted(&self, x: &X, targets: T, sample_weight: &[f64]) -> Result<Self::Object> {
+        self.check_ref()?.fit_weighted(x, targets, sample_weight)
+    }
+}

@@ -7,7 +7,7 @@
 pub(crate) mod checks;
 mod fit;
 
-pub use fit::{Fit, FitFrom};
+pub use fit::{Fit, FitFrom, FitWeighted};
 // The kernel expansion lives in okr-surrogate beside `SurrogateModel`, so
 // that its blanket `SurrogateModel` impl satisfies the orphan rule.
 pub use okr_surrogate::{AtomGram, Atoms, InputMap, KernelExpansion, LinearExpansion};

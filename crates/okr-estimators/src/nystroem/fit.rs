@@ -3,11 +3,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{Anchors, Nystroem, NystroemValidParams};
-use crate::core::checks::check_training_set;
-use crate::partition::{PartitionPlan, SampledRows};
+use crate::core::checks::{check_sample_weight, check_training_set};
+use crate::partition::SampledRows;
 use crate::sketch::distinct_uniform;
 use crate::sketched::{RidgeSystem, SketchGram, sum_rows_by_group};
-use crate::{Error, Fit, Result};
+use crate::{Error, Fit, FitWeighted, Result};
 
 impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
     /// [`fit`](Self::fit) with $K_{nm}$ streamed in chunks of `chunk_rows`
@@ -28,11 +28,32 @@ impl<KX: Clone, KY: Clone> NystroemValidParams<KX, KY> {
         KX: Kernel<X>,
         KY: Kernel<Y>,
     {
+        self.fit_chunked(x, y, chunk_rows, None)
+    }
+
+    /// The streamed fit, weighted when `weights` are given.
+    fn fit_chunked<X, Y>(
+        &self,
+        x: &X,
+        y: &Y,
+        chunk_rows: usize,
+        weights: Option<&[f64]>,
+    ) -> Result<Nystroem<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
         // One partition of the map-reduce fit (see `crate::partition`).
         let n = check_training_set(x, y)?;
+        let total = match weights {
+            None => n as f64,
+            Some(w) => check_sample_weight(w, n)?,
+        };
         let plan = self.plan(n, &SampledRows::select_from(x, y, self.plan_rows(n)?))?;
-        let stats = plan.statistics_chunked(x, y, 0, chunk_rows)?;
-        plan.finalize(stats)
+        let stats = plan.statistics_weighted(x, y, 0, chunk_rows, weights)?;
+        plan.finalize_weighted(stats, total)
     }
 
     /// The reference fit that forms $K_{nm}$ `(n, m)` whole (memory
@@ -130,5 +151,31 @@ where
     /// [`Error::ZeroRank`] for a zero system, [`Error::Linalg`].
     fn fit(&self, x: &X, y: &'y Y) -> Result<Nystroem<X, Y, KX, KY>> {
         self.fit_with_chunk_rows(x, y, super::DEFAULT_CHUNK_ROWS)
+    }
+}
+
+impl<'y, X, Y, KX, KY> FitWeighted<X, &'y Y> for NystroemValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    /// Fits weighted Nystroem KRR (see [`FitWeighted`]): with
+    /// $h = \sum_a \beta_a k(\cdot, x_a)$ over the anchors, minimizing
+    /// $\sum_i w_i\|(K_{nm}\beta)_i - \psi(y_i)\|^2 + n_w\lambda\,\beta^\top K_{mm}\beta$
+    /// gives the normal equations
+    /// $(K_{nm}^\top W K_{nm} + n_w\lambda K_{mm})\,\beta = K_{nm}^\top W P$,
+    /// so $W = (K_{nm}^\top W K_{nm} + n_w\lambda K_{mm})^\dagger K_{nm}^\top W P$
+    /// (the weight matrix of the model, not to confuse with the sample
+    /// weights), solved as in [`fit`](Fit::fit) with the streamed products
+    /// weighted. The anchors are drawn as in `fit`, without the weights, so
+    /// integer weights equal repeated rows for the same anchors
+    /// ([`Anchors::Given`]).
+    ///
+    /// # Errors
+    /// As [`fit`](Fit::fit), and those of [`check_sample_weight`](crate::check_sample_weight).
+    fn fit_weighted(&self, x: &X, y: &'y Y, sample_weight: &[f64]) -> Result<Nystroem<X, Y, KX, KY>> {
+        self.fit_chunked(x, y, super::DEFAULT_CHUNK_ROWS, Some(sample_weight))
     }
 }

@@ -105,6 +105,22 @@ impl<X: Rows, KX: Clone, KY: Clone> NystroemPlan<X, KX, KY> {
     where
         KX: Kernel<X>,
     {
+        self.statistics_weighted(x, y, first_row, chunk_rows, None)
+    }
+
+    /// [`statistics_chunked`](Self::statistics_chunked) with the rows'
+    /// sample `weights`: $K_{mp}W_pK_{pm}$ and $K_{mp}W_pP_p$.
+    pub(crate) fn statistics_weighted<Y: Rows>(
+        &self,
+        x: &X,
+        y: &Y,
+        first_row: usize,
+        chunk_rows: usize,
+        weights: Option<&[f64]>,
+    ) -> Result<PartitionStats<Y>>
+    where
+        KX: Kernel<X>,
+    {
         if chunk_rows == 0 {
             return Err(Error::InvalidParameter { name: "chunk_rows", value: "0".into(), expected: "an integer >= 1" });
         }
@@ -112,7 +128,7 @@ impl<X: Rows, KX: Clone, KY: Clone> NystroemPlan<X, KX, KY> {
         check_partition(first_row, n_p, self.n)?;
         let (outputs, output_of) = y.group_duplicates();
         let groups = Some((output_of.as_slice(), outputs.n_rows()));
-        let prods = self.stream(x, chunk_rows, groups, None);
+        let prods = self.stream(x, chunk_rows, groups, None, weights);
         let at_p = prods.at_groups.expect("groups were given");
         let sums = OutputSums::new(outputs, output_of, at_p, first_row);
         Ok(PartitionStats::new(self.id, first_row, n_p, prods.ata, None, None, Some(sums)))
@@ -121,40 +137,36 @@ impl<X: Rows, KX: Clone, KY: Clone> NystroemPlan<X, KX, KY> {
 
 impl<X: Rows, KX: Kernel<X>, KY> NystroemPlan<X, KX, KY> {
     /// One pass over the partition `x` in chunks: $K_{mp}K_{pm}$ and the
-    /// requested right-hand sides ($K_{mp}P$ for `groups`, $K_{mp}T$ for `t`).
+    /// requested right-hand sides ($K_{mp}P$ for `groups`, $K_{mp}T$ for `t`),
+    /// weighted by the rows' `weights` when given (see [`stream_products`]).
     pub(crate) fn stream(
         &self,
         x: &X,
         chunk_rows: usize,
         groups: Option<(&[usize], usize)>,
         t: Option<faer::MatRef<'_, f64>>,
+        weights: Option<&[f64]>,
     ) -> StreamedProducts {
         let par = Par::rayon(0);
         let fill = |rows: std::ops::Range<usize>, block: faer::MatMut<'_, f64>| {
             self.params.input_kernel.gram_block_into(&self.anchors, &x.slice(rows), block, par)
         };
-        stream_products(x.n_rows(), self.anchors.n_rows(), chunk_rows, fill, groups, t, |_, _| {}, par)
+        stream_products(x.n_rows(), self.anchors.n_rows(), chunk_rows, fill, groups, t, weights, |_, _| {}, par)
     }
 
     /// The ridge system $K_{mn}K_{nm} + n\lambda K_{mm}$ from the merged
     /// $K_{mn}K_{nm}$ (see [`RidgeSystem`]): $K_{mm}$ is built from the
     /// anchors when needed rather than held, so the direct path keeps two
-    /// `m x m` matrices and the whitening fallback three.
-    pub(crate) fn system(&self, ata: faer::Mat<f64>) -> Result<RidgeSystem> {
+    /// `m x m` matrices and the whitening fallback three. `total` is $n$, or
+    /// $\sum_i w_i$ for a weighted fit (ridge `total * lambda`).
+    pub(crate) fn system(&self, ata: faer::Mat<f64>, total: f64) -> Result<RidgeSystem> {
         let p = &self.params;
         let kmm = || {
             let _p = okr_linalg::profile::phase("anchor Gram K_mm", 0.0);
             p.input_kernel.gram(&self.anchors)
         };
         let form = "system B = A^T A + ridge K_mm";
-        RidgeSystem::from_cross_product(
-            ata,
-            SketchGram::Built(&kmm),
-            form,
-            self.n as f64 * p.lambda,
-            p.lambda,
-            p.pinv_rtol,
-        )
+        RidgeSystem::from_cross_product(ata, SketchGram::Built(&kmm), form, total * p.lambda, p.lambda, p.pinv_rtol)
     }
 
     /// The anchor rows.
@@ -187,10 +199,22 @@ where
     /// The ridge system $K_{mn}K_{nm} + n\lambda K_{mm}$ and its solve
     /// against $K_{mn}P$, as the single-machine fit.
     fn finalize(&self, stats: PartitionStats<Y>) -> Result<Nystroem<X, Y, KX, KY>> {
+        self.finalize_weighted(stats, self.n as f64)
+    }
+}
+
+impl<X: Rows, KX: Kernel<X> + Clone, KY: Clone> NystroemPlan<X, KX, KY> {
+    /// [`PartitionPlan::finalize`] with ridge `total * lambda` (`total` is
+    /// $n$, or $\sum_i w_i$ for a weighted fit).
+    pub(crate) fn finalize_weighted<Y: Rows>(
+        &self,
+        stats: PartitionStats<Y>,
+        total: f64,
+    ) -> Result<Nystroem<X, Y, KX, KY>> {
         let parts = stats.into_complete(self.id, self.n)?;
         let sums =
             parts.outputs.ok_or_else(|| PartitionError::Corrupt { what: "statistics without outputs".into() })?;
-        let system = self.system(parts.ata)?;
+        let system = self.system(parts.ata, total)?;
         let rank = system.rank();
         let weights = system.solve(sums.at_p);
         Ok(Nystroem {

@@ -112,7 +112,7 @@ where
         let (distinct, output_of) = y.group_duplicates();
         let uy_u = projected_outputs(&self.params.output_kernel, &self.projection, &distinct)?;
         let t = Mat::from_fn(n_p, uy_u.ncols(), |i, j| uy_u[(output_of[i], j)]);
-        let prods = self.nystroem.stream(x, self.params.chunk_rows, None, Some(t.as_ref()));
+        let prods = self.nystroem.stream(x, self.params.chunk_rows, None, Some(t.as_ref()), None);
         let at_t = prods.at_t.expect("a right-hand side was given");
         Ok(PartitionStats::new(self.id, first_row, n_p, prods.ata, None, Some(at_t), None))
     }
@@ -123,7 +123,7 @@ where
     fn finalize(&self, stats: PartitionStats<Y>) -> Result<NystroemReducedRank<X, Y, KX, KY>> {
         let parts = stats.into_complete(self.id, self.n_samples())?;
         let at_t = parts.at_t.ok_or_else(|| PartitionError::Corrupt { what: "statistics without A^T T".into() })?;
-        let system = self.nystroem.system(parts.ata)?;
+        let system = self.nystroem.system(parts.ata, PartitionPlan::<X, Y>::n_samples(&self.nystroem) as f64)?;
         let nystroem_rank = system.rank();
         let predict_map = system.solve(at_t);
         let proj = &self.projection;

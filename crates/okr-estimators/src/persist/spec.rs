@@ -9,8 +9,8 @@ use super::{GramModel, Model, OutputModel};
 use crate::nystroem::Anchors;
 use crate::sketch::SketchSpec;
 use crate::{
-    Error, Fit, Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, Result, SketchedIokr, TraceNorm,
-    TraceNormSolver,
+    Error, Fit, FitWeighted, Iokr, Kde, Nystroem, NystroemReducedRank, ParamGuard, ReducedRankIokr, Result,
+    SketchedIokr, TraceNorm, TraceNormSolver,
 };
 
 /// A kernel-output estimator and its hyper-parameters, without its kernels.
@@ -207,6 +207,60 @@ impl EstimatorSpec {
 }
 
 impl EstimatorSpec {
+    /// Whether the estimator fits with sample weights
+    /// ([`fit_weighted`](Self::fit_weighted)): IOKR, reduced rank, Nystroem
+    /// and the sketched estimators.
+    pub fn takes_sample_weight(&self) -> bool {
+        matches!(self, Self::Iokr { .. } | Self::ReducedRank { .. } | Self::Nystroem { .. } | Self::Sketched { .. })
+    }
+
+    /// [`fit`](Self::fit) with a weight per training sample (see
+    /// [`FitWeighted`](crate::FitWeighted)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an estimator without a weighted fit
+    /// (KDE, Nystroem reduced rank, trace norm; see
+    /// [`takes_sample_weight`](Self::takes_sample_weight)), the errors of
+    /// [`check_sample_weight`](crate::check_sample_weight) and of the fit.
+    pub fn fit_weighted<X, KX, Y, KY>(
+        &self,
+        kx: KX,
+        ky: KY,
+        x: &X,
+        y: &Y,
+        sample_weight: &[f64],
+    ) -> Result<OutputModel<Y, KY, X, KX>>
+    where
+        X: Rows,
+        KX: Kernel<X> + Clone,
+        Y: Rows,
+        KY: Kernel<Y> + Clone,
+    {
+        macro_rules! fit_weighted {
+            (Iokr, $params:expr) => {
+                OutputModel::Iokr(FitWeighted::fit_weighted(&$params, x, y, sample_weight)?)
+            };
+            (ReducedRank, $params:expr) => {
+                OutputModel::ReducedRank(FitWeighted::fit_weighted(&$params, x, y, sample_weight)?)
+            };
+            (Nystroem, $params:expr) => {
+                OutputModel::Nystroem(FitWeighted::fit_weighted(&$params, x, y, sample_weight)?)
+            };
+            (Sketched, $params:expr) => {
+                OutputModel::Sketched(FitWeighted::fit_weighted(&$params, x, y, sample_weight)?)
+            };
+            ($other:ident, $params:expr) => {{
+                drop($params);
+                return Err(Error::InvalidParameter {
+                    name: "sample_weight",
+                    value: format!("given to {}", self.name()),
+                    expected: "no weights, or an estimator with a weighted fit (iokr, reduced-rank, nystroem, sketched)",
+                });
+            }};
+        }
+        Ok(with_params!(self, kx, ky, fit_weighted))
+    }
+
     /// Continues the trace-norm model `previous` with this specification's
     /// hyper-parameters for its `max_iter` more iterations (see
     /// [`FitFrom`](crate::FitFrom)).

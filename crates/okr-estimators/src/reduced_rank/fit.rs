@@ -2,8 +2,8 @@ use faer::{Mat, MatRef};
 use okr_kernels::{Kernel, Rows};
 
 use super::{ReducedRankIokr, ReducedRankValidParams};
-use crate::core::checks::check_training_set;
-use crate::{Error, Fit, Result};
+use crate::core::checks::{check_sample_weight, check_training_set};
+use crate::{Error, Fit, FitWeighted, Result};
 
 /// $V \operatorname{diag}(f(s)) V^\top$.
 fn spectral(v: MatRef<'_, f64>, s: &[f64], f: impl Fn(f64) -> f64) -> Mat<f64> {
@@ -51,7 +51,7 @@ impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
                 });
             }
         }
-        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y)?;
+        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y, None)?;
         lambdas
             .iter()
             .map(|&l| {
@@ -68,15 +68,24 @@ impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
         X: Rows,
         Y: Rows,
     {
-        let SharedGrams { s, v, ky, outputs, output_of } = shared;
+        let SharedGrams { s, v, ky, outputs, output_of, total, sqrt_w } = shared;
         let n = ky.nrows();
-        let nf = n as f64;
+        let nf = *total;
         let (lambda1, lambda2) = (self.lambda1, self.lambda2());
 
+        // Unweighted, A1 = K_x W_1 is symmetric; weighted, the fitted values
+        // scaled by sqrt(w_i) are the rows of A1 = V diag(s/(s + n_w lambda1)) V^T W^{1/2}
+        // (see `fit_weighted`), and K_h = A1 K_y A1^T.
         #[allow(non_snake_case)]
         let (A1, Kh) = {
-            let A1 = spectral(v.as_ref(), s, |si| si / (si + nf * lambda1));
-            let Kh = &A1 * (ky * &A1);
+            let mut A1 = spectral(v.as_ref(), s, |si| si / (si + nf * lambda1));
+            let Kh = match sqrt_w {
+                None => &A1 * (ky * &A1),
+                Some(r) => {
+                    scale_cols(&mut A1, r);
+                    &A1 * (ky * A1.transpose())
+                }
+            };
             // Rounding makes the product slightly asymmetric; eigh needs it exact.
             let Kh = Mat::from_fn(n, n, |i, j| 0.5 * (Kh[(i, j)] + Kh[(j, i)]));
             (A1, Kh)
@@ -97,11 +106,18 @@ impl<KX: Clone, KY: Clone> ReducedRankValidParams<KX, KY> {
                 encoder[(r, o)] += g[(r, i)];
             }
         }
-        // M = W2 (K_y G^T) = V diag(1/(s + n lambda2)) V^T UY.
-        let uy = ky * g.transpose();
+        // M = W2 (K_y G^T) = V diag(1/(s + n lambda2)) V^T UY; weighted,
+        // W2 = W^{1/2} V diag(1/(s + n_w lambda2)) V^T W^{1/2}.
+        let mut uy = ky * g.transpose();
+        if let Some(r) = sqrt_w {
+            scale_rows(&mut uy, r);
+        }
         let vt_uy = v.transpose() * &uy;
         let scaled = Mat::from_fn(n, p, |i, j| vt_uy[(i, j)] / (s[i] + nf * lambda2));
-        let predict_map = v * scaled;
+        let mut predict_map = v * scaled;
+        if let Some(r) = sqrt_w {
+            scale_rows(&mut predict_map, r);
+        }
 
         Ok(ReducedRankIokr {
             params: self.clone(),
@@ -145,30 +161,96 @@ where
     /// eigendecomposition fails (non-finite kernel values),
     /// [`Error::ZeroRank`] when $K_h$ has numerical rank 0 (all outputs zero).
     fn fit(&self, x: &X, y: &'y Y) -> Result<ReducedRankIokr<X, Y, KX, KY>> {
-        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y)?;
+        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y, None)?;
         self.fit_shared(&shared, x)
     }
 }
 
+impl<'y, X, Y, KX, KY> FitWeighted<X, &'y Y> for ReducedRankValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    /// Fits weighted reduced-rank IOKR (see [`FitWeighted`]): both ridge
+    /// estimators are weighted, $\hat h_\lambda$ with
+    /// $W_\lambda = (K_x + n_w\lambda W^{-1})^{-1}$, and the projection is
+    /// onto the top-$p$ eigenvectors of the weighted covariance
+    /// $\sum_i w_i\, \hat h_{\lambda_1}(x_i)\otimes\hat h_{\lambda_1}(x_i)$.
+    ///
+    /// With $\tilde K = W^{1/2}K_xW^{1/2} = V\operatorname{diag}(s)V^\top$,
+    /// $W_\lambda = W^{1/2}V\operatorname{diag}(1/(s+n_w\lambda))V^\top W^{1/2}$,
+    /// and the scaled fitted values $w_i^{1/2}\hat h_{\lambda_1}(x_i) = \sum_j (A_1)_{ij}\psi(y_j)$
+    /// have $A_1 = W^{1/2}K_xW_1 = V\operatorname{diag}(s/(s+n_w\lambda_1))V^\top W^{1/2}$.
+    /// Then $K_h = A_1K_yA_1^\top = \sum_i\mu_iu_iu_i^\top$, $G = \beta^\top A_1$ and
+    /// $M = W_2K_yG^\top$ as in [`fit`](Fit::fit), whose formulas are the case $W = I$.
+    /// Integer weights equal repeated rows up to rounding (the projection is
+    /// the same subspace when $\mu_p > \mu_{p+1}$).
+    ///
+    /// # Errors
+    /// As [`fit`](Fit::fit), and those of [`check_sample_weight`](crate::check_sample_weight).
+    fn fit_weighted(&self, x: &X, y: &'y Y, sample_weight: &[f64]) -> Result<ReducedRankIokr<X, Y, KX, KY>> {
+        let shared = SharedGrams::new(&self.input_kernel, &self.output_kernel, x, y, Some(sample_weight))?;
+        self.fit_shared(&shared, x)
+    }
+}
+
+/// Multiplies column `j` of `m` by `r[j]`.
+fn scale_cols(m: &mut Mat<f64>, r: &[f64]) {
+    for (j, &rj) in r.iter().enumerate() {
+        m.col_mut(j).iter_mut().for_each(|v| *v *= rj);
+    }
+}
+
+/// Multiplies row `i` of `m` by `r[i]`.
+fn scale_rows(m: &mut Mat<f64>, r: &[f64]) {
+    for j in 0..m.ncols() {
+        for (i, &ri) in r.iter().enumerate() {
+            m[(i, j)] *= ri;
+        }
+    }
+}
+
 /// What every ridge value of a fit shares: the eigendecomposition of $K_x$
-/// (eigenvalues clamped at 0), the sample-level $K_y$ and the distinct outputs.
+/// (of $W^{1/2}K_xW^{1/2}$ when weighted; eigenvalues clamped at 0), the
+/// sample-level $K_y$, the distinct outputs, $n$ (or $n_w = \sum_i w_i$)
+/// and $w_i^{1/2}$ when weighted.
 struct SharedGrams<Y> {
     s: Vec<f64>,
     v: Mat<f64>,
     ky: Mat<f64>,
     outputs: Y,
     output_of: Vec<usize>,
+    total: f64,
+    sqrt_w: Option<Vec<f64>>,
 }
 
 impl<Y: Rows> SharedGrams<Y> {
-    fn new<X: Rows, KX: Kernel<X>, KY: Kernel<Y>>(kx_fn: &KX, ky_fn: &KY, x: &X, y: &Y) -> Result<Self> {
+    fn new<X: Rows, KX: Kernel<X>, KY: Kernel<Y>>(
+        kx_fn: &KX,
+        ky_fn: &KY,
+        x: &X,
+        y: &Y,
+        weights: Option<&[f64]>,
+    ) -> Result<Self> {
         let n = check_training_set(x, y)?;
-        let kx = kx_fn.gram(x);
+        let (total, sqrt_w) = match weights {
+            None => (n as f64, None),
+            Some(w) => (check_sample_weight(w, n)?, Some(w.iter().map(|v| v.sqrt()).collect::<Vec<_>>())),
+        };
+        let mut kx = kx_fn.gram(x);
+        if let Some(r) = &sqrt_w {
+            // W^{1/2} K_x W^{1/2}, computed from one triangle so that it stays exactly symmetric.
+            let (lo, r) = (&kx, r.as_slice());
+            let at = |i: usize, j: usize| lo[(i.max(j), i.min(j))] * r[i.max(j)] * r[i.min(j)];
+            kx = Mat::from_fn(n, n, at);
+        }
         let (s, v) = okr_linalg::eigh(kx.as_ref())?.into_parts();
         let s: Vec<f64> = s.into_iter().map(|v| v.max(0.0)).collect();
         let (outputs, output_of) = y.group_duplicates();
         let ku = ky_fn.gram(&outputs);
         let ky = Mat::from_fn(n, n, |i, j| ku[(output_of[i], output_of[j])]);
-        Ok(Self { s, v, ky, outputs, output_of })
+        Ok(Self { s, v, ky, outputs, output_of, total, sqrt_w })
     }
 }

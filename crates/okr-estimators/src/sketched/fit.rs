@@ -9,11 +9,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::ridge::{RidgeSystem, SketchGram};
 use super::{SketchedAtoms, SketchedIokr, SketchedIokrValidParams};
-use crate::core::checks::check_training_set;
-use crate::partition::{PartitionPlan, PlanRows, SampledRows};
+use crate::core::checks::{check_sample_weight, check_training_set};
+use crate::partition::{PlanRows, SampledRows};
 use crate::sketch::{PreparedSketch, Sketch};
 use crate::stream::{StreamedProducts, stream_products};
-use crate::{Error, Fit, Result};
+use crate::{Error, Fit, FitWeighted, Result};
 
 /// $E^\dagger$ for a symmetric PSD matrix $E$ `(m, m)`, applied from the
 /// right: a Cholesky factorization when its pivots satisfy
@@ -118,7 +118,7 @@ fn stream_sketched_gram<R: Rows, K: Kernel<R>>(
     par: Par,
 ) -> (StreamedProducts, Mat<f64>) {
     let prepared = PreparedSketch::new(r, x);
-    let (prods, mut rkr) = stream_sketched(r, &prepared, kernel, x, 0, (group_of, n_groups), chunk_rows, par);
+    let (prods, mut rkr) = stream_sketched(r, &prepared, kernel, x, 0, (group_of, n_groups), chunk_rows, None, par);
     okr_linalg::products::symmetrize_in_place(rkr.as_mut());
     (prods, rkr)
 }
@@ -126,6 +126,7 @@ fn stream_sketched_gram<R: Rows, K: Kernel<R>>(
 /// [`stream_sketched_gram`] for the contiguous rows `x` starting at global
 /// row `first_row` (a partition), the support rows already gathered in
 /// `prepared`; $R K R^\top$ is returned unsymmetrized (a partial sum).
+/// With row `weights`, $A^\top W A$ and $A^\top W P$ (see [`stream_products`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn stream_sketched<R: Rows, K: Kernel<R>>(
     r: &Sketch,
@@ -135,6 +136,7 @@ pub(crate) fn stream_sketched<R: Rows, K: Kernel<R>>(
     first_row: usize,
     groups: (&[usize], usize),
     chunk_rows: usize,
+    weights: Option<&[f64]>,
     par: Par,
 ) -> (StreamedProducts, Mat<f64>) {
     let (n, m) = (x.n_rows(), r.nrows());
@@ -145,7 +147,7 @@ pub(crate) fn stream_sketched<R: Rows, K: Kernel<R>>(
     let add_rkr = |first: usize, block: MatRef<'_, f64>| {
         r.add_right_product_of_columns(first_row + first, block, rkr.as_mut(), par)
     };
-    let prods = stream_products(n, m, chunk, fill, Some(groups), None, add_rkr, par);
+    let prods = stream_products(n, m, chunk, fill, Some(groups), None, weights, add_rkr, par);
     (prods, rkr)
 }
 
@@ -204,7 +206,53 @@ where
     /// [`Error::ZeroRank`] when a sketched system is zero;
     /// [`Error::Linalg`] for a failed decomposition.
     fn fit(&self, x: &X, y: &'y Y) -> Result<SketchedIokr<X, Y, KX, KY>> {
+        self.fit_impl(x, y, None)
+    }
+}
+
+impl<'y, X, Y, KX, KY> FitWeighted<X, &'y Y> for SketchedIokrValidParams<KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    /// Fits weighted SISOKR / SIOKR / ISOKR (see [`FitWeighted`]), with
+    /// $n_w = \sum_i w_i$ in place of $n$ and $W = \operatorname{diag}(w)$.
+    ///
+    /// With an input sketch, $h$ is restricted to $\sum_k (R_X^\top\gamma)_k\,\phi(x_k)$
+    /// and the weighted normal equations are
+    /// $(A^\top W A + n_w\lambda R_XK_XR_X^\top)\,\Gamma = A^\top W\,T$,
+    /// $A = K_XR_X^\top$: the streamed products become $A^\top W A$ and
+    /// $A^\top W P$ (each chunk's columns scaled by $w_i^{1/2}$), the rest of
+    /// the fit is unchanged. Without one (ISOKR), the input side is
+    /// $(K_X + n_w\lambda W^{-1})^{-1}$ as weighted IOKR. The output sketch is
+    /// an orthogonal projection of $\psi(y_i)$ onto the span of its atoms,
+    /// which the weights do not change; the sketches are drawn as in
+    /// [`fit`](Fit::fit), without the weights. Integer weights equal
+    /// repeated rows for the same sketch matrices (a draw on `n` rows and
+    /// one on the repeated rows differ).
+    ///
+    /// # Errors
+    /// As [`fit`](Fit::fit), and those of [`check_sample_weight`](crate::check_sample_weight).
+    fn fit_weighted(&self, x: &X, y: &'y Y, sample_weight: &[f64]) -> Result<SketchedIokr<X, Y, KX, KY>> {
+        self.fit_impl(x, y, Some(sample_weight))
+    }
+}
+
+impl<KX: Clone, KY: Clone> SketchedIokrValidParams<KX, KY> {
+    fn fit_impl<X, Y>(&self, x: &X, y: &Y, weights: Option<&[f64]>) -> Result<SketchedIokr<X, Y, KX, KY>>
+    where
+        X: Rows,
+        Y: Rows,
+        KX: Kernel<X>,
+        KY: Kernel<Y>,
+    {
         let n = check_training_set(x, y)?;
+        let total = match weights {
+            None => n as f64,
+            Some(w) => check_sample_weight(w, n)?,
+        };
         if self.input_sketch.is_some() {
             // One partition of the map-reduce fit (see `crate::partition`),
             // with the draws made on the data (leverage scores need it).
@@ -214,12 +262,11 @@ where
             })?;
             let rows = PlanRows::new(rx.support().to_vec(), ry.as_ref().map_or(Vec::new(), |r| r.support().to_vec()));
             let plan = self.plan_from_draws(n, &SampledRows::select_from(x, y, rows), rx, ry)?;
-            let stats = plan.statistics(x, y, 0)?;
-            return plan.finalize(stats);
+            let stats = plan.statistics_weighted(x, y, 0, weights)?;
+            return plan.finalize_weighted(stats, total);
         }
         // ISOKR / IOKR: the input side is an n x n ridge solve.
         let par = Par::rayon(0);
-        let ridge = n as f64 * self.lambda;
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         let (outputs, output_of) = y.group_duplicates();
         let output = match &self.output_sketch {
@@ -231,10 +278,15 @@ where
             }
             None => None,
         };
+        // n lambda on the diagonal, or lambda n_w / w_i when weighted.
+        let ridge = |i: usize| match weights {
+            None => n as f64 * self.lambda,
+            Some(w) => self.lambda * (total / w[i]),
+        };
         let build = || {
             let mut k = self.input_kernel.gram(x);
             for i in 0..n {
-                k[(i, i)] += ridge;
+                k[(i, i)] += ridge(i);
             }
             k
         };
@@ -316,14 +368,15 @@ impl<KX, KY> SketchedIokrValidParams<KX, KY> {
     pub(crate) fn input_side<Y>(
         &self,
         rx: &Sketch,
-        n: usize,
+        n: f64,
         ata: Mat<f64>,
         rkr: Mat<f64>,
         at_groups: Mat<f64>,
         output: Option<&OutputSide<Y>>,
     ) -> Result<(Mat<f64>, usize)> {
         let par = Par::rayon(0);
-        let ridge = n as f64 * self.lambda;
+        // `n` is the number of samples, or the sum of the weights of a weighted fit.
+        let ridge = n * self.lambda;
         let gram = SketchGram::Held(rkr);
         let form = "system B = A^T A + ridge R K R^T";
         let system = RidgeSystem::from_cross_product(ata, gram, form, ridge, self.lambda, self.pinv_rtol)?;

@@ -181,6 +181,32 @@ where
     /// $A_p^\top A_p$, $A_p^\top P_p$ and $\sum_{i \in p} a_i r_i^\top$, each
     /// chunk $A_c^\top = R_X K(X_S, x_c)$ from the plan's support rows.
     fn statistics(&self, x: &X, y: &Y, first_row: usize) -> Result<PartitionStats<Y>> {
+        self.statistics_weighted(x, y, first_row, None)
+    }
+
+    /// The output side on the merged distinct outputs, then the ridge
+    /// system and its solve, as the single-machine fit.
+    fn finalize(&self, stats: PartitionStats<Y>) -> Result<SketchedIokr<X, Y, KX, KY>> {
+        self.finalize_weighted(stats, self.n as f64)
+    }
+}
+
+impl<X, Y, KX, KY> SketchedPlan<X, Y, KX, KY>
+where
+    X: Rows,
+    Y: Rows,
+    KX: Kernel<X> + Clone,
+    KY: Kernel<Y> + Clone,
+{
+    /// [`PartitionPlan::statistics`] with the rows' sample `weights` (the
+    /// weighted single-machine fit, one partition): $A^\top W A$ and $A^\top W P$.
+    pub(crate) fn statistics_weighted(
+        &self,
+        x: &X,
+        y: &Y,
+        first_row: usize,
+        weights: Option<&[f64]>,
+    ) -> Result<PartitionStats<Y>> {
         let n_p = crate::core::checks::check_training_set(x, y)?;
         check_partition(first_row, n_p, self.n)?;
         let (outputs, output_of) = y.group_duplicates();
@@ -189,15 +215,15 @@ where
         let chunk = stream_chunk_rows(self.input.nrows());
         let groups = (output_of.as_slice(), outputs.n_rows());
         let kernel = &self.params.input_kernel;
-        let (prods, rkr) = stream_sketched(&self.input, &prepared, kernel, x, first_row, groups, chunk, par);
+        let (prods, rkr) = stream_sketched(&self.input, &prepared, kernel, x, first_row, groups, chunk, weights, par);
         let at_p = prods.at_groups.expect("groups were given");
         let sums = OutputSums::new(outputs, output_of, at_p, first_row);
         Ok(PartitionStats::new(self.id, first_row, n_p, prods.ata, Some(rkr), None, Some(sums)))
     }
 
-    /// The output side on the merged distinct outputs, then the ridge
-    /// system and its solve, as the single-machine fit.
-    fn finalize(&self, stats: PartitionStats<Y>) -> Result<SketchedIokr<X, Y, KX, KY>> {
+    /// [`PartitionPlan::finalize`] with ridge `total * lambda` (`total` is
+    /// $n$, or $\sum_i w_i$ for a weighted fit).
+    pub(crate) fn finalize_weighted(&self, stats: PartitionStats<Y>, total: f64) -> Result<SketchedIokr<X, Y, KX, KY>> {
         let parts = stats.into_complete(self.id, self.n)?;
         let corrupt = |what: &str| PartitionError::Corrupt { what: format!("statistics without {what}") };
         let sums = parts.outputs.ok_or_else(|| corrupt("outputs"))?;
@@ -208,7 +234,7 @@ where
             Some((ry, y_support)) => Some(p.output_side(ry, y_support, &sums.outputs, &sums.output_of)?),
             None => None,
         };
-        let (input_map, rank) = p.input_side(&self.input, self.n, parts.ata, rkr, sums.at_p, output.as_ref())?;
+        let (input_map, rank) = p.input_side(&self.input, total, parts.ata, rkr, sums.at_p, output.as_ref())?;
         Ok(SketchedIokr {
             params: p.clone(),
             n_samples: self.n,

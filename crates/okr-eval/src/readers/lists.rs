@@ -100,6 +100,38 @@ pub fn read_indices(path: impl AsRef<Path>) -> Result<Vec<usize>> {
     Ok(idx)
 }
 
+/// Reads sample weights (`okr fit --sample-weights`): one number per line,
+/// in the order of the training rows; blank lines and lines starting with
+/// `#` are skipped. Only the syntax is checked here: the values and their
+/// count are checked by the fit, with every other door's weights
+/// (`okr_estimators::check_sample_weight`: one per row, finite, `> 0`),
+/// so `nan`, `0` or `-1` parse and are refused there.
+///
+/// # Errors
+/// [`Error::Io`] (also for a file above the text size limit);
+/// [`Error::Parse`] for a line that is not one number.
+///
+/// # Example
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("w.txt");
+/// std::fs::write(&path, "# weights\n1\n\n2.5e0\n0.5\n")?;
+/// assert_eq!(okr_eval::read_sample_weights(&path)?, vec![1.0, 2.5, 0.5]);
+/// std::fs::write(&path, "1\n2 3\n")?;
+/// assert!(okr_eval::read_sample_weights(&path).unwrap_err().to_string().contains(":2:"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_sample_weights(path: impl AsRef<Path>) -> Result<Vec<f64>> {
+    let path = path.as_ref();
+    let text = read_text(path)?;
+    okr_io::rows::data_lines(&text)
+        .map(|(no, line)| {
+            line.parse::<f64>()
+                .map_err(|_| Error::parse(path, no, format!("expected one number, got '{}'", excerpt(line))))
+        })
+        .collect()
+}
+
 /// Reads one score threshold per label: a finite number per line, in label
 /// order; blank lines are skipped.
 ///

@@ -43,7 +43,7 @@ pub mod xc;
 pub use arff::{read_arff, write_arff};
 pub use csv::{CsvHeader, read_csv, write_csv};
 pub use format::{DataFormat, ReadOptions, read_data_file, read_data_file_for_model};
-pub use lists::{read_indices, read_label_sets, read_thresholds};
+pub use lists::{read_indices, read_label_sets, read_sample_weights, read_thresholds};
 pub use mgf::read_mgf;
 pub use model_input::{
     LabelColumns, ModelInput, ModelShape, read_arff_for_model, read_csv_for_model, read_svmlight_for_model,

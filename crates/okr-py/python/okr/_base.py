@@ -222,6 +222,47 @@ def _unpickled_state(state, from_bytes):
     state["model_"] = from_bytes(model)
     return state
 
+def _sample_weight(sample_weight, n_samples):
+    """``sample_weight`` as a list of floats, one per sample (``None`` stays
+    ``None``): array-likes (lists, pandas Series) are read as float64, a
+    scalar weighs every sample the same, as scikit-learn's
+    ``_check_sample_weight``. The values and their count are checked by
+    okr (one per row, finite, ``> 0``), which raises ``ValueError`` with
+    okr's message."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D, one weight per sample; got shape {w.shape}")
+    return w.tolist()
+
+
+class WeightedFit:
+    """``fit(X, y, sample_weight=None)`` for the kernel-ridge estimators
+    (IOKR, reduced rank, Nystroem KRR, SIOKR, ISOKR, SISOKR)."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on inputs ``X`` (array or sparse matrix) and targets ``y``.
+
+        ``sample_weight`` (array-like ``(n_samples,)`` or a scalar, default
+        ``None``: every sample weighs 1) fits the weighted ridge
+        ``sum_i w_i ||h(x_i) - psi(y_i)||^2 + (sum_i w_i) lam ||h||^2``: okr's
+        ``n lam`` with ``n`` replaced by the sum of the weights, so integer
+        weights equal repeating the rows, unit weights change nothing and
+        only the ratios of the weights matter. With a linear output kernel
+        and vector outputs this is ``KernelRidge(alpha=lam * sum(w)).fit(X,
+        Y, sample_weight=w)``. Every weight must be a finite number ``> 0``
+        (drop a row instead of giving it weight 0); okr raises
+        ``ValueError`` otherwise, and for a count other than ``n_samples``.
+        The weights are not stored in the model. IOKR on label sets with
+        ``lam=None`` takes the default ``lam`` (1e-3) with a warning: its
+        leave-one-out choice of ``lam`` is unweighted.
+        """
+        return self._fit(X, y, sample_weight)
+
+
 class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     """Base of the kernel-output estimators: fit ``h: X -> H_Y`` and decode
     ``argmin_c k(c, c) - 2 <h(x), psi(c)>`` over the distinct training
@@ -366,14 +407,20 @@ class OkrSurrogate(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on inputs ``X`` (array or sparse matrix) and targets ``y``."""
+        return self._fit(X, y)
+
+    def _fit(self, X, y, sample_weight=None):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         _check_precision(self)
         X = _inputs(self, X, reset=True)
+        weights = _sample_weight(sample_weight, X.shape[0])
         Y, kind = self._targets(y)
         recipe = json.dumps(_json_ready(self._recipe(kind)))
         previous = _warm_model(self)
-        self.model_, notes = _okr.fit_recipe(recipe, X, Y, kind, self.n_jobs, previous, _verbose(self))
+        self.model_, notes = _okr.fit_recipe(
+            recipe, X, Y, kind, self.n_jobs, previous, _verbose(self), sample_weight=weights
+        )
         for note in notes:
             warnings.warn(f"okr: {note}", UserWarning, stacklevel=2)
         self.candidates_ = _fitted_candidates(self)

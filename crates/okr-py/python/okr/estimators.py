@@ -4,7 +4,7 @@ One class per okr estimator; each only names its
 hyper-parameters and the okr estimator behind it (see ``_base``).
 """
 
-from ._base import OkrSurrogate
+from ._base import OkrSurrogate, WeightedFit
 
 _SHARED_PARAMETERS = """
 Parameters shared by every estimator: ``kernel`` (input kernel:
@@ -54,7 +54,7 @@ __all__ = [
 
 
 @_shared_parameters
-class IOKR(OkrSurrogate):
+class IOKR(WeightedFit, OkrSurrogate):
     """Input Output Kernel Regression: vector-valued kernel ridge regression into the output RKHS, decoded over the distinct training outputs."""
 
     _okr_name = "iokr"
@@ -84,7 +84,7 @@ class IOKR(OkrSurrogate):
 
 
 @_shared_parameters
-class ReducedRankIOKR(OkrSurrogate):
+class ReducedRankIOKR(WeightedFit, OkrSurrogate):
     """Reduced-rank IOKR (Brogat-Motte et al. 2022): IOKR projected on a learned rank-``rank`` output subspace (``lam`` for the ridge, ``lam2`` for the projection, default ``lam``)."""
 
     _okr_name = "reduced_rank"
@@ -152,7 +152,7 @@ class KDE(OkrSurrogate):
 
 
 @_shared_parameters
-class SIOKR(OkrSurrogate):
+class SIOKR(WeightedFit, OkrSurrogate):
     """Sketched-input IOKR: the input side solved on an ``input_sketch`` (``KIND:m``, e.g. ``uniform:1000``, ``gaussian:200``; ``m`` is capped at the number of samples); ``random_state`` seeds the sketch."""
 
     _okr_name = "sketched"
@@ -189,7 +189,7 @@ class SIOKR(OkrSurrogate):
 
 
 @_shared_parameters
-class ISOKR(OkrSurrogate):
+class ISOKR(WeightedFit, OkrSurrogate):
     """Sketched-output IOKR: atoms from an ``output_sketch`` (``KIND:m``); ``random_state`` seeds the sketch."""
 
     _okr_name = "sketched"
@@ -226,7 +226,7 @@ class ISOKR(OkrSurrogate):
 
 
 @_shared_parameters
-class SISOKR(OkrSurrogate):
+class SISOKR(WeightedFit, OkrSurrogate):
     """Sketched input and output IOKR (El Ahmad et al.): both sides sketched; ``random_state`` seeds the sketches."""
 
     _okr_name = "sketched"
@@ -263,7 +263,7 @@ class SISOKR(OkrSurrogate):
 
 
 @_shared_parameters
-class NystroemKRR(OkrSurrogate):
+class NystroemKRR(WeightedFit, OkrSurrogate):
     """Nystroem kernel ridge regression into the output RKHS on ``n_components`` uniform anchors (capped at the number of samples); ``random_state`` draws them."""
 
     _okr_name = "nystroem"
