@@ -47,6 +47,7 @@ mod quick;
 mod readme_figures;
 mod reduced_rank;
 mod retrieval;
+mod search_speed;
 mod sketch;
 mod trace_norm;
 mod tune;
@@ -183,6 +184,11 @@ const EXPERIMENTS: &[Experiment] = &[
         "input-models",
         "bring your own input model: ridge, MLP, gradient boosting on a sketched output basis beside IOKR / SISOKR (Bibtex, Corel5k, USPS), and the score GEMM rate of decoding from coordinates",
         |a| input_models::run_experiment(&a.out_dir, a.seed),
+    ),
+    Experiment::new(
+        "search-speed",
+        "okr.SearchCV against GridSearchCV refitting okr.IOKR on the same grid and folds (Bibtex): time, speed-up, score agreement",
+        |a| search_speed::run(&a.datasets_or(&search_speed::DATASETS), &a.out_dir, a.seed),
     ),
     Experiment::new(
         "python-vs-peers",
