@@ -30,9 +30,9 @@ use crate::threads::{self, NJobs};
 ///
 /// `scoring` is [`Scoring`]'s spelling (`decoded`, `top1`, `top5`, `top10`,
 /// `topK`, `mean-rank`); a retrieval scoring takes `queries`
-/// ([`PyQueries`]).
+/// ([`PyQueries`]). `verbose` logs the fits of the grid (see `progress`).
 #[pyfunction]
-#[pyo3(signature = (recipe, cv, lambdas, widths, groups, x, y, y_kind, n_jobs=None, scoring="decoded", queries=None))]
+#[pyo3(signature = (recipe, cv, lambdas, widths, groups, x, y, y_kind, n_jobs=None, scoring="decoded", queries=None, verbose=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn tune(
     py: Python<'_>,
@@ -47,7 +47,9 @@ pub fn tune(
     n_jobs: Option<NJobs>,
     scoring: &str,
     queries: Option<PyQueries<'_>>,
+    verbose: usize,
 ) -> PyResult<String> {
+    let observer = crate::progress::logger(py, verbose)?;
     guard(|| {
         let recipe = okr::Recipe::from_json(recipe).map_err(to_py)?;
         let cv: Cv = cv.parse().map_err(to_py)?;
@@ -82,14 +84,16 @@ pub fn tune(
         // kernel="precomputed": X is the training Gram, folds cut as Gram blocks.
         let gram = crate::model::train_gram(&recipe, &x)?;
         let tuned = threads::run(py, n_jobs, || {
-            let y = match &y {
-                Outputs::Labels(l) => TrainOutputs::Labels(l),
-                Outputs::Vectors(v) => TrainOutputs::Vectors(v),
-            };
-            match &gram {
-                Some(k) => okr::tune::tune_gram(&request, k, &y, &mut || {}),
-                None => okr::tune::tune(&request, &x, &y, &mut || {}),
-            }
+            crate::progress::observe(observer, || {
+                let y = match &y {
+                    Outputs::Labels(l) => TrainOutputs::Labels(l),
+                    Outputs::Vectors(v) => TrainOutputs::Vectors(v),
+                };
+                match &gram {
+                    Some(k) => okr::tune::tune_gram(&request, k, &y, &mut || {}),
+                    None => okr::tune::tune(&request, &x, &y, &mut || {}),
+                }
+            })
         })?
         .map_err(to_py)?;
         let r = &tuned.result;

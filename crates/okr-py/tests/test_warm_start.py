@@ -109,3 +109,32 @@ def test_verbose_logs_the_iterations_through_logging(caplog):
     assert not any(m.startswith("leml") for m in messages), messages
     with pytest.raises(ValueError, match="verbose"):
         okr.LEML(verbose=-1).fit(X, Y)
+
+
+def test_search_verbose_logs_the_fits_through_logging(caplog):
+    """``SearchCV(verbose=...)`` (issue 37): one ``"tune: fits"`` record per
+    fit of the grid with ``verbose=2``, on features and on a precomputed
+    Gram; nothing with ``verbose=0``."""
+    import logging
+
+    X, Y = _data(seed=6)
+    grid = dict(cv=3, lambdas=[1e-3, 1e-1], widths=[0.5, 1.0], refit=False)
+    with caplog.at_level(logging.INFO, logger="okr"):
+        okr.SearchCV(okr.ReducedRankIOKR(rank=3), verbose=2, **grid).fit(X, Y)
+    fits = [r.getMessage() for r in caplog.records if r.name == "okr" and r.getMessage().startswith("tune: fits")]
+    # Reduced rank refits per fold, width and ridge: 3 x 2 x 2 fits, numbered in order.
+    assert fits == [f"tune: fits: {i}" for i in range(1, 13)], fits
+    caplog.clear()
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    gram = okr.ReducedRankIOKR(rank=3, kernel="precomputed")
+    with caplog.at_level(logging.INFO, logger="okr"):
+        okr.SearchCV(gram, verbose=2, cv=3, lambdas=[1e-3, 1e-1], refit=False).fit(rbf_kernel(X, gamma=0.5), Y)
+    fits = [r.getMessage() for r in caplog.records if r.name == "okr" and r.getMessage().startswith("tune: fits")]
+    assert fits == [f"tune: fits: {i}" for i in range(1, 7)], fits
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="okr"):
+        okr.SearchCV(okr.ReducedRankIOKR(rank=3), **grid).fit(X, Y)
+    assert not [r for r in caplog.records if r.name == "okr"]
+    with pytest.raises(ValueError, match="verbose"):
+        okr.SearchCV(verbose=-1, **grid).fit(X, Y)

@@ -548,6 +548,13 @@ pub fn tune_gram(
     on_step: &mut dyn FnMut(),
 ) -> Result<Tuned> {
     check(req)?;
+    // Each fit is also a progress report, as in `tune`.
+    let mut fits = 0;
+    let on_step: &mut dyn FnMut() = &mut || {
+        fits += 1;
+        on_step();
+        okr_surrogate::progress::report(fits, 0, "tune: fits");
+    };
     let r = req.recipe;
     if !matches!(r.input, InputRecipe::Gram) {
         return Err(Error::Refused("the recipe's input is not a precomputed Gram: tune it with tune".into()));

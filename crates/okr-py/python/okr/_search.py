@@ -11,7 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _okr
-from ._base import OkrSurrogate, _inputs, _json_ready, _label_csr, _pool_rows
+from ._base import OkrSurrogate, _verbose, _inputs, _json_ready, _label_csr, _pool_rows
 
 __all__ = ["SearchCV"]
 
@@ -66,10 +66,23 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
     ``best_estimator_`` (refitted on all rows) to which ``predict``,
     ``predict_topk``, ``rank_candidates``, ``decision_function`` and
     ``score`` delegate.
+
+    ``verbose`` (scikit-learn's meaning) logs the search's fits on the
+    ``logging`` logger ``"okr"`` at level INFO, as ``okr tune`` draws them:
+    1 at most once a second, 2 every fit.
     """
 
     def __init__(
-        self, estimator=None, *, cv=3, lambdas=None, widths=None, scoring=None, refit=True, n_jobs=None
+        self,
+        estimator=None,
+        *,
+        cv=3,
+        lambdas=None,
+        widths=None,
+        scoring=None,
+        refit=True,
+        n_jobs=None,
+        verbose=0,
     ):
         self.estimator = estimator
         self.cv = cv
@@ -78,6 +91,7 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
         self.scoring = scoring
         self.refit = refit
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _base_estimator(self):
         from .estimators import IOKR
@@ -139,7 +153,9 @@ class SearchCV(MetaEstimatorMixin, BaseEstimator):
         recipe = json.dumps(_json_ready(est._recipe(kind)))
         try:
             report = json.loads(
-                _okr.tune(recipe, cv, grid[0], grid[1], group_ids, Xc, Y, kind, self.n_jobs, scoring, queries)
+                _okr.tune(
+                    recipe, cv, grid[0], grid[1], group_ids, Xc, Y, kind, self.n_jobs, scoring, queries, _verbose(self)
+                )
             )
         except ValueError as e:
             raise ValueError(_python_names(str(e))) from None
