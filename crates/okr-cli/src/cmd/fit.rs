@@ -28,6 +28,9 @@ pub fn run(a: &FitArgs) -> Result<()> {
                     path.display()
                 );
             }
+            if matches!(r.input, InputRecipe::Spectra { .. }) && a.input_spectra.is_none() {
+                bail!("--recipe {}: the recipe's input is spectra: give them with --input-spectra", path.display());
+            }
             r
         }
         None => {
@@ -80,10 +83,11 @@ pub(crate) fn fit_read(
     }
     let (n, d) = (data.n_samples(), data.n_features());
     // Progress (the solvers' iterations) is drawn by `crate::progress`.
-    let (fitted, gram_path) = match (&a.input_gram, family) {
-        (Some(path), _) => (okr::fit_gram(recipe, &read_train_gram(path, n, &a.train)?, &y)?, Some(path)),
-        (None, Family::Autoencoder) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),
-        (None, _) => (okr::fit(recipe, &data.x, &y)?, None),
+    let (fitted, gram_path) = match (&a.input_gram, &a.input_spectra, family) {
+        (Some(path), _, _) => (okr::fit_gram(recipe, &read_train_gram(path, n, &a.train)?, &y)?, Some(path)),
+        (None, Some(path), _) => (okr::fit_spectra(recipe, &read_train_spectra(path, n, &a.train)?, &y)?, Some(path)),
+        (None, None, Family::Autoencoder) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),
+        (None, None, _) => (okr::fit(recipe, &data.x, &y)?, None),
     };
     let mut meta = info(data, index_base(&a.train, &a.data)?, None, recipe.seed);
     if family == Family::KernelOutput {
@@ -101,6 +105,7 @@ pub(crate) fn fit_read(
         eprintln!("okr: warning: {w}");
     }
     let inputs = match gram_path {
+        Some(p) if a.input_spectra.is_some() => format!("{n} spectra ({}; {summary})", p.display()),
         Some(p) => format!("a precomputed {n} x {n} Gram ({}; {summary})", p.display()),
         None => format!("{n} samples ({d} features, {summary})"),
     };
@@ -155,4 +160,13 @@ pub(crate) fn read_train_gram(path: &Path, n: usize, train: &Path) -> Result<okr
         );
     }
     Ok(x)
+}
+
+/// The spectra of `--input-spectra` for the `n` rows of the training file.
+fn read_train_spectra(path: &Path, n: usize, train: &Path) -> Result<okr_kernels::Spectra> {
+    let lib = super::spectra_gram::read_spectra(path)?;
+    if lib.len() != n {
+        bail!("--input-spectra {}: {} spectra for the {n} rows of {}", path.display(), lib.len(), train.display());
+    }
+    Ok(lib.spectra)
 }
