@@ -22,7 +22,7 @@ pub use gen_args::{GenArgs, GenFormat};
 pub use output::{InfoArgs, OutputFormat, RenderArgs};
 pub use outputs::{FingerprintFormat, OutputFileArgs, OutputKindFlag};
 pub use rank::RankArgs;
-pub use spectra_gram::{PeakWeightsFlag, SpectraGramArgs};
+pub use spectra_gram::{SpectraGramArgs, SpectraKernelArgs};
 pub use tune::TuneArgs;
 
 /// okr: output kernel regression for structured prediction.

@@ -164,6 +164,7 @@ pub fn check_fit_flags(a: &FitArgs) -> Result<()> {
 pub fn check_fit_paths(a: &FitArgs) -> Result<()> {
     let mut inputs: Vec<(&str, &Path)> = vec![("training file", a.train.as_path())];
     inputs.extend(a.input_gram.as_deref().map(|p| ("Gram file", p)));
+    inputs.extend(a.input_spectra.as_deref().map(|p| ("spectra file", p)));
     inputs.extend(a.output_file.outputs.as_deref().map(|p| ("output file", p)));
     inputs.extend(a.recipe.as_deref().map(|p| ("recipe file", p)));
     if let Some(anchors) = &a.anchors

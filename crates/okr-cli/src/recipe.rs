@@ -6,10 +6,10 @@ use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use okr::{
     AnchorsRecipe, Estimator, InputRecipe, KernelRecipe, Mkl, OutputKind, OutputRecipe, Param, Recipe, Runtime,
-    Standardize,
+    SpectraKernelRecipe, Standardize,
 };
 
-use crate::cli::{EstimatorKind, FitArgs, KernelKind, MklKind, OutputKindFlag};
+use crate::cli::{EstimatorKind, FitArgs, KernelKind, MklKind, OutputKindFlag, SpectraKernelArgs};
 
 /// The library's estimator of `--estimator`.
 pub fn estimator(kind: EstimatorKind) -> Estimator {
@@ -62,6 +62,28 @@ fn standardize(a: &FitArgs) -> Standardize {
     }
 }
 
+/// The probability product kernel's recipe from its flags (`okr fit
+/// --input-spectra` and `okr gram`): unset flags stay unset, so the
+/// defaults are the library's.
+pub fn spectra_kernel(a: &SpectraKernelArgs) -> SpectraKernelRecipe {
+    SpectraKernelRecipe {
+        peak_width: a.peak_width,
+        peak_weights: a.peak_weights.map(|w| w.name().to_string()),
+        intensity_width: a.intensity_width,
+        precursor_width: a.precursor_width,
+    }
+}
+
+/// The flags of the probability product kernel, with whether each is given.
+pub fn spectra_kernel_flags(a: &SpectraKernelArgs) -> [(&'static str, bool); 4] {
+    [
+        ("--peak-width", a.peak_width.is_some()),
+        ("--peak-weights", a.peak_weights.is_some()),
+        ("--intensity-width", a.intensity_width.is_some()),
+        ("--precursor-width", a.precursor_width.is_some()),
+    ]
+}
+
 /// The recipe `okr fit`'s flags ask for (files are read by the caller;
 /// `--anchors PATH` is read here, as its indices are part of the request).
 pub fn from_flags(a: &FitArgs) -> Result<Recipe> {
@@ -84,6 +106,7 @@ pub fn from_flags(a: &FitArgs) -> Result<Recipe> {
     (e.observed_fraction, e.layers, e.code_dim, e.max_iter) = (a.observed_fraction, a.layers, a.code_dim, a.max_iter);
     r.input = match (&a.input_gram, &a.input_kernels) {
         (Some(_), _) => InputRecipe::Gram,
+        (None, _) if a.input_spectra.is_some() => InputRecipe::Spectra { kernel: spectra_kernel(&a.spectra_kernel) },
         (None, Some(list)) => InputRecipe::Combined {
             kernels: list
                 .0
@@ -136,7 +159,8 @@ pub fn check_no_model_flags(a: &FitArgs) -> Result<()> {
         ("--output-kind", a.output_kind != OutputKindFlag::Labels),
         ("--seed", a.seed != 0),
     ];
-    if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+    let kernel = spectra_kernel_flags(&a.spectra_kernel);
+    if let Some((flag, _)) = given.iter().chain(&kernel).find(|(_, g)| *g) {
         bail!("{flag} does not apply with --recipe (the recipe file holds the estimator, kernels and outputs)");
     }
     Ok(())

@@ -7,11 +7,12 @@ use std::time::Instant;
 use okr_estimators::TraceNorm;
 use okr_estimators::persist::{EstimatorSpec, GramModel, Model, ModelInfo, OutputModel, SavedModel};
 use okr_kernels::{
-    DenseRows, Features, GramRows, Graphs, Kernel, KernelSpec, LabelSets, Precomputed, Rankings, Rows, Standardizer,
+    DenseRows, Features, GramRows, Graphs, Kernel, KernelSpec, LabelSets, Precomputed, Rankings, Rows, Spectra,
+    Standardizer,
 };
 
 use crate::catalog::{Estimator, Family};
-use crate::recipe::{InputRecipe, KernelRecipe, OutputKind, OutputRecipe, Recipe};
+use crate::recipe::{InputRecipe, KernelRecipe, OutputKind, OutputRecipe, Recipe, SpectraKernelRecipe};
 use crate::resolve::{self, PreparedInputs};
 use crate::{Error, Result, defaults};
 
@@ -198,8 +199,14 @@ fn fit_impl(
 ) -> Result<Fitted> {
     let start = Instant::now();
     check_outputs(recipe, x.n_rows(), y)?;
-    if matches!(recipe.input, InputRecipe::Gram) {
-        return Err(Error::Refused("the recipe's input is a precomputed Gram: fit it with fit_gram".into()));
+    match recipe.input {
+        InputRecipe::Gram => {
+            return Err(Error::Refused("the recipe's input is a precomputed Gram: fit it with fit_gram".into()));
+        }
+        InputRecipe::Spectra { .. } => {
+            return Err(Error::Refused("the recipe's input is spectra: fit it with fit_spectra".into()));
+        }
+        _ => {}
     }
     if let Some(w) = weights {
         check_weighted(recipe, x.n_rows(), w)?;
@@ -224,7 +231,7 @@ fn fit_impl(
         InputRecipe::Combined { kernels, standardize, .. } => {
             (*standardize, kernels.iter().all(|k| k.canonical_name() == "gaussian"))
         }
-        InputRecipe::Gram => unreachable!("refused above"),
+        InputRecipe::Gram | InputRecipe::Spectra { .. } => unreachable!("refused above"),
     };
     let prepared = resolve::prepare_inputs(standardize, gaussian, x)?;
     out.notes.push(format!("features {}", prepared.note));
@@ -367,6 +374,52 @@ fn fit_gram_impl(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>, weights
     Ok(out.finish(model, None, start))
 }
 
+/// Fits `recipe` (input side [`InputRecipe::Spectra`]) on MS/MS spectra
+/// and outputs of any kind: the training Gram of the recipe's probability
+/// product kernel ([`SpectraKernelRecipe::ppk`]) is computed here, then
+/// fitted exactly as [`fit_gram`] fits a precomputed Gram, so the model is
+/// the one `fit_gram` gives on the Gram `okr gram` writes for the same
+/// spectra and parameters. The resolved recipe records every kernel
+/// parameter.
+///
+/// The model stores no spectra: predictions take the test x train block
+/// `ppk.gram_block(test, train)` ([`Kernel::gram_block`]) as a
+/// [`GramRows::test`], like any Gram model.
+///
+/// # Errors
+/// As [`fit_gram`]; [`Error::Refused`] for a recipe whose input is not
+/// spectra; the kernel's error for a parameter out of range.
+pub fn fit_spectra(recipe: &Recipe, spectra: &Spectra, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    let start = Instant::now();
+    let InputRecipe::Spectra { kernel } = &recipe.input else {
+        return Err(Error::Refused("the recipe's input is not spectra: fit it with fit or fit_gram".into()));
+    };
+    check_outputs(recipe, spectra.n_rows(), y)?;
+    let ppk = kernel.ppk()?;
+    let gram = GramRows::train(ppk.gram(spectra))?;
+    let mut fitted = fit_gram(&Recipe { input: InputRecipe::Gram, ..recipe.clone() }, &gram, y)?;
+    let resolved = SpectraKernelRecipe::of(&ppk);
+    let note = format!("input kernel ppk on {} spectra ({})", spectra.n_rows(), describe_ppk(&resolved));
+    for n in fitted.notes.iter_mut().filter(|n| *n == "input kernel precomputed") {
+        n.clone_from(&note);
+    }
+    fitted.recipe.input = InputRecipe::Spectra { kernel: resolved };
+    fitted.fit_seconds = start.elapsed().as_secs_f64();
+    Ok(fitted)
+}
+
+/// `peak width 0.01, intensity weights, no intensity coordinate, precursor width 0.01`.
+fn describe_ppk(k: &SpectraKernelRecipe) -> String {
+    let width = |w: Option<f64>, what: &str| w.map_or(format!("no {what}"), |w| format!("{what} width {w}"));
+    format!(
+        "peak width {}, {} weights, {}, {}",
+        k.peak_width.unwrap_or(f64::NAN),
+        k.peak_weights.as_deref().unwrap_or("?"),
+        width(k.intensity_width, "intensity"),
+        width(k.precursor_width, "precursor")
+    )
+}
+
 fn fit_spec<Y, KY>(
     spec: EstimatorSpec,
     kx: KernelSpec,
@@ -471,7 +524,7 @@ impl Resolution {
                     InputRecipe::Combined { kernels: resolved, mkl: *mkl, weights: Some(w), standardize: *standardize };
                 Ok(kx)
             }
-            InputRecipe::Gram => unreachable!("features only"),
+            InputRecipe::Gram | InputRecipe::Spectra { .. } => unreachable!("features only"),
         }
     }
 

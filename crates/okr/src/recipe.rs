@@ -347,6 +347,17 @@ pub enum InputRecipe {
     },
     /// A precomputed training Gram `K(train, train)`; predictions take test x train blocks.
     Gram,
+    /// MS/MS spectra with the probability product kernel
+    /// ([`okr_kernels::Ppk`]), fitted by [`crate::fit_spectra`]: the
+    /// training Gram is computed from the spectra, then fitted as
+    /// [`InputRecipe::Gram`] is, so the model is a Gram model (predictions
+    /// take the test x train block of the same kernel, which
+    /// [`SpectraKernelRecipe::ppk`] computes).
+    Spectra {
+        /// The kernel's parameters.
+        #[serde(default)]
+        kernel: SpectraKernelRecipe,
+    },
     /// Several kernels on the features, combined with weights.
     Combined {
         /// The kernels.
@@ -361,6 +372,60 @@ pub enum InputRecipe {
         #[serde(default)]
         standardize: Standardize,
     },
+}
+
+/// The probability product kernel of MS/MS spectra ([`okr_kernels::Ppk`],
+/// Heinonen et al. 2012), by its parameters; `None` is the kernel's default
+/// ([`okr_kernels::PpkParams`], the one place `okr gram`'s defaults also
+/// come from). A fit records every value it used.
+///
+/// JSON: `{"kind": "spectra", "kernel": {"peak_width": 0.01,
+/// "peak_weights": "intensity", "precursor_width": 0.01}}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpectraKernelRecipe {
+    /// Peak width `sigma_m` in m/z: the standard deviation of each peak's Gaussian.
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
+    pub peak_width: Option<f64>,
+    /// Mixture weights of the peaks: `uniform`, `intensity` or `sqrt-intensity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_weights: Option<String>,
+    /// Width of the relative intensity as a second coordinate (none: m/z only).
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
+    pub intensity_width: Option<f64>,
+    /// Width of the Gaussian on the precursor m/z (none: no precursor term).
+    #[serde(default, deserialize_with = "lenient::opt_f64", skip_serializing_if = "Option::is_none")]
+    pub precursor_width: Option<f64>,
+}
+
+impl SpectraKernelRecipe {
+    /// The checked kernel, the unset parameters at their defaults.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an unknown `peak_weights`; the kernel's
+    /// [`okr_kernels::Error::InvalidParameter`] for a width out of range.
+    pub fn ppk(&self) -> Result<okr_kernels::Ppk> {
+        let mut p = okr_kernels::Ppk::params();
+        if let Some(w) = self.peak_width {
+            p = p.peak_width(w);
+        }
+        if let Some(name) = &self.peak_weights {
+            let w = okr_kernels::PeakWeights::from_name(name)
+                .ok_or_else(|| Error::invalid("peak_weights", name, "uniform, intensity or sqrt-intensity"))?;
+            p = p.weights(w);
+        }
+        Ok(p.intensity_width(self.intensity_width).precursor_width(self.precursor_width).check()?)
+    }
+
+    /// The recipe of `ppk` with every parameter written out (what a fit records).
+    pub fn of(ppk: &okr_kernels::Ppk) -> Self {
+        Self {
+            peak_width: Some(ppk.peak_width()),
+            peak_weights: Some(ppk.weights().name().to_string()),
+            intensity_width: ppk.intensity_width(),
+            precursor_width: ppk.precursor_width(),
+        }
+    }
 }
 
 impl Default for InputRecipe {
@@ -571,15 +636,21 @@ impl Recipe {
                     )));
                 }
             }
-            InputRecipe::Gram => {
+            InputRecipe::Gram | InputRecipe::Spectra { .. } => {
+                if let InputRecipe::Spectra { kernel } = &self.input {
+                    kernel.ppk()?;
+                }
                 if !e.takes_gram() {
                     let why = match family {
                         Family::LabelScores => "it is linear in the features",
                         _ => "it reconstructs the features",
                     };
+                    let what = match self.input {
+                        InputRecipe::Gram => "a precomputed Gram",
+                        _ => "spectra (a Gram of the probability product kernel)",
+                    };
                     return Err(Error::Refused(format!(
-                        "a precomputed Gram does not apply to estimator {e} ({why}; every kernel-output estimator \
-                         takes one)"
+                        "{what} does not apply to estimator {e} ({why}; every kernel-output estimator takes one)"
                     )));
                 }
             }

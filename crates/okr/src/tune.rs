@@ -329,6 +329,13 @@ pub fn check(req: &TuneRequest<'_>) -> Result<()> {
                 }
             }
         }
+        InputRecipe::Spectra { .. } => {
+            return Err(Error::Refused(
+                "okr tune does not search on spectra yet: write their Gram with okr gram and tune on it as a \
+                 precomputed Gram"
+                    .into(),
+            ));
+        }
         InputRecipe::Combined { .. } => {
             return Err(Error::Refused(
                 "okr tune searches one Gaussian input kernel on features or a precomputed Gram, not combined \

@@ -7,6 +7,7 @@ use okr_estimators::sketch::SketchSpec;
 
 use super::args::{DataArgs, GRAM_FILES};
 use super::outputs::{OutputFileArgs, OutputKindFlag, StructuredArgs};
+use super::spectra_gram::SpectraKernelArgs;
 
 /// Parses `KIND:m[:PARAM]` (see `SketchSpec`).
 fn parse_sketch(text: &str) -> Result<SketchSpec, String> {
@@ -138,6 +139,17 @@ are not used). The matrix must be square and symmetric up to 1e-8 times its larg
 --estimator iokr, reduced-rank, siokr, isokr, sisokr and nystroem; the model keeps no training \
 features, so predict, eval and rank take the test x train Gram with --input-gram-test instead \
 of test features.";
+
+/// The long help of `okr fit --input-spectra`.
+const INPUT_SPECTRA_HELP: &str = "MS/MS spectra (MGF or MSP, by the extension .mgf / .msp) as \
+the inputs: spectrum i belongs to row i of the training file, which gives the outputs (its \
+features are not used). okr computes the training Gram of the probability product kernel (the \
+one `okr gram` writes, with --peak-width, --peak-weights, --intensity-width and \
+--precursor-width; unset ones take okr gram's defaults) and fits it as --input-gram fits a \
+Gram file; the recipe (okr info --json) records every kernel parameter and `okr fit --recipe` \
+replays it with --input-spectra. The model stores no spectra: predict, eval and rank take the \
+test x train Gram with --input-gram-test, written by `okr gram -i TEST --columns TRAIN` with \
+the same kernel parameters. For the estimators that take --input-gram.";
 
 /// The long help of `--input-gram-test`.
 /// Multiple kernel learning methods of `--mkl`.
@@ -280,6 +292,13 @@ pub struct FitArgs {
     /// Precomputed training Gram K(train, train) (.npy or text) instead of a kernel on the features.
     #[arg(long, value_name = "PATH", long_help = format!("{INPUT_GRAM_HELP}\n\n{GRAM_FILES}"))]
     pub input_gram: Option<PathBuf>,
+    /// MS/MS spectra (MGF or MSP, by the extension) as the inputs, with the probability
+    /// product kernel of --peak-width, --peak-weights, --intensity-width, --precursor-width.
+    #[arg(long, value_name = "PATH", conflicts_with = "input_gram", long_help = INPUT_SPECTRA_HELP)]
+    pub input_spectra: Option<PathBuf>,
+    /// The kernel of --input-spectra.
+    #[command(flatten)]
+    pub spectra_kernel: SpectraKernelArgs,
     /// Several input kernels KIND[:GAMMA],... combined by --mkl (e.g. gaussian:0.5,linear).
     ///
     /// Kinds as --input-kernel. A Gaussian-type kernel without GAMMA gets the median

@@ -16,6 +16,37 @@ pub enum PeakWeightsFlag {
     SqrtIntensity,
 }
 
+impl PeakWeightsFlag {
+    /// The name the recipe and okr_kernels::PeakWeights use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Uniform => "uniform",
+            Self::Intensity => "intensity",
+            Self::SqrtIntensity => "sqrt-intensity",
+        }
+    }
+}
+
+/// The probability product kernel's flags of `okr fit --input-spectra`
+/// (`okr gram` names the same parameters --sigma, --intensity-sigma,
+/// --precursor-sigma, with these names as aliases). Unset flags take the
+/// kernel's defaults (okr_kernels::PpkParams).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SpectraKernelArgs {
+    /// --input-spectra: peak width sigma_m in m/z (default 0.01).
+    #[arg(long, value_name = "MZ", allow_hyphen_values = true)]
+    pub peak_width: Option<f64>,
+    /// --input-spectra: mixture weights of the peaks (default intensity).
+    #[arg(long, value_enum, value_name = "WEIGHTS")]
+    pub peak_weights: Option<PeakWeightsFlag>,
+    /// --input-spectra: adds the relative intensity as a second coordinate with this width.
+    #[arg(long, value_name = "SIGMA", allow_hyphen_values = true)]
+    pub intensity_width: Option<f64>,
+    /// --input-spectra: multiplies by a Gaussian on the precursor m/z with this width.
+    #[arg(long, value_name = "MZ", allow_hyphen_values = true)]
+    pub precursor_width: Option<f64>,
+}
+
 /// Arguments of `okr gram`.
 #[derive(Debug, Clone, Args)]
 pub struct SpectraGramArgs {
@@ -27,18 +58,19 @@ pub struct SpectraGramArgs {
     /// with -i and training spectra here, for `--input-gram-test`.
     #[arg(long, value_name = "PATH")]
     pub columns: Option<PathBuf>,
-    /// Peak width sigma_m in m/z: the standard deviation of each peak's Gaussian.
-    #[arg(long, alias = "peak-width", default_value_t = 0.01, value_name = "MZ")]
-    pub sigma: f64,
+    /// Peak width sigma_m in m/z: the standard deviation of each peak's Gaussian
+    /// (default 0.01, okr_kernels::PpkParams').
+    #[arg(long, alias = "peak-width", value_name = "MZ", allow_hyphen_values = true)]
+    pub sigma: Option<f64>,
     /// Adds the relative intensity as a second coordinate with this width.
-    #[arg(long, alias = "intensity-width", value_name = "SIGMA")]
+    #[arg(long, alias = "intensity-width", value_name = "SIGMA", allow_hyphen_values = true)]
     pub intensity_sigma: Option<f64>,
     /// Multiplies by a Gaussian on the precursor m/z with this width.
-    #[arg(long, alias = "precursor-width", value_name = "MZ")]
+    #[arg(long, alias = "precursor-width", value_name = "MZ", allow_hyphen_values = true)]
     pub precursor_sigma: Option<f64>,
-    /// Mixture weights of the peaks.
-    #[arg(long, value_enum, default_value_t = PeakWeightsFlag::Intensity, value_name = "WEIGHTS")]
-    pub peak_weights: PeakWeightsFlag,
+    /// Mixture weights of the peaks (default intensity).
+    #[arg(long, value_enum, value_name = "WEIGHTS")]
+    pub peak_weights: Option<PeakWeightsFlag>,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -87,8 +119,8 @@ mod tests {
     fn defaults() {
         let g = gram(&[]);
         assert_eq!(g.input, PathBuf::from("s.mgf"));
-        assert_eq!((g.columns, g.sigma, g.intensity_sigma, g.precursor_sigma), (None, 0.01, None, None));
-        assert_eq!((g.peak_weights, g.threads, g.output), (PeakWeightsFlag::Intensity, None, None));
+        assert_eq!((g.columns, g.sigma, g.intensity_sigma, g.precursor_sigma), (None, None, None, None));
+        assert_eq!((g.peak_weights, g.threads, g.output), (None, None, None));
     }
 
     #[test]
@@ -98,8 +130,8 @@ mod tests {
 
     #[test]
     fn sigma_flag() {
-        assert_eq!(gram(&["--sigma", "0.005"]).sigma, 0.005);
-        assert_eq!(gram(&["--peak-width", "0.02"]).sigma, 0.02);
+        assert_eq!(gram(&["--sigma", "0.005"]).sigma, Some(0.005));
+        assert_eq!(gram(&["--peak-width", "0.02"]).sigma, Some(0.02));
     }
 
     #[test]
@@ -114,8 +146,8 @@ mod tests {
 
     #[test]
     fn peak_weights_flag() {
-        assert_eq!(gram(&["--peak-weights", "uniform"]).peak_weights, PeakWeightsFlag::Uniform);
-        assert_eq!(gram(&["--peak-weights", "sqrt-intensity"]).peak_weights, PeakWeightsFlag::SqrtIntensity);
+        assert_eq!(gram(&["--peak-weights", "uniform"]).peak_weights, Some(PeakWeightsFlag::Uniform));
+        assert_eq!(gram(&["--peak-weights", "sqrt-intensity"]).peak_weights, Some(PeakWeightsFlag::SqrtIntensity));
         assert!(crate::cli::Cli::try_parse_from(["okr", "gram", "-i", "s.mgf", "--peak-weights", "cube"]).is_err());
     }
 

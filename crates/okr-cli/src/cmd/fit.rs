@@ -28,6 +28,9 @@ pub fn run(a: &FitArgs) -> Result<()> {
                     path.display()
                 );
             }
+            if matches!(r.input, InputRecipe::Spectra { .. }) && a.input_spectra.is_none() {
+                bail!("--recipe {}: the recipe's input is spectra: give them with --input-spectra", path.display());
+            }
             r
         }
         None => {
@@ -93,15 +96,22 @@ pub(crate) fn fit_read(
         }
     };
     // Progress (the solvers' iterations) is drawn by `crate::progress`.
-    let (fitted, gram_path) = match (&a.input_gram, family, weights.as_deref()) {
-        (Some(path), _, None) => (okr::fit_gram(recipe, &read_train_gram(path, n, &a.train)?, &y)?, Some(path)),
-        (Some(path), _, Some(w)) => {
+    let (fitted, gram_path) = match (&a.input_gram, &a.input_spectra, family, weights.as_deref()) {
+        (Some(path), _, _, None) => (okr::fit_gram(recipe, &read_train_gram(path, n, &a.train)?, &y)?, Some(path)),
+        (Some(path), _, _, Some(w)) => {
             let gram = read_train_gram(path, n, &a.train)?;
             (okr::fit_gram_weighted(recipe, &gram, &y, w).map_err(with_weights)?, Some(path))
         }
-        (None, _, Some(w)) => (okr::fit_weighted(recipe, &data.x, &y, w).map_err(with_weights)?, None),
-        (None, Family::Autoencoder, None) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),
-        (None, _, None) => (okr::fit(recipe, &data.x, &y)?, None),
+        (None, Some(_), _, Some(_)) => bail!(
+            "--sample-weights with --input-spectra is not supported yet: write the spectra's Gram with `okr gram` \
+             and fit it with --input-gram and --sample-weights"
+        ),
+        (None, Some(path), _, None) => {
+            (okr::fit_spectra(recipe, &read_train_spectra(path, n, &a.train)?, &y)?, Some(path))
+        }
+        (None, None, _, Some(w)) => (okr::fit_weighted(recipe, &data.x, &y, w).map_err(with_weights)?, None),
+        (None, None, Family::Autoencoder, None) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),
+        (None, None, _, None) => (okr::fit(recipe, &data.x, &y)?, None),
     };
     let mut meta = info(data, index_base(&a.train, &a.data)?, None, recipe.seed);
     if family == Family::KernelOutput {
@@ -119,6 +129,7 @@ pub(crate) fn fit_read(
         eprintln!("okr: warning: {w}");
     }
     let inputs = match gram_path {
+        Some(p) if a.input_spectra.is_some() => format!("{n} spectra ({}; {summary})", p.display()),
         Some(p) => format!("a precomputed {n} x {n} Gram ({}; {summary})", p.display()),
         None => format!("{n} samples ({d} features, {summary})"),
     };
@@ -173,4 +184,13 @@ pub(crate) fn read_train_gram(path: &Path, n: usize, train: &Path) -> Result<okr
         );
     }
     Ok(x)
+}
+
+/// The spectra of `--input-spectra` for the `n` rows of the training file.
+fn read_train_spectra(path: &Path, n: usize, train: &Path) -> Result<okr_kernels::Spectra> {
+    let lib = super::spectra_gram::read_spectra(path)?;
+    if lib.len() != n {
+        bail!("--input-spectra {}: {} spectra for the {n} rows of {}", path.display(), lib.len(), train.display());
+    }
+    Ok(lib.spectra)
 }

@@ -1,4 +1,5 @@
-//! Precomputed input Grams (`fit --input-gram`, `--input-gram-test`) and
+//! Precomputed input Grams (`fit --input-gram`, `--input-gram-test`), spectra
+//! (`fit --input-spectra` and its kernel flags) and
 //! combined input kernels (`fit --input-kernels ... --mkl`). Reading and
 //! checking Gram files is okr-kernels' (`read_train_gram`, `read_test_gram`),
 //! the weights its `mkl` module's.
@@ -14,7 +15,18 @@ use crate::cli::{EstimatorKind, FitArgs, KernelKind};
 /// Checks `--input-gram`, `--input-kernels` and `--mkl` against the other flags.
 pub(crate) fn check_flags(a: &FitArgs) -> Result<()> {
     let estimator = a.estimator.name();
-    if a.input_gram.is_some() {
+    let kernel_flags = crate::recipe::spectra_kernel_flags(&a.spectra_kernel);
+    if a.input_spectra.is_none()
+        && let Some((flag, _)) = kernel_flags.iter().find(|(_, g)| *g)
+    {
+        bail!("{flag} applies with --input-spectra only (the probability product kernel of MS/MS spectra)");
+    }
+    let replaced = match (&a.input_gram, &a.input_spectra) {
+        (Some(_), _) => Some(("--input-gram", "the Gram replaces the input kernel and features")),
+        (None, Some(_)) => Some(("--input-spectra", "the spectra and their kernel replace the features")),
+        (None, None) => None,
+    };
+    if let Some((source, why)) = replaced {
         let given = [
             ("--input-kernels", a.input_kernels.is_some()),
             ("--input-kernel", a.input_kernel != KernelKind::Gaussian),
@@ -26,7 +38,7 @@ pub(crate) fn check_flags(a: &FitArgs) -> Result<()> {
             ("--no-standardize", a.no_standardize),
         ];
         if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
-            bail!("{flag} does not apply with --input-gram (the Gram replaces the input kernel and features)");
+            bail!("{flag} does not apply with {source} ({why})");
         }
     }
     if let Some(list) = &a.input_kernels {
@@ -67,7 +79,8 @@ pub(crate) fn check_test_flags(
 ) -> Result<()> {
     match (model.gram_n_train(), gram, input) {
         (Some(_), None, _) => bail!(
-            "{} was fitted on a precomputed Gram (--input-gram): give the test x train Gram with --input-gram-test",
+            "{} was fitted on a precomputed Gram (--input-gram or --input-spectra): give the test x train Gram with \
+             --input-gram-test (of spectra: okr gram -i TEST --columns TRAIN with the kernel okr info shows)",
             model_path.display()
         ),
         (Some(_), Some(_), _) => Ok(()),

@@ -8,9 +8,9 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use faer::Mat;
 use okr_eval::SpectrumLibrary;
-use okr_kernels::{Kernel, PeakWeights, Ppk};
+use okr_kernels::Kernel;
 
-use crate::cli::{PeakWeightsFlag, SpectraGramArgs};
+use crate::cli::{SpectraGramArgs, SpectraKernelArgs};
 use crate::config::set_threads;
 use crate::output::write_result;
 
@@ -21,17 +21,13 @@ pub fn run(a: &SpectraGramArgs) -> Result<()> {
     if let Some(out) = &a.output {
         okr_eval::check_not_input(out, &inputs)?;
     }
-    let weights = match a.peak_weights {
-        PeakWeightsFlag::Uniform => PeakWeights::Uniform,
-        PeakWeightsFlag::Intensity => PeakWeights::Intensity,
-        PeakWeightsFlag::SqrtIntensity => PeakWeights::SqrtIntensity,
-    };
-    let ppk = Ppk::params()
-        .peak_width(a.sigma)
-        .weights(weights)
-        .intensity_width(a.intensity_sigma)
-        .precursor_width(a.precursor_sigma)
-        .check()?;
+    let ppk = crate::recipe::spectra_kernel(&SpectraKernelArgs {
+        peak_width: a.sigma,
+        peak_weights: a.peak_weights,
+        intensity_width: a.intensity_sigma,
+        precursor_width: a.precursor_sigma,
+    })
+    .ppk()?;
     let rows = read_spectra(&a.input)?;
     let k = match &a.columns {
         None => ppk.gram(&rows.spectra),
@@ -49,7 +45,7 @@ pub fn run(a: &SpectraGramArgs) -> Result<()> {
 }
 
 /// The spectra of an MGF or MSP file, by its extension.
-fn read_spectra(path: &Path) -> Result<SpectrumLibrary> {
+pub(crate) fn read_spectra(path: &Path) -> Result<SpectrumLibrary> {
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let lib = match ext.as_deref() {
         Some("mgf") => okr_eval::read_mgf(path)?,
