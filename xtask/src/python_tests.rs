@@ -24,6 +24,17 @@ pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The Python of `cargo xtask test` with this checkout's okr installed, and
+/// an experiment's benchmark script written to `target/<name>/bench.py`.
+pub fn bench_script(name: &str, text: &str) -> Result<(PathBuf, PathBuf)> {
+    let python = python_with_okr()?;
+    let dir = target_dir(&workspace_root()).join(name);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let script = dir.join("bench.py");
+    std::fs::write(&script, text).with_context(|| format!("cannot write {}", script.display()))?;
+    Ok((python, script))
+}
+
 /// Runs `python script mode data` in the workspace root and parses the last
 /// line of its standard output as JSON (the benchmark scripts' result line).
 pub fn bench(python: &Path, script: &Path, mode: &str, data: &Path) -> Result<serde_json::Value> {

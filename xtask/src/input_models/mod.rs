@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::common::process::{gemm_rate, load_average};
 use crate::common::report::write_outputs;
-use crate::python_tests::{bench, python_with_okr, target_dir, workspace_root};
+use crate::python_tests::{bench, bench_script};
 
 const BENCH_PY: &str = include_str!("bench.py");
 const NAME: &str = "input-models";
@@ -89,11 +89,7 @@ fn okr_surrogate_distinct(basis: &OutputBasis<LabelSets, Gaussian>) -> usize {
 
 /// Runs the experiment and writes `docs/results/input-models.{md,json}`.
 pub fn run_experiment(out_dir: &Path, seed: u64) -> Result<()> {
-    let python = python_with_okr()?;
-    let dir = target_dir(&workspace_root()).join(NAME);
-    std::fs::create_dir_all(&dir)?;
-    let script = dir.join("bench.py");
-    std::fs::write(&script, BENCH_PY)?;
+    let (python, script) = bench_script(NAME, BENCH_PY)?;
     let load_before = load_average();
     let dgemm_before = gemm_rate::<f64>();
     eprintln!("{NAME}: score GEMM of decoding from coordinates");

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::common::process::{gemm_rate, load_average};
 use crate::common::report::write_outputs;
-use crate::python_tests::{bench, python_with_okr, target_dir, workspace_root};
+use crate::python_tests::{bench, bench_script};
 
 const BENCH_PY: &str = include_str!("bench.py");
 const NAME: &str = "search-speed";
@@ -29,11 +29,7 @@ fn show(v: Option<f64>) -> String {
 
 /// Runs the searches and writes `docs/results/search-speed.{md,json}`.
 pub fn run(datasets: &[String], out_dir: &Path, seed: u64) -> Result<()> {
-    let python = python_with_okr()?;
-    let dir = target_dir(&workspace_root()).join(NAME);
-    std::fs::create_dir_all(&dir)?;
-    let script = dir.join("bench.py");
-    std::fs::write(&script, BENCH_PY)?;
+    let (python, script) = bench_script(NAME, BENCH_PY)?;
     let load_before = load_average();
     let dgemm_before = gemm_rate::<f64>();
     let mut results = Vec::new();
