@@ -390,6 +390,29 @@ fn fit_gram_impl(recipe: &Recipe, gram: &GramRows, y: &TrainOutputs<'_>, weights
 /// As [`fit_gram`]; [`Error::Refused`] for a recipe whose input is not
 /// spectra; the kernel's error for a parameter out of range.
 pub fn fit_spectra(recipe: &Recipe, spectra: &Spectra, y: &TrainOutputs<'_>) -> Result<Fitted> {
+    fit_spectra_impl(recipe, spectra, y, None)
+}
+
+/// [`fit_spectra`] with a weight per training spectrum: the weighted fit of
+/// [`fit_gram_weighted`] on the spectra's Gram.
+///
+/// # Errors
+/// As [`fit_spectra`] and [`fit_weighted`].
+pub fn fit_spectra_weighted(
+    recipe: &Recipe,
+    spectra: &Spectra,
+    y: &TrainOutputs<'_>,
+    sample_weight: &[f64],
+) -> Result<Fitted> {
+    fit_spectra_impl(recipe, spectra, y, Some(sample_weight))
+}
+
+fn fit_spectra_impl(
+    recipe: &Recipe,
+    spectra: &Spectra,
+    y: &TrainOutputs<'_>,
+    weights: Option<&[f64]>,
+) -> Result<Fitted> {
     let start = Instant::now();
     let InputRecipe::Spectra { kernel } = &recipe.input else {
         return Err(Error::Refused("the recipe's input is not spectra: fit it with fit or fit_gram".into()));
@@ -397,7 +420,7 @@ pub fn fit_spectra(recipe: &Recipe, spectra: &Spectra, y: &TrainOutputs<'_>) -> 
     check_outputs(recipe, spectra.n_rows(), y)?;
     let ppk = kernel.ppk()?;
     let gram = GramRows::train(ppk.gram(spectra))?;
-    let mut fitted = fit_gram(&Recipe { input: InputRecipe::Gram, ..recipe.clone() }, &gram, y)?;
+    let mut fitted = fit_gram_impl(&Recipe { input: InputRecipe::Gram, ..recipe.clone() }, &gram, y, weights)?;
     let resolved = SpectraKernelRecipe::of(&ppk);
     let note = format!("input kernel ppk on {} spectra ({})", spectra.n_rows(), describe_ppk(&resolved));
     for n in fitted.notes.iter_mut().filter(|n| *n == "input kernel precomputed") {

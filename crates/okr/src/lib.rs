@@ -40,7 +40,9 @@ pub mod tune;
 pub use autoencoders::{fit_codes, fit_codes_from};
 pub use catalog::{Estimator, Family, Param};
 pub use error::{Error, Result};
-pub use fit::{Fitted, TrainOutputs, fit, fit_from, fit_gram, fit_gram_weighted, fit_spectra, fit_weighted};
+pub use fit::{
+    Fitted, TrainOutputs, fit, fit_from, fit_gram, fit_gram_weighted, fit_spectra, fit_spectra_weighted, fit_weighted,
+};
 pub use recipe::{
     AnchorsRecipe, EstimatorRecipe, InputRecipe, KernelRecipe, Mkl, OutputKind, OutputRecipe, Recipe, Runtime,
     SpectraKernelRecipe, Standardize,

@@ -210,3 +210,30 @@ fn bad_kernel_parameters_and_estimators_are_refused_in_one_line() {
     let err = okr::fit_spectra(&r, &train, &TrainOutputs::Labels(&short)).unwrap_err().to_string();
     assert!(err.contains("training outputs"), "{err}");
 }
+
+/// Sample weights on spectra: the weighted fit of their Gram
+/// (`fit_gram_weighted`), and not the unweighted one.
+#[test]
+fn weighted_spectra_equal_the_weighted_fit_of_their_gram() {
+    let (train, test) = (spectra(N, 0), spectra(7, 5));
+    let vecs = vectors(N);
+    let y = TrainOutputs::Vectors(&vecs);
+    let weights: Vec<f64> = (0..N).map(|i| 0.5 + (i % 4) as f64).collect();
+    let (kernel, ppk) = kernels().remove(0);
+    let kt = GramRows::test(ppk.gram_block(&test, &train), None).unwrap();
+    let gram = GramRows::train(ppk.gram(&train)).unwrap();
+    for e in [Estimator::Iokr, Estimator::ReducedRank] {
+        let r = spectra_recipe(e, OutputKind::Vector, kernel.clone());
+        let direct = okr::fit_spectra_weighted(&r, &train, &y, &weights).unwrap();
+        let on_gram =
+            okr::fit_gram_weighted(&Recipe { input: InputRecipe::Gram, ..r.clone() }, &gram, &y, &weights).unwrap();
+        same_model(&direct.model, &on_gram.model, &kt, &format!("{e} weighted"));
+        let unweighted = okr::fit_spectra(&r, &train, &y).unwrap();
+        let (Model::GramVectors(a), Model::GramVectors(b)) = (&direct.model, &unweighted.model) else { panic!() };
+        let diff = (a.surrogate().coefficients(&kt).unwrap() - b.surrogate().coefficients(&kt).unwrap()).norm_max();
+        assert!(diff > 1e-6, "{e}: the weights changed nothing: {diff:e}");
+    }
+    let r = spectra_recipe(Estimator::Kde, OutputKind::Vector, kernel);
+    let err = okr::fit_spectra_weighted(&r, &train, &y, &weights).unwrap_err().to_string();
+    assert!(err.contains("no weighted fit"), "{err}");
+}

@@ -102,12 +102,12 @@ pub(crate) fn fit_read(
             let gram = read_train_gram(path, n, &a.train)?;
             (okr::fit_gram_weighted(recipe, &gram, &y, w).map_err(with_weights)?, Some(path))
         }
-        (None, Some(_), _, Some(_)) => bail!(
-            "--sample-weights with --input-spectra is not supported yet: write the spectra's Gram with `okr gram` \
-             and fit it with --input-gram and --sample-weights"
-        ),
         (None, Some(path), _, None) => {
             (okr::fit_spectra(recipe, &read_train_spectra(path, n, &a.train)?, &y)?, Some(path))
+        }
+        (None, Some(path), _, Some(w)) => {
+            let spectra = read_train_spectra(path, n, &a.train)?;
+            (okr::fit_spectra_weighted(recipe, &spectra, &y, w).map_err(with_weights)?, Some(path))
         }
         (None, None, _, Some(w)) => (okr::fit_weighted(recipe, &data.x, &y, w).map_err(with_weights)?, None),
         (None, None, Family::Autoencoder, None) => (okr::fit_codes(recipe, &data.x, &mut |_, _| {})?, None),

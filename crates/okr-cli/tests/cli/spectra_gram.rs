@@ -175,6 +175,17 @@ fn fit_on_spectra_equals_fit_on_their_gram() {
             Some(f) => assert_ne!(&want, f, "{fit_flags:?} predicts as the defaults"),
         }
     }
+    // Sample weights: the weighted fit of the spectra equals the weighted fit of their Gram.
+    run_ok(&["gram", "-i", p(&train), "-o", p(&k)]);
+    run_ok(&["gram", "-i", p(&test), "--columns", p(&train), "-o", p(&kt)]);
+    let weights: String = (0..18).map(|i| format!("{}\n", 0.5 + (i % 4) as f64 * 2.0)).collect();
+    let w = dir.write("w.txt", &weights);
+    let (on_gram, direct) = (dir.path("gw.okr"), dir.path("sw.okr"));
+    run_ok(&[&["fit", "-m", p(&on_gram), "--input-gram", p(&k), "--sample-weights", p(&w)], &read[..]].concat());
+    run_ok(&[&["fit", "-m", p(&direct), "--input-spectra", p(&train), "--sample-weights", p(&w)], &read[..]].concat());
+    let want = predict(&on_gram, &kt);
+    assert_eq!(predict(&direct, &kt), want, "weighted");
+    assert_ne!(Some(&want), first.as_ref(), "the weights changed nothing");
     // The model stores no spectra: predicting needs the test x train Gram, and says how to write it.
     let model = dir.path("s.okr");
     let out = okr(&["predict", "-m", p(&model), "-i", p(&rows), "--label-count", "3", "--csv-header", "no"]);
